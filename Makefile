@@ -1,0 +1,38 @@
+# The two set-up commands are `make run` and `make test`; the rest are for developers.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell sha1sum requirements.lock | cut -c1-12)
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/trails
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test lint format bench venv
+
+venv: $(STAMP)
+
+$(STAMP): requirements.lock
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.lock
+	@rm -f $(VENV)/.installed-* && touch $@
+
+# Fresh machine -> running service. Embedded default unless DATABASE_URL/REDIS_URL are set.
+run: venv
+	@scripts/run.sh $(HOST) $(PORT)
+
+# The whole suite, on PostgreSQL, with a real Redis and Celery worker for tests/integration.
+test: venv
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/pytest $(PYTEST_ARGS)
+
+lint: venv
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: venv
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+bench: venv
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/python bench/run.py

@@ -1,0 +1,36 @@
+"""`make bench`: run every bench/bench_*.py module, print its figures, write results.json.
+
+Each module has `run() -> dict[str, dict]`: section name -> figures (numbers or short strings).
+"""
+
+import importlib
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from bench.common import setup_django  # noqa: E402
+
+
+def main() -> None:
+    setup_django()
+    results: dict = {"date": datetime.now(UTC).strftime("%Y-%m-%d"), "sections": {}}
+    only = set(sys.argv[1:])
+    for path in sorted(HERE.glob("bench_*.py")):
+        if only and path.stem not in only:
+            continue
+        module = importlib.import_module(f"bench.{path.stem}")
+        for section, figures in module.run().items():
+            results["sections"][section] = figures
+            print(f"\n{section}")
+            for name, value in figures.items():
+                print(f"  {name:<48} {value}")
+    (HERE / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    print(f"\nwritten {HERE / 'results.json'}")
+
+
+if __name__ == "__main__":
+    main()

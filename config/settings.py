@@ -1,0 +1,245 @@
+"""One settings module, driven by the environment (12-factor).
+
+With no variable set the service runs on the embedded default: SQLite, tasks run in-process
+after commit, files on local disk, email and SMS to the console, and Firebase Auth in emulator
+mode for the project ``demo-trails``. DATABASE_URL and REDIS_URL switch to the production
+topology (PostgreSQL, Celery worker and beat over Redis).
+"""
+
+import os
+from datetime import timedelta
+from pathlib import Path
+
+import dj_database_url
+from celery.schedules import crontab
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
+
+
+def env_flag(name: str, default: bool = False) -> bool:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_list(name: str, default: str = "") -> list[str]:
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+DEBUG = env_flag("DEBUG")
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
+    SECRET_KEY = "insecure-development-key-only-for-debug"
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+# Public base URL used in links sent to subscribers and in discovery documents.
+PUBLIC_BASE_URL = os.environ.get("PUBLIC_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "corsheaders",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "apikeys",
+    "trails",
+    "updates",
+    "publishing",
+    "legacy",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "corsheaders.middleware.CorsMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+AUTH_USER_MODEL = "apikeys.User"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASE_URL = os.environ.get("DATABASE_URL", "")
+if DATABASE_URL:
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+else:
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": VAR_DIR / "db.sqlite3",
+            "OPTIONS": {"transaction_mode": "IMMEDIATE", "timeout": 20},
+        }
+    }
+
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("fr", "Français")]
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = VAR_DIR / "static"
+MEDIA_URL = os.environ.get("MEDIA_URL", "/media/")
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
+# Serve MEDIA_ROOT from Django itself; on by default for local-disk storage.
+SERVE_MEDIA = env_flag("SERVE_MEDIA", True)
+
+# Published files go through Django's storage API: local disk by default; S3 or GCS by
+# STORAGE_BACKEND with django-storages' own AWS_* / GS_* variables.
+STORAGE_BACKEND = os.environ.get("STORAGE_BACKEND", "local")
+_storage_backends = {
+    "local": "django.core.files.storage.FileSystemStorage",
+    "s3": "storages.backends.s3.S3Storage",
+    "gcs": "storages.backends.gcloud.GoogleCloudStorage",
+}
+if STORAGE_BACKEND not in _storage_backends:
+    raise ImproperlyConfigured(f"STORAGE_BACKEND must be one of {sorted(_storage_backends)}.")
+STORAGES = {
+    "default": {"BACKEND": _storage_backends[STORAGE_BACKEND]},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+AWS_STORAGE_BUCKET_NAME = os.environ.get("AWS_STORAGE_BUCKET_NAME")
+AWS_S3_REGION_NAME = os.environ.get("AWS_S3_REGION_NAME")
+AWS_S3_ENDPOINT_URL = os.environ.get("AWS_S3_ENDPOINT_URL")
+AWS_QUERYSTRING_AUTH = False
+AWS_DEFAULT_ACL = os.environ.get("AWS_DEFAULT_ACL", "public-read")
+GS_BUCKET_NAME = os.environ.get("GS_BUCKET_NAME")
+GS_QUERYSTRING_AUTH = False
+
+# Background work. Without a broker, tasks run in-process (eagerly) after the commit.
+REDIS_URL = os.environ.get("REDIS_URL", "")
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL)
+CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "trails")
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 600}
+CELERY_TIMEZONE = "UTC"
+CELERY_BEAT_SCHEDULE = {
+    "sweep-pending-compiles": {
+        "task": "publishing.tasks.sweep_pending_compiles",
+        "schedule": timedelta(seconds=30),
+    },
+    "rebuild-all-systems-file": {
+        "task": "publishing.tasks.rebuild_all_systems_file",
+        "schedule": crontab(minute=0, hour="*/3"),
+    },
+    "collect-weather": {
+        "task": "updates.tasks.collect_weather",
+        "schedule": crontab(minute=5),
+    },
+}
+
+# Firebase Auth. Without FIREBASE_PROJECT_ID the service runs against the Auth emulator for
+# the demo project, which accepts unsigned tokens; a real project verifies RS256 tokens unless
+# FIREBASE_AUTH_EMULATOR_HOST is set explicitly.
+FIREBASE_PROJECT_ID = os.environ.get("FIREBASE_PROJECT_ID", "demo-trails")
+if "FIREBASE_PROJECT_ID" not in os.environ:
+    os.environ.setdefault("FIREBASE_AUTH_EMULATOR_HOST", "127.0.0.1:9099")
+FIREBASE_EMULATOR = bool(os.environ.get("FIREBASE_AUTH_EMULATOR_HOST"))
+
+# API keys begin with this fixed prefix; anything else is treated as an ID token.
+API_KEY_PREFIX = os.environ.get("API_KEY_PREFIX", "tsk_")
+
+# Origins allowed to call /legacy from a browser.
+LEGACY_ALLOWED_ORIGINS = env_list("LEGACY_ALLOWED_ORIGINS")
+
+# Email (Django's own variables) and SMS (same pattern, our backends).
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+if os.environ.get("EMAIL_FILE_PATH"):
+    EMAIL_FILE_PATH = os.environ["EMAIL_FILE_PATH"]
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_flag("EMAIL_USE_TLS")
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Trail status <no-reply@localhost>")
+SMS_BACKEND = os.environ.get("SMS_BACKEND", "updates.sms.console.SmsBackend")
+SMS_FILE_PATH = os.environ.get("SMS_FILE_PATH", str(VAR_DIR / "sms"))
+SMS_FROM_NUMBER = os.environ.get("SMS_FROM_NUMBER", "")
+TWILIO_ACCOUNT_SID = os.environ.get("TWILIO_ACCOUNT_SID", "")
+TWILIO_AUTH_TOKEN = os.environ.get("TWILIO_AUTH_TOKEN", "")
+
+# Outside data providers; "fixed" serves built-in data and needs no network.
+WEATHER_PROVIDER = os.environ.get("WEATHER_PROVIDER", "fixed")
+ELEVATION_PROVIDER = os.environ.get("ELEVATION_PROVIDER", "fixed")
+
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "apikeys.authentication.ApiKeyAuthentication",
+        "apikeys.authentication.FirebaseIdTokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["apikeys.permissions.ScopePermission"],
+    "DEFAULT_RENDERER_CLASSES": ["config.renderers.CamelCaseJSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["config.parsers.CamelCaseJSONParser"],
+    "EXCEPTION_HANDLER": "config.errors.api_exception_handler",
+    "UNAUTHENTICATED_USER": None,
+    "DATETIME_FORMAT": "%Y-%m-%dT%H:%M:%S.%fZ",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Trail Management API",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
+
+CORS_URLS_REGEX = r"^/api/v1/.*$"
+CORS_ALLOW_ALL_ORIGINS = True
+CORS_ALLOW_HEADERS = ["authorization", "x-api-key", "content-type", "accept", "if-none-match"]
+CORS_EXPOSE_HEADERS = ["content-type", "etag", "last-modified"]
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}
+
+if not DEBUG:
+    SESSION_COOKIE_SECURE = env_flag("SECURE_COOKIES", False)
+    CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE

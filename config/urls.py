@@ -1,0 +1,17 @@
+from django.conf import settings
+from django.contrib import admin
+from django.urls import include, path, re_path
+from django.views.static import serve
+
+urlpatterns = [
+    path("api/v1/", include("config.api_urls")),
+    path("legacy/", include("legacy.urls")),
+    path("admin/", admin.site.urls),
+    path("", include("updates.public_urls")),
+]
+
+if settings.SERVE_MEDIA and settings.STORAGE_BACKEND == "local":
+    prefix = settings.MEDIA_URL.lstrip("/")
+    urlpatterns.append(
+        re_path(rf"^{prefix}(?P<path>.*)$", serve, {"document_root": settings.MEDIA_ROOT})
+    )

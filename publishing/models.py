@@ -1,0 +1,40 @@
+"""The compile outbox: a request row is written in the same transaction as the change."""
+
+from django.db import models
+from django.utils import timezone
+
+from config.models import IdField
+from trails.models import TrailSystem
+
+
+class CompileRequestQuerySet(models.QuerySet):
+    def pending(self):
+        return self.filter(done_on__isnull=True)
+
+
+class CompileRequest(models.Model):
+    id = IdField(primary_key=True)
+    trail_system = models.ForeignKey(
+        TrailSystem, on_delete=models.CASCADE, related_name="compile_requests"
+    )
+    reason = models.CharField(max_length=200, blank=True, default="")
+    requested_on = models.DateTimeField(default=timezone.now)
+    done_on = models.DateTimeField(null=True, blank=True)
+    # The file the compile that served this request published.
+    published_path = models.CharField(max_length=500, blank=True, default="")
+
+    objects = CompileRequestQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["requested_on"]
+        indexes = [
+            models.Index(
+                fields=["trail_system", "requested_on"],
+                condition=models.Q(done_on__isnull=True),
+                name="pending_compile_requests",
+            )
+        ]
+
+    def __str__(self) -> str:
+        state = "done" if self.done_on else "pending"
+        return f"compile of {self.trail_system_id} ({state})"

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# `make run`: migrate, load the demo system once, print a ready-to-paste curl line, serve.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+host=${1:-127.0.0.1}
+port=${2:-8000}
+py=.venv/bin/python
+
+if [ -z "${SECRET_KEY:-}" ]; then
+  # No secret configured: this is a developer's machine; run with DEBUG on.
+  export DEBUG=${DEBUG:-1}
+fi
+export PUBLIC_BASE_URL=${PUBLIC_BASE_URL:-http://$host:$port}
+
+$py manage.py migrate --no-input
+$py manage.py load_demo
+token=$($py manage.py dev_token demo-owner --email owner@demo.test)
+system_id=$($py manage.py load_demo --print-id)
+cat <<MSG
+
+Trail service on http://$host:$port  (management API /api/v1, legacy /legacy, web app /admin)
+Try it:
+  curl -H "Authorization: Bearer $token" http://$host:$port/api/v1/trail-systems/$system_id/trails
+MSG
+
+if [ -n "${DATABASE_URL:-}" ] && [ -n "${REDIS_URL:-${CELERY_BROKER_URL:-}}" ]; then
+  # Production topology: web server, Celery worker and beat.
+  exec .venv/bin/honcho start -f Procfile
+fi
+exec $py manage.py runserver "$host:$port"

@@ -1,0 +1,73 @@
+import socket
+from urllib.parse import urlparse
+
+import pytest
+from django.conf import settings
+from rest_framework.test import APIClient
+
+from apikeys.tokens import mint_emulator_token
+from tests.factories import create_api_key
+
+START_HINT = {
+    "PostgreSQL": "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start",
+    "Redis": 'redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no',
+}
+
+
+def _reachable(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=2):
+            return True
+    except OSError:
+        return False
+
+
+def pytest_sessionstart(session):
+    """Fail at once, never skip, when the services the suite needs are down."""
+    db = settings.DATABASES["default"]
+    redis = urlparse(settings.CELERY_BROKER_URL)
+    services = {
+        "PostgreSQL": (db.get("HOST") or "127.0.0.1", int(db.get("PORT") or 5432)),
+        "Redis": (redis.hostname or "127.0.0.1", redis.port or 6379),
+    }
+    down = [name for name, (host, port) in services.items() if not _reachable(host, port)]
+    if down:
+        hints = "\n".join(f"  {name}: {START_HINT[name]}" for name in down)
+        pytest.exit(f"Not reachable: {', '.join(down)}. Start them with:\n{hints}", returncode=3)
+
+
+@pytest.fixture(autouse=True)
+def _media_root(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+
+
+@pytest.fixture
+def api() -> APIClient:
+    return APIClient()
+
+
+def token_for(user, **kwargs) -> str:
+    return mint_emulator_token(user.uid, user.email or None, **kwargs)
+
+
+@pytest.fixture
+def client_for():
+    """An API client that sends the given user's ID token (or a given bearer credential)."""
+
+    def make(user=None, *, credential: str | None = None) -> APIClient:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {credential or token_for(user)}")
+        return client
+
+    return make
+
+
+@pytest.fixture
+def key_client_for(client_for):
+    """An API client that sends a new API key of the given user."""
+
+    def make(user, **key_fields) -> APIClient:
+        _, plaintext = create_api_key(user, **key_fields)
+        return client_for(credential=plaintext)
+
+    return make

@@ -1,0 +1,113 @@
+"""factory-boy factories for every model, shared by all test folders."""
+
+from datetime import timedelta
+
+import factory
+from django.utils import timezone
+
+from apikeys import keys
+from apikeys.models import ApiKey, User
+from trails.models import Membership, Point, Trail, TrailActivity, TrailSystem
+from updates.models import Subscriber, Update
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = User
+        django_get_or_create = ("uid",)
+
+    uid = factory.Sequence(lambda n: f"uid-{n:04d}")
+    email = factory.LazyAttribute(lambda u: f"{u.uid}@example.test")
+
+
+class TrailSystemFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = TrailSystem
+
+    name = factory.Sequence(lambda n: f"Trail System {n}")
+    owner = factory.SubFactory(UserFactory)
+    lat = 45.69
+    lng = -113.95
+
+
+class MembershipFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Membership
+
+    trail_system = factory.SubFactory(TrailSystemFactory)
+    user = factory.SubFactory(UserFactory)
+    role = "Trustee"
+
+
+def line(start_lng: float = -113.95, start_lat: float = 45.69, n: int = 3) -> dict:
+    return {
+        "type": "LineString",
+        "coordinates": [[start_lng + i * 0.001, start_lat + i * 0.001] for i in range(n)],
+    }
+
+
+class TrailFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Trail
+
+    trail_system = factory.SubFactory(TrailSystemFactory)
+    name = factory.Sequence(lambda n: f"Trail {n}")
+    status = "Open"
+    geometry = factory.LazyFunction(line)
+    distance = 0.27
+    lat = 45.69
+    lng = -113.95
+
+
+class TrailActivityFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = TrailActivity
+
+    trail = factory.SubFactory(TrailFactory)
+    value = "skiing"
+    status = "Open"
+
+
+class PointFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Point
+
+    trail_system = factory.SubFactory(TrailSystemFactory)
+    name = factory.Sequence(lambda n: f"Point {n}")
+    marker_class = "parking"
+    lat = 45.7
+    lng = -113.9
+
+
+class UpdateFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Update
+
+    trail_system = factory.SubFactory(TrailSystemFactory)
+    type = "notice"
+    description = "Lift 2 opens at 10:00."
+    severity = "info"
+    expiration_date = factory.LazyFunction(lambda: timezone.now() + timedelta(hours=24))
+
+
+class SubscriberFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Subscriber
+
+    trail_system = factory.SubFactory(TrailSystemFactory)
+    email = factory.Sequence(lambda n: f"subscriber{n}@example.test")
+
+
+def create_api_key(user: User, *, scopes=("read", "write"), trail_system_ids=None, **fields):
+    """A stored key and its plaintext, as POST /keys would make them."""
+    plaintext = keys.generate_key()
+    key = ApiKey.objects.create(
+        user=user,
+        name=fields.pop("name", "test key"),
+        prefix=plaintext[: keys.VISIBLE_PREFIX_LENGTH],
+        digest=keys.digest(plaintext),
+        scopes=list(scopes),
+        trail_system_ids=trail_system_ids,
+        **fields,
+    )
+    return key, plaintext

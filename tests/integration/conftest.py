@@ -1,0 +1,122 @@
+"""A real Celery worker process over a real Redis, against the test database."""
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from config.celery import app as celery_app
+
+WORKER_START_TIMEOUT = 60
+
+
+def worker_environment(media_root) -> dict[str, str]:
+    db = connection.settings_dict
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    database_url = (
+        f"postgres://{db['USER']}{password}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}"
+        f"/{db['NAME']}"
+    )
+    return {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": database_url,
+        "REDIS_URL": settings.CELERY_BROKER_URL,
+        "CELERY_QUEUE": celery_app.conf.task_default_queue,
+        "MEDIA_ROOT": str(media_root),
+        "SECRET_KEY": settings.SECRET_KEY,
+    }
+
+
+class Worker:
+    """A `celery worker` subprocess; start() waits until it answers a ping."""
+
+    def __init__(self, media_root, log_path):
+        self.media_root = media_root
+        self.log_path = log_path
+        self.name = f"test-{uuid.uuid4().hex[:8]}@localhost"
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "--pool=prefork",
+                "--concurrency=2",
+                "--loglevel=INFO",
+                "--without-gossip",
+                "--without-mingle",
+                "-Q",
+                celery_app.conf.task_default_queue,
+                "-n",
+                self.name,
+            ],
+            env=worker_environment(self.media_root),
+            cwd=settings.BASE_DIR,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + WORKER_START_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"Celery worker exited; see {self.log_path}")
+            if celery_app.control.ping(destination=[self.name], timeout=0.5):
+                return
+        raise RuntimeError(f"Celery worker did not answer within {WORKER_START_TIMEOUT}s")
+
+    def kill(self) -> None:
+        """SIGKILL, as an out-of-memory kill or a lost machine would."""
+        if self.process and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=30)
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+
+
+@pytest.fixture
+def broker():
+    """Switch the test process from in-process tasks to the real broker on a fresh queue."""
+    queue = f"test-{uuid.uuid4().hex[:8]}"
+    previous = (celery_app.conf.task_always_eager, celery_app.conf.task_default_queue)
+    celery_app.conf.task_always_eager = False
+    celery_app.conf.task_default_queue = queue
+    yield queue
+    celery_app.conf.task_always_eager, celery_app.conf.task_default_queue = previous
+
+
+@pytest.fixture
+def celery_worker(broker, transactional_db, tmp_path, settings):
+    """A running worker process on this test's queue, stopped after the test."""
+    worker = Worker(settings.MEDIA_ROOT, tmp_path / "worker.log")
+    worker.start()
+    yield worker
+    worker.stop()
+
+
+def wait_for(predicate, timeout: float = 20.0, interval: float = 0.05):
+    """Poll until predicate() is truthy; returns its value or fails the test."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    pytest.fail(f"condition not met within {timeout}s")

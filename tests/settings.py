@@ -1,0 +1,19 @@
+"""Test settings: the production settings module on PostgreSQL, never SQLite."""
+
+import os
+import tempfile
+
+os.environ.setdefault("SECRET_KEY", "tests-only-secret-key")
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/trails")
+os.environ.setdefault("VAR_DIR", os.path.join(tempfile.gettempdir(), "trails-test-var"))
+
+from config.settings import *  # noqa: F403
+from config.settings import VAR_DIR
+
+# Unit tests run tasks in-process after commit, as the embedded default does; the
+# integration tests switch to the real broker and a real worker process.
+REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/15"
+CELERY_BROKER_URL = REDIS_URL
+CELERY_TASK_ALWAYS_EAGER = True
+MEDIA_ROOT = VAR_DIR / "media"
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -1,0 +1,47 @@
+"""The activity catalog: machine keys with their labels (en, fr) and icon class.
+
+Activities are added to trails in the web app; the API may only change their status and
+difficulty. A key not in this catalog is refused.
+"""
+
+from dataclasses import dataclass
+
+from django.core.exceptions import ValidationError
+
+
+@dataclass(frozen=True)
+class Activity:
+    value: str
+    en: str
+    fr: str
+    icon_class: str
+
+    def label(self, language: str = "en") -> str:
+        return self.fr if language == "fr" else self.en
+
+
+CATALOG: dict[str, Activity] = {
+    a.value: a
+    for a in [
+        Activity("skiing", "Skiing", "Ski alpin", "icon-skiing"),
+        Activity("nordic-classic", "Classic skiing", "Ski de fond classique", "icon-nordic"),
+        Activity("nordic-skate", "Skate skiing", "Ski de fond pas de patin", "icon-skate-ski"),
+        Activity("snowshoeing", "Snowshoeing", "Raquette", "icon-snowshoeing"),
+        Activity("fat-biking", "Fat biking", "Vélo à pneus surdimensionnés", "icon-fat-bike"),
+        Activity("mountain-biking", "Mountain biking", "Vélo de montagne", "icon-mtb"),
+        Activity("hiking", "Hiking", "Randonnée pédestre", "icon-hiking"),
+        Activity("running", "Running", "Course à pied", "icon-running"),
+        Activity("walking", "Walking", "Marche", "icon-walking"),
+        Activity("horseback-riding", "Horseback riding", "Équitation", "icon-horse"),
+        Activity("snowmobiling", "Snowmobiling", "Motoneige", "icon-snowmobile"),
+    ]
+}
+
+
+def get_activity(value: str) -> Activity:
+    try:
+        return CATALOG[value]
+    except KeyError:
+        raise ValidationError(
+            f"Unknown activity {value!r}; known activities: {', '.join(sorted(CATALOG))}."
+        ) from None

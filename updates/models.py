@@ -1,0 +1,137 @@
+"""Time-limited updates (notices, surface conditions, snow reports), subscribers, deliveries."""
+
+import secrets
+
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from config.models import Audited, IdField
+from trails import enums
+from trails.models import Trail, TrailSystem
+
+
+class UpdateQuerySet(models.QuerySet):
+    def active(self, now=None):
+        return self.filter(expiration_date__gt=now or timezone.now())
+
+
+class Update(Audited):
+    class Source(models.TextChoices):
+        API = "api"
+        WEB = "web"
+        GROOMING = "grooming"
+        IMPORT = "import"
+
+    id = IdField(primary_key=True)
+    trail_system = models.ForeignKey(TrailSystem, on_delete=models.CASCADE, related_name="updates")
+    type = models.CharField(max_length=20, choices=enums.UpdateType.choices)
+    trails = models.ManyToManyField(Trail, related_name="updates", blank=True)
+    all_trails = models.BooleanField(default=False)
+    expiration_date = models.DateTimeField(db_index=True)
+    notify = models.BooleanField(default=False)
+    source = models.CharField(max_length=20, choices=Source.choices, default=Source.API)
+
+    # notice
+    description = models.TextField(blank=True, default="")
+    severity = models.CharField(
+        max_length=10,
+        choices=enums.NoticeSeverity.choices,
+        blank=True,
+        default="",
+    )
+    link_url = models.CharField(max_length=2000, blank=True, default="")
+    # surfaceConditions: members of enums.SURFACE_CONDITIONS
+    conditions = models.JSONField(default=list, blank=True)
+    # snowReport, in the system's depth unit
+    base_depth = models.FloatField(null=True, blank=True)
+    twenty_four_hours = models.FloatField(null=True, blank=True)
+    fourty_eight_hours = models.FloatField(null=True, blank=True)
+    seven_days = models.FloatField(null=True, blank=True)
+    season_total = models.FloatField(null=True, blank=True)
+    last_snow_amount = models.FloatField(null=True, blank=True)
+    upper_elevation_depth = models.FloatField(null=True, blank=True)
+    last_snow_date = models.DateTimeField(null=True, blank=True)
+    last_snow_making_date = models.DateTimeField(null=True, blank=True)
+    last_snow_time = models.CharField(max_length=5, blank=True, default="")
+
+    objects = UpdateQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["expiration_date"]
+        indexes = [models.Index(fields=["trail_system", "expiration_date"])]
+
+    def __str__(self) -> str:
+        return f"{self.type} on {self.trail_system_id} until {self.expiration_date:%Y-%m-%d %H:%M}"
+
+    @property
+    def is_active(self) -> bool:
+        return self.expiration_date > timezone.now()
+
+
+def new_unsubscribe_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+class Subscriber(models.Model):
+    """Someone who gets a message for every update posted with notify true."""
+
+    id = IdField(primary_key=True)
+    trail_system = models.ForeignKey(
+        TrailSystem, on_delete=models.CASCADE, related_name="subscribers"
+    )
+    email = models.EmailField(blank=True, default="")
+    phone = models.CharField(max_length=20, blank=True, default="", help_text="E.164")
+    unsubscribe_token = models.CharField(
+        max_length=64, unique=True, default=new_unsubscribe_token, editable=False
+    )
+    unsubscribed_on = models.DateTimeField(null=True, blank=True)
+    # Set when the provider says the address or number can never be delivered to.
+    email_failed_on = models.DateTimeField(null=True, blank=True)
+    phone_failed_on = models.DateTimeField(null=True, blank=True)
+    created_on = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["created_on"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(email="") | ~Q(phone=""), name="subscriber_has_email_or_phone"
+            )
+        ]
+        indexes = [models.Index(fields=["trail_system", "unsubscribed_on"])]
+
+    def __str__(self) -> str:
+        return self.email or self.phone
+
+
+class Delivery(models.Model):
+    """One message of one update to one subscriber on one channel; never sent twice."""
+
+    class Channel(models.TextChoices):
+        EMAIL = "email"
+        SMS = "sms"
+
+    class State(models.TextChoices):
+        PENDING = "pending"
+        SENT = "sent"
+        FAILED = "failed"
+
+    update = models.ForeignKey(Update, on_delete=models.CASCADE, related_name="deliveries")
+    subscriber = models.ForeignKey(Subscriber, on_delete=models.CASCADE, related_name="deliveries")
+    channel = models.CharField(max_length=5, choices=Channel.choices)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    error = models.TextField(blank=True, default="")
+    created_on = models.DateTimeField(default=timezone.now)
+    sent_on = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name_plural = "deliveries"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["update", "subscriber", "channel"], name="one_delivery_per_channel"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.channel} of {self.update_id} to {self.subscriber_id}: {self.state}"

@@ -7,12 +7,13 @@ from pathlib import Path
 from urllib.parse import urlparse, urlunparse
 
 ROOT = Path(__file__).resolve().parent.parent
-BENCH_DATABASE = "trails_bench"
+_BASE_URL = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/trails")
+# A database of its own, beside the one DATABASE_URL names: "<name>_bench".
+BENCH_DATABASE = f"{urlparse(_BASE_URL).path.lstrip('/') or 'trails'}_bench"
 
 
 def bench_database_url() -> str:
-    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/trails")
-    return urlunparse(urlparse(base)._replace(path=f"/{BENCH_DATABASE}"))
+    return urlunparse(urlparse(_BASE_URL)._replace(path=f"/{BENCH_DATABASE}"))
 
 
 def setup_django() -> None:

@@ -6,6 +6,7 @@ from django.utils import timezone
 
 from config.models import Audited, IdField, Trashable
 from trails import enums
+from trails import geometry as geometry_module
 
 
 class TrailSystem(models.Model):
@@ -134,6 +135,12 @@ class Trail(Audited, Trashable):
 
     def __str__(self) -> str:
         return self.name
+
+    def apply_geometry(self, geometry: dict) -> None:
+        """Set the geometry (validated; GeometryError otherwise) and what derives from it."""
+        self.geometry = geometry_module.validate(geometry)
+        self.distance = geometry_module.length_km(self.geometry)
+        self.lat, self.lng = geometry_module.first_vertex(self.geometry)
 
 
 class TrailActivity(models.Model):

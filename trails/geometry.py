@@ -1,0 +1,79 @@
+"""Trail geometry: validation of GeoJSON lines and geodesic measurement on WGS84."""
+
+import math
+
+from pyproj import Geod
+
+WGS84 = Geod(ellps="WGS84")
+LINE_TYPES = ("LineString", "MultiLineString")
+
+
+class GeometryError(ValueError):
+    """The geometry is not a usable LineString or MultiLineString."""
+
+
+def _position(value, where: str) -> list[float]:
+    if not isinstance(value, list | tuple) or not 2 <= len(value) <= 3:
+        raise GeometryError(f"{where} must be [lng, lat] or [lng, lat, elevation].")
+    if not all(isinstance(n, int | float) and not isinstance(n, bool) for n in value):
+        raise GeometryError(f"{where} must hold numbers.")
+    if not all(math.isfinite(n) for n in value):
+        raise GeometryError(f"{where} must hold finite numbers.")
+    lng, lat = value[0], value[1]
+    if not -180 <= lng <= 180 or not -90 <= lat <= 90:
+        raise GeometryError(f"{where} is out of range (lng -180..180, lat -90..90).")
+    return [float(n) for n in value]
+
+
+def _line(value, where: str) -> list[list[float]]:
+    if not isinstance(value, list):
+        raise GeometryError(f"{where} must be a list of positions.")
+    positions = [_position(p, f"{where}[{i}]") for i, p in enumerate(value)]
+    if len({(p[0], p[1]) for p in positions}) < 2:
+        raise GeometryError(f"{where} needs at least two distinct positions.")
+    return positions
+
+
+def validate(geometry) -> dict:
+    """A clean copy of a LineString or MultiLineString geometry, or GeometryError."""
+    if not isinstance(geometry, dict):
+        raise GeometryError("geometry must be a GeoJSON LineString or MultiLineString object.")
+    kind = geometry.get("type")
+    coordinates = geometry.get("coordinates")
+    if kind == "LineString":
+        return {"type": kind, "coordinates": _line(coordinates, "coordinates")}
+    if kind == "MultiLineString":
+        if not isinstance(coordinates, list) or not coordinates:
+            raise GeometryError("coordinates of a MultiLineString must be a non-empty list.")
+        lines = [_line(line, f"coordinates[{i}]") for i, line in enumerate(coordinates)]
+        return {"type": kind, "coordinates": lines}
+    raise GeometryError(f"geometry type must be one of {', '.join(LINE_TYPES)}, not {kind!r}.")
+
+
+def lines(geometry: dict) -> list[list[list[float]]]:
+    """The geometry's parts: one line for a LineString, each line of a MultiLineString."""
+    if geometry["type"] == "LineString":
+        return [geometry["coordinates"]]
+    return geometry["coordinates"]
+
+
+def length_km(geometry: dict) -> float:
+    """Geodesic length on the WGS84 ellipsoid, in kilometres."""
+    total = 0.0
+    for line in lines(geometry):
+        total += WGS84.line_length([p[0] for p in line], [p[1] for p in line])
+    return total / 1000
+
+
+def first_vertex(geometry: dict) -> tuple[float, float]:
+    """(lat, lng) of the first position."""
+    first = lines(geometry)[0][0]
+    return first[1], first[0]
+
+
+def feature_collection(geometry: dict, properties: dict | None = None) -> dict:
+    """The parsed FeatureCollection the interface shows as a trail's geoJson."""
+    return {
+        "type": "FeatureCollection",
+        "features": [{"type": "Feature", "properties": properties or {}, "geometry": geometry}],
+    }

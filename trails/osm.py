@@ -1,0 +1,179 @@
+"""OpenStreetMap-derived GeoJSON (data/*_osm.geojson) -> the published-file format.
+
+Pure functions: the result goes through `trails.importing` like any other published file.
+Choices where OSM and our model differ:
+
+- A piste or trail way that belongs to a piste/ski route relation is left out: the route,
+  a MultiLineString trail, stands for it, so the map does not show the same run twice.
+  Hiking and MTB routes (often partial long-distance routes) absorb nothing.
+- Unnamed pistes and lifts get a name such as "Unnamed nordic trail 3"; unnamed `trail`-kind
+  ways (forest roads and tracks) are skipped. Polygons are skipped.
+- Every trail starts Open with its activities Open; the demo sets a mix of statuses.
+"""
+
+from trails.enums import Difficulty, LineStyle, TrailStatus, TrailType
+
+DIFFICULTIES = {
+    "novice": Difficulty.CIRCLE,
+    "easy": Difficulty.CIRCLE,
+    "intermediate": Difficulty.SQUARE,
+    "advanced": Difficulty.DIAMOND,
+    "expert": Difficulty.DOUBLE_DIAMOND,
+}
+ABSORBING_ROUTES = {"piste", "ski"}
+CATEGORY = {"alpine": "Alpine", "nordic": "Nordic", "lift": "Lifts", "summer": "Summer"}
+
+
+def _values(value: str | None) -> list[str]:
+    """OSM multi-values: `nordic;hike` -> ["nordic", "hike"]."""
+    return [v.strip().lower() for v in (value or "").split(";") if v.strip()]
+
+
+def difficulty(osm_difficulty: str | None) -> str:
+    return str(DIFFICULTIES.get((osm_difficulty or "").strip().lower(), Difficulty.NOT_RATED))
+
+
+def nordic_activities(grooming: str | None) -> list[str]:
+    """classic -> nordic-classic, skating -> nordic-skate; both when both or when unknown."""
+    grooming = (grooming or "").lower()
+    found = [
+        activity
+        for word, activity in (("classic", "nordic-classic"), ("skating", "nordic-skate"))
+        if word in grooming
+    ]
+    return found or ["nordic-classic", "nordic-skate"]
+
+
+def piste_activities(piste_type: str | None, grooming: str | None) -> list[str]:
+    activities: list[str] = []
+    for kind in _values(piste_type):
+        if kind in ("downhill", "snow_park"):
+            activities.append("skiing")
+        elif kind == "nordic":
+            activities += nordic_activities(grooming)
+        elif kind == "hike":
+            activities.append("hiking")
+    return list(dict.fromkeys(activities))
+
+
+def _route_activities(route: str | None) -> list[str]:
+    return {"hiking": ["hiking"], "foot": ["hiking"], "mtb": ["mountain-biking"]}.get(
+        route or "", []
+    )
+
+
+def _tags(properties: dict) -> dict:
+    return properties.get("tags") or {}
+
+
+def activities(properties: dict) -> list[str]:
+    """Activity keys for one OSM feature (see the module docstring for the mapping)."""
+    kind = properties.get("kind")
+    if kind == "lift":
+        return []
+    found = piste_activities(properties.get("piste_type"), properties.get("grooming"))
+    if kind == "trail":
+        found.append("hiking")
+        if "mtb:scale" in _tags(properties):
+            found.append("mountain-biking")
+    if kind == "route":
+        found += _route_activities(properties.get("route"))
+    return list(dict.fromkeys(found))
+
+
+def trail_difficulty(properties: dict) -> str:
+    if "snow_park" in _values(properties.get("piste_type")):
+        return Difficulty.TERRAIN_PARK
+    return difficulty(properties.get("difficulty"))
+
+
+def _is_one_way(properties: dict) -> bool:
+    if properties.get("kind") == "lift":
+        return True
+    tags = _tags(properties)
+    return "yes" in (properties.get("oneway"), tags.get("piste:oneway"), tags.get("oneway"))
+
+
+def category(properties: dict) -> str:
+    kind = properties.get("kind")
+    if kind == "lift":
+        return CATEGORY["lift"]
+    types = _values(properties.get("piste_type"))
+    if "nordic" in types:
+        return CATEGORY["nordic"]
+    if kind == "piste" or (kind == "route" and properties.get("route") in ABSORBING_ROUTES):
+        return CATEGORY["alpine"]
+    return CATEGORY["summer"]
+
+
+def _unnamed_label(properties: dict) -> str:
+    kind = properties.get("kind")
+    if kind == "lift":
+        return "lift"
+    return {"Nordic": "nordic trail", "Alpine": "run"}.get(category(properties), "trail")
+
+
+def _absorbed(properties: dict) -> bool:
+    return properties.get("kind") in ("piste", "trail") and any(
+        route.get("route") in ABSORBING_ROUTES for route in properties.get("routes") or []
+    )
+
+
+def osm_id(feature: dict) -> str:
+    """`way/123` -> `osm-way-123`: stable ids, so the demo's trails keep their ids."""
+    return "osm-" + str(feature.get("id") or feature["properties"]["id"]).replace("/", "-")
+
+
+def convert(collection: dict) -> dict:
+    """An OSM FeatureCollection -> a published-file FeatureCollection of trail features."""
+    features: list[dict] = []
+    unnamed: dict[str, int] = {}
+    for feature in collection["features"]:
+        properties = feature["properties"]
+        geometry = feature["geometry"]
+        if geometry["type"] not in ("LineString", "MultiLineString") or _absorbed(properties):
+            continue
+        name = (properties.get("name") or "").strip()
+        if not name:
+            if properties.get("kind") == "trail":
+                continue
+            label = _unnamed_label(properties)
+            unnamed[label] = unnamed.get(label, 0) + 1
+            name = f"Unnamed {label} {unnamed[label]}"
+        features += trail_features(feature, name, order=len(features))
+    return {"type": "FeatureCollection", "features": features}
+
+
+def trail_features(feature: dict, name: str, order: int) -> list[dict]:
+    """One published feature per line: a MultiLineString becomes features sharing a trailId."""
+    properties = feature["properties"]
+    geometry = feature["geometry"]
+    parts = (
+        geometry["coordinates"]
+        if geometry["type"] == "MultiLineString"
+        else [geometry["coordinates"]]
+    )
+    is_lift = properties.get("kind") == "lift"
+    published = {
+        "trailId": osm_id(feature),
+        "name": name[:200],
+        "description": _tags(properties).get("description", ""),
+        "status": TrailStatus.OPEN,
+        "difficulty": trail_difficulty(properties),
+        "type": TrailType.LIFT if is_lift else TrailType.STANDARD,
+        "lineStyle": LineStyle.DASHED if category(properties) == "Summer" else LineStyle.SOLID,
+        "hidden": False,
+        "oneWay": _is_one_way(properties),
+        "oneWayReversed": False,
+        "order": order,
+        "categories": [category(properties)],
+        "activities": [{"value": a, "status": "Open"} for a in activities(properties)],
+    }
+    return [
+        {
+            "type": "Feature",
+            "geometry": {"type": "LineString", "coordinates": part},
+            "properties": {**published, "showInLists": i == 0},
+        }
+        for i, part in enumerate(parts)
+    ]

@@ -4,7 +4,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from config.models import Audited, IdField, Trashable
+from config.models import Audited, IdField, Trashable, TrashManager
 from trails import enums
 from trails import geometry as geometry_module
 
@@ -190,3 +190,23 @@ class Point(Audited, Trashable):
 
     def __str__(self) -> str:
         return self.name
+
+
+class TrashedTrail(Trail):
+    """The trash as the web app shows it: only trashed trails, restorable there."""
+
+    objects = TrashManager()
+
+    class Meta:
+        proxy = True
+        verbose_name = "trashed trail"
+
+
+class TrashedPoint(Point):
+    """The trash as the web app shows it: only trashed points, restorable there."""
+
+    objects = TrashManager()
+
+    class Meta:
+        proxy = True
+        verbose_name = "trashed point"

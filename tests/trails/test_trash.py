@@ -1,0 +1,56 @@
+import pytest
+
+from publishing.models import CompileRequest
+from tests.factories import PointFactory, TrailFactory
+from trails.models import Point, Trail
+from trails.trash import TrashError, restore_point, restore_trail, trash_point, trash_trail
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.parametrize(
+    ("factory", "model", "trash", "restore"),
+    [
+        (TrailFactory, Trail, trash_trail, restore_trail),
+        (PointFactory, Point, trash_point, restore_point),
+    ],
+)
+def test_trash_then_restore_each_queue_a_compile(factory, model, trash, restore):
+    obj = factory()
+    system = obj.trail_system
+
+    trash(obj, "uid-manager")
+
+    assert not model.objects.filter(pk=obj.pk).exists()
+    trashed = model.trash.get(pk=obj.pk)
+    assert trashed.trashed_by == "uid-manager"
+    assert trashed.updated_by == "uid-manager"
+    assert CompileRequest.objects.filter(trail_system=system).count() == 1
+
+    restore(trashed, "uid-admin")
+
+    restored = model.objects.get(pk=obj.pk)
+    assert restored.trashed_on is None
+    assert restored.trashed_by == ""
+    assert restored.updated_by == "uid-admin"
+    assert CompileRequest.objects.filter(trail_system=system).count() == 2
+
+
+def test_trashing_twice_or_restoring_a_live_row_is_refused_without_a_compile():
+    trail = TrailFactory()
+    with pytest.raises(TrashError, match="not in the trash"):
+        restore_trail(trail, "uid-a")
+    trash_trail(trail, "uid-a")
+    with pytest.raises(TrashError, match="already in the trash"):
+        trash_trail(trail, "uid-a")
+    assert CompileRequest.objects.count() == 1
+
+
+def test_a_trashed_trail_keeps_its_activities_when_restored():
+    trail = TrailFactory()
+    trail.activities.create(value="hiking", status="Open")
+    trash_trail(trail, "uid-a")
+    restore_trail(Trail.trash.get(pk=trail.pk), "uid-a")
+    assert list(Trail.objects.get(pk=trail.pk).activities.values_list("value", flat=True)) == [
+        "hiking"
+    ]

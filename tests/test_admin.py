@@ -1,0 +1,313 @@
+"""The web app (Django admin) as a staff superuser: every page loads, writes queue compiles."""
+
+import json
+
+import pytest
+from django.contrib import admin
+from django.contrib.auth.models import Group
+from django.test import RequestFactory
+from django.urls import reverse
+
+from apikeys.models import ApiKey
+from publishing.models import CompileRequest
+from tests.factories import (
+    MembershipFactory,
+    PointFactory,
+    SubscriberFactory,
+    TrailActivityFactory,
+    TrailFactory,
+    TrailSystemFactory,
+    UpdateFactory,
+    UserFactory,
+    create_api_key,
+    line,
+)
+from trails.models import Point, Trail, TrashedPoint, TrashedTrail
+from trails.trash import trash_point, trash_trail
+from updates.models import Delivery, Subscriber, Update
+
+pytestmark = pytest.mark.django_db
+
+EXPECTED_MODELS = {
+    "TrailSystem", "Trail", "Point", "TrashedTrail", "TrashedPoint", "Update", "Subscriber",
+    "Delivery", "ApiKey", "User", "CompileRequest",
+}  # fmt: skip
+
+
+@pytest.fixture
+def staff_user():
+    return UserFactory(uid="uid-staff", is_staff=True, is_superuser=True)
+
+
+@pytest.fixture
+def staff(client, staff_user):
+    client.force_login(staff_user)
+    return client
+
+
+@pytest.fixture
+def system():
+    """A system with at least one row of every model the admin shows."""
+    system = TrailSystemFactory()
+    MembershipFactory(trail_system=system)
+    activity = TrailActivityFactory(trail__trail_system=system)
+    PointFactory(trail_system=system)
+    trash_trail(TrailFactory(trail_system=system), "uid-x")
+    trash_point(PointFactory(trail_system=system), "uid-x")
+    update = UpdateFactory(trail_system=system)
+    update.trails.add(activity.trail)
+    subscriber = SubscriberFactory(trail_system=system)
+    Delivery.objects.create(update=update, subscriber=subscriber, channel="email")
+    create_api_key(system.owner)
+    Group.objects.create(name="Groomers")
+    CompileRequest.objects.all().delete()
+    return system
+
+
+def url(model, view: str, *args) -> str:
+    return reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_{view}", args=args)
+
+
+def compiles(system) -> int:
+    return CompileRequest.objects.filter(trail_system=system).count()
+
+
+def test_every_registered_model_has_working_changelist_change_and_add_pages(
+    staff, staff_user, system
+):
+    CompileRequest.objects.create(trail_system=system, reason="test")
+    request = RequestFactory().get("/admin/")
+    request.user = staff_user
+    for model, model_admin in admin.site._registry.items():
+        assert staff.get(url(model, "changelist")).status_code == 200, model
+        obj = model_admin.get_queryset(request).first()
+        assert obj is not None, f"no {model.__name__} to show"
+        assert staff.get(url(model, "change", obj.pk)).status_code == 200, model
+        if model_admin.has_add_permission(request):
+            assert staff.get(url(model, "add")).status_code == 200, model
+    assert {model.__name__ for model in admin.site._registry} >= EXPECTED_MODELS
+
+
+def test_the_trash_lists_only_trashed_rows_and_restore_brings_them_back(staff, system):
+    trashed_trail = Trail.trash.get(trail_system=system)
+    page = staff.get(url(TrashedTrail, "changelist")).content.decode()
+    assert trashed_trail.name in page
+    assert Trail.objects.get(trail_system=system).name not in page
+
+    response = staff.post(
+        url(TrashedTrail, "changelist"),
+        {"action": "restore", "_selected_action": [trashed_trail.pk]},
+        follow=True,
+    )
+
+    assert "Restored 1 from the trash." in response.content.decode()
+    restored = Trail.objects.get(pk=trashed_trail.pk)
+    assert (restored.trashed_on, restored.updated_by) == (None, "uid-staff")
+    assert compiles(system) == 1
+
+
+def test_restoring_a_point_from_the_trash(staff, system):
+    trashed = Point.trash.get(trail_system=system)
+    staff.post(
+        url(TrashedPoint, "changelist"), {"action": "restore", "_selected_action": [trashed.pk]}
+    )
+    assert Point.objects.filter(pk=trashed.pk).exists()
+    assert compiles(system) == 1
+
+
+def test_move_to_trash_action(staff, system):
+    trail = Trail.objects.get(trail_system=system)
+    response = staff.post(
+        url(Trail, "changelist"),
+        {"action": "move_to_trash", "_selected_action": [trail.pk]},
+        follow=True,
+    )
+    assert "Moved 1 to the trash." in response.content.decode()
+    assert Trail.trash.get(pk=trail.pk).trashed_by == "uid-staff"
+    assert compiles(system) == 1
+
+
+def trail_form(system, geometry, activities: list[dict]) -> dict:
+    data = {
+        "trail_system": system.pk,
+        "name": "New loop",
+        "description": "",
+        "status": "Open",
+        "difficulty": "square",
+        "type": "Standard",
+        "line_style": "Solid",
+        "order": "0",
+        "categories": '["Nordic"]',
+        "geometry": json.dumps(geometry),
+        "activities-TOTAL_FORMS": str(len(activities)),
+        "activities-INITIAL_FORMS": "0",
+        "activities-MIN_NUM_FORMS": "0",
+        "activities-MAX_NUM_FORMS": "1000",
+    }
+    for i, activity in enumerate(activities):
+        data |= {f"activities-{i}-{key}": value for key, value in activity.items()}
+    return data
+
+
+def test_adding_a_trail_derives_distance_and_position_and_queues_a_compile(staff, system):
+    geometry = line(-113.9, 45.7, n=3)
+    activities = [
+        {"value": "nordic-skate", "status": "Open", "difficulty": "", "position": "0"},
+        {"value": "nordic-classic", "status": "Caution", "difficulty": "circle", "position": "1"},
+    ]
+    response = staff.post(url(Trail, "add"), trail_form(system, geometry, activities))
+
+    assert response.status_code == 302
+    trail = Trail.objects.get(name="New loop")
+    assert 0.2 < trail.distance < 0.3
+    assert (trail.lat, trail.lng) == (45.7, -113.9)
+    assert (trail.created_by, trail.updated_by) == ("uid-staff", "uid-staff")
+    assert list(trail.activities.values_list("value", "status")) == [
+        ("nordic-skate", "Open"),
+        ("nordic-classic", "Caution"),
+    ]
+    assert compiles(system) == 1
+
+
+def test_an_unknown_activity_is_refused_with_a_clear_error(staff, system):
+    activities = [{"value": "curling", "status": "Open", "difficulty": "", "position": "0"}]
+    response = staff.post(url(Trail, "add"), trail_form(system, line(), activities))
+    assert response.status_code == 200
+    assert "Unknown activity curling; choose one of:" in response.content.decode()
+    assert not Trail.objects.filter(name="New loop").exists()
+    assert compiles(system) == 0
+
+
+def test_the_same_activity_twice_on_a_trail_is_refused(staff, system):
+    hiking = {"value": "hiking", "status": "Open", "difficulty": "", "position": "0"}
+    response = staff.post(url(Trail, "add"), trail_form(system, line(), [hiking, hiking]))
+    assert response.status_code == 200
+    assert not Trail.objects.filter(name="New loop").exists()
+
+
+def test_an_unusable_geometry_is_refused(staff, system):
+    response = staff.post(
+        url(Trail, "add"), trail_form(system, {"type": "Point", "coordinates": [0, 0]}, [])
+    )
+    assert response.status_code == 200
+    assert "geometry type must be one of LineString, MultiLineString" in response.content.decode()
+    assert compiles(system) == 0
+
+
+def test_editing_a_trail_geometry_goes_through_apply_geometry(staff, system):
+    trail = Trail.objects.get(trail_system=system)
+    moved = line(-113.5, 45.5, n=5)
+    data = trail_form(system, moved, []) | {"name": trail.name}
+    data |= {"activities-INITIAL_FORMS": "1", "activities-TOTAL_FORMS": "1"}
+    activity = trail.activities.get()
+    data |= {
+        "activities-0-id": activity.pk,
+        "activities-0-trail": trail.pk,
+        "activities-0-value": activity.value,
+        "activities-0-status": "Closed",
+        "activities-0-difficulty": "",
+        "activities-0-position": "0",
+    }
+    response = staff.post(url(Trail, "change", trail.pk), data)
+    assert response.status_code == 302
+    trail.refresh_from_db()
+    assert (trail.lat, trail.lng) == (45.5, -113.5)
+    assert 0.5 < trail.distance < 0.6
+    assert trail.activities.get().status == "Closed"
+    assert compiles(system) == 1
+
+
+def test_deleting_a_point_and_editing_an_update_queue_compiles(staff, system):
+    point = Point.objects.get(trail_system=system)
+    staff.post(url(Point, "delete", point.pk), {"post": "yes"})
+    assert not Point.all_objects.filter(pk=point.pk).exists()
+    assert compiles(system) == 1
+
+    update = Update.objects.get(trail_system=system)
+    response = staff.post(
+        url(Update, "change", update.pk),
+        {
+            "trail_system": system.pk,
+            "type": "notice",
+            "expiration_date_0": "2099-01-01",
+            "expiration_date_1": "12:00:00",
+            "description": "Trails reopen tomorrow.",
+            "severity": "warning",
+        },
+    )
+    assert response.status_code == 302
+    update.refresh_from_db()
+    assert (update.description, update.updated_by) == ("Trails reopen tomorrow.", "uid-staff")
+    assert compiles(system) == 2
+
+
+def test_a_surface_conditions_update_needs_conditions_and_trails(staff, system):
+    response = staff.post(
+        url(Update, "add"),
+        {
+            "trail_system": system.pk,
+            "type": "surfaceConditions",
+            "expiration_date_0": "2099-01-01",
+            "expiration_date_1": "12:00:00",
+        },
+    )
+    page = response.content.decode()
+    assert "Choose at least one surface condition." in page
+    assert "Choose trails, or tick all trails." in page
+    assert compiles(system) == 0
+
+
+def test_a_membership_with_a_malformed_role_is_refused(staff, system):
+    membership = system.memberships.get()
+    data = {
+        "name": system.name,
+        "owner": system.owner_id,
+        "subscription": "free",
+        "language": "en",
+        "depth_measurement": "inches",
+        "length_measurement": "miles",
+        "temp_measurement": "fahrenheit",
+        "memberships-TOTAL_FORMS": "1",
+        "memberships-INITIAL_FORMS": "1",
+        "memberships-MIN_NUM_FORMS": "0",
+        "memberships-MAX_NUM_FORMS": "1000",
+        "memberships-0-id": membership.pk,
+        "memberships-0-trail_system": system.pk,
+        "memberships-0-user": membership.user_id,
+        "memberships-0-role": "Crew-42",
+    }
+    response = staff.post(url(type(system), "change", system.pk), data)
+    assert response.status_code == 200
+    assert "Invalid role" in response.content.decode()
+
+    data["memberships-0-role"] = "administrator"
+    assert staff.post(url(type(system), "change", system.pk), data).status_code == 302
+    assert system.memberships.get().role == "Administrator"
+
+
+def test_adding_a_subscriber_validates_through_the_service(staff, system):
+    taken = Subscriber.objects.get(trail_system=system).email
+    form = {"trail_system": system.pk, "email": taken, "phone": ""}
+    response = staff.post(url(Subscriber, "add"), form)
+    assert "already subscribed" in response.content.decode()
+
+    form = {"trail_system": system.pk, "email": "", "phone": "+1 (406) 555-0100"}
+    assert staff.post(url(Subscriber, "add"), form).status_code == 302
+    assert Subscriber.objects.filter(phone="+14065550100").exists()
+
+
+def test_revoking_api_keys(staff, system):
+    key = ApiKey.objects.get()
+    response = staff.post(
+        url(ApiKey, "changelist"), {"action": "revoke", "_selected_action": [key.pk]}, follow=True
+    )
+    assert "Revoked 1 key(s)." in response.content.decode()
+    key.refresh_from_db()
+    assert key.revoked and key.revoked_on is not None
+
+
+def test_read_only_pages_cannot_be_changed(staff, system):
+    delivery = Delivery.objects.get()
+    response = staff.post(url(Delivery, "change", delivery.pk), {"state": "sent"})
+    assert response.status_code == 403
+    assert staff.get(url(CompileRequest, "add")).status_code == 403

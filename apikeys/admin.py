@@ -4,6 +4,7 @@ from django.contrib import admin, messages
 from django.utils import timezone
 
 from apikeys.models import ApiKey, User
+from trails.admin import ReadOnlyAdmin
 
 
 @admin.register(User)
@@ -32,7 +33,7 @@ class UserAdmin(admin.ModelAdmin):
 
 
 @admin.register(ApiKey)
-class ApiKeyAdmin(admin.ModelAdmin):
+class ApiKeyAdmin(ReadOnlyAdmin):
     """Keys are made by their owners through POST /keys; here they can only be revoked."""
 
     list_display = ["name", "prefix", "user", "scopes", "created_on", "expires_at", "revoked"]
@@ -41,12 +42,6 @@ class ApiKeyAdmin(admin.ModelAdmin):
     search_fields = ["name", "prefix", "user__uid", "user__email"]
     exclude = ["digest"]
     actions = ["revoke"]
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
 
     def has_revoke_permission(self, request) -> bool:
         return request.user.has_perm("apikeys.change_apikey")

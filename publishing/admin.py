@@ -3,21 +3,13 @@
 from django.contrib import admin
 
 from publishing.models import CompileRequest
+from trails.admin import ReadOnlyAdmin
 
 
 @admin.register(CompileRequest)
-class CompileRequestAdmin(admin.ModelAdmin):
+class CompileRequestAdmin(ReadOnlyAdmin):
     list_display = ["id", "trail_system", "reason", "requested_on", "done_on", "published_path"]
     list_filter = [("done_on", admin.EmptyFieldListFilter), "trail_system"]
     list_select_related = ["trail_system"]
     search_fields = ["id", "trail_system__name", "reason"]
     date_hierarchy = "requested_on"
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False

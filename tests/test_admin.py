@@ -100,7 +100,7 @@ def test_the_trash_lists_only_trashed_rows_and_restore_brings_them_back(staff, s
         follow=True,
     )
 
-    assert "Restored 1 from the trash." in response.content.decode()
+    assert "Restored from the trash: 1." in response.content.decode()
     restored = Trail.objects.get(pk=trashed_trail.pk)
     assert (restored.trashed_on, restored.updated_by) == (None, "uid-staff")
     assert compiles(system) == 1
@@ -122,7 +122,7 @@ def test_move_to_trash_action(staff, system):
         {"action": "move_to_trash", "_selected_action": [trail.pk]},
         follow=True,
     )
-    assert "Moved 1 to the trash." in response.content.decode()
+    assert "Moved to the trash: 1." in response.content.decode()
     assert Trail.trash.get(pk=trail.pk).trashed_by == "uid-staff"
     assert compiles(system) == 1
 

@@ -56,6 +56,27 @@ class CompileOnWriteAdmin(admin.ModelAdmin):
                 )
 
 
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Rows written only by the service itself (deliveries, compile requests, keys)."""
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+def apply_to_selected(model_admin, request, queryset, service, done: str) -> None:
+    """Run a trash service on each selected row as the signed-in user, and say how many."""
+    selected = list(queryset)
+    for obj in selected:
+        service(obj, request.user.pk)
+    model_admin.message_user(request, f"{done} {len(selected)}.", messages.SUCCESS)
+
+
 class MembershipForm(forms.ModelForm):
     class Meta:
         model = Membership
@@ -190,10 +211,7 @@ class TrashActionMixin:
 
     @admin.action(description="Move selected to the trash", permissions=["change"])
     def move_to_trash(self, request, queryset):
-        moved = list(queryset)
-        for obj in moved:
-            self.trash_function(obj, request.user.pk)
-        self.message_user(request, f"Moved {len(moved)} to the trash.", messages.SUCCESS)
+        apply_to_selected(self, request, queryset, self.trash_function, "Moved to the trash:")
 
 
 @admin.register(Trail)
@@ -248,10 +266,9 @@ class TrashAdmin(CompileOnWriteAdmin):
 
     @admin.action(description="Restore selected from the trash", permissions=["restore"])
     def restore(self, request, queryset):
-        restored = list(queryset)
-        for obj in restored:
-            self.restore_function(obj, request.user.pk)
-        self.message_user(request, f"Restored {len(restored)} from the trash.", messages.SUCCESS)
+        apply_to_selected(
+            self, request, queryset, self.restore_function, "Restored from the trash:"
+        )
 
 
 @admin.register(TrashedTrail)

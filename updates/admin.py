@@ -4,7 +4,7 @@ from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
 
-from trails.admin import CompileOnWriteAdmin
+from trails.admin import CompileOnWriteAdmin, ReadOnlyAdmin
 from trails.enums import SURFACE_CONDITIONS
 from updates.models import Delivery, Subscriber, Update
 from updates.subscribers import clean_contact
@@ -111,18 +111,9 @@ class SubscriberAdmin(admin.ModelAdmin):
 
 
 @admin.register(Delivery)
-class DeliveryAdmin(admin.ModelAdmin):
+class DeliveryAdmin(ReadOnlyAdmin):
     """What was sent to whom; written only by the notification task."""
 
     list_display = ["update", "subscriber", "channel", "state", "attempts", "sent_on"]
     list_filter = ["channel", "state"]
     list_select_related = ["update", "subscriber"]
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False

@@ -16,7 +16,7 @@ from trails import trash
 from trails.activities import CATALOG
 from trails.geometry import GeometryError
 from trails.geometry import validate as validate_geometry
-from trails.importing import ImportFailed, validate_role
+from trails.importing import InvalidInput, validate_role
 from trails.models import (
     Membership,
     Point,
@@ -85,7 +85,7 @@ class MembershipForm(forms.ModelForm):
     def clean_role(self) -> str:
         try:
             return validate_role(self.cleaned_data["role"])
-        except ImportFailed as error:
+        except InvalidInput as error:
             raise ValidationError(str(error)) from None
 
 

@@ -36,7 +36,7 @@ DESCRIPTION = (
 
 def _status_mix(properties: dict) -> None:
     """A deterministic, realistic mix: summer trails closed for the season, some alpine runs
-    and one lift closed or on caution, nordic trails derived from their activities."""
+    and lifts closed or on caution, nordic trails derived from their activities."""
     order = properties["order"]
     category = properties["categories"][0]
     if category == osm.CATEGORY["summer"]:

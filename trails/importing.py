@@ -30,8 +30,8 @@ UID_MAX_LENGTH = User._meta.get_field("uid").max_length
 TIER_MAX_LENGTH = TrailSystem._meta.get_field("subscription").max_length
 
 
-class ImportFailed(ValueError):
-    """Bad input; `problems` lists every reason, one per line (feature index first)."""
+class InvalidInput(ValueError):
+    """Bad input to create a system; `problems` lists every reason (feature index first)."""
 
     def __init__(self, problems: Sequence[str]):
         self.problems = list(problems)
@@ -45,7 +45,7 @@ class FeatureError(ValueError):
 def validate_uid(uid: str) -> str:
     uid = uid.strip()
     if not uid or len(uid) > UID_MAX_LENGTH or any(c.isspace() for c in uid):
-        raise ImportFailed([f"Invalid uid {uid!r}: 1 to {UID_MAX_LENGTH} characters, no spaces."])
+        raise InvalidInput([f"Invalid uid {uid!r}: 1 to {UID_MAX_LENGTH} characters, no spaces."])
     return uid
 
 
@@ -56,7 +56,7 @@ def validate_role(role: str) -> str:
         if role.lower() == known.lower():
             return known
     if not ROLE_PATTERN.match(role) or len(role) > ROLE_MAX_LENGTH:
-        raise ImportFailed(
+        raise InvalidInput(
             [
                 f"Invalid role {role!r}: use Administrator, Trustee, or another name of letters "
                 f"and spaces (at most {ROLE_MAX_LENGTH} characters)."
@@ -69,19 +69,19 @@ def parse_member(spec: str) -> tuple[str, str]:
     """`UID=ROLE` -> (uid, role)."""
     uid, sep, role = spec.partition("=")
     if not sep:
-        raise ImportFailed([f"Invalid member {spec!r}: expected UID=ROLE."])
+        raise InvalidInput([f"Invalid member {spec!r}: expected UID=ROLE."])
     return validate_uid(uid), validate_role(role)
 
 
 def read_collection(path: str | Path) -> dict:
-    """The parsed JSON of a file, or ImportFailed saying why it cannot be read."""
+    """The parsed JSON of a file, or InvalidInput saying why it cannot be read."""
     try:
         with open(path, encoding="utf-8") as handle:
             return json.load(handle)
     except OSError as error:
-        raise ImportFailed([f"Cannot read {path}: {error.strerror or error}."]) from None
+        raise InvalidInput([f"Cannot read {path}: {error.strerror or error}."]) from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ImportFailed([f"{path} is not valid JSON: {error}."]) from None
+        raise InvalidInput([f"{path} is not valid JSON: {error}."]) from None
 
 
 class _Properties:
@@ -256,13 +256,13 @@ class ParsedCollection:
 
 
 def parse_collection(collection, by_uid: str = "") -> ParsedCollection:
-    """Validate every feature; ImportFailed lists each bad one by index and reason."""
+    """Validate every feature; InvalidInput lists each bad one by index and reason."""
     if (
         not isinstance(collection, dict)
         or collection.get("type") != "FeatureCollection"
         or not isinstance(collection.get("features"), list)
     ):
-        raise ImportFailed(["Not a GeoJSON FeatureCollection with a features list."])
+        raise InvalidInput(["Not a GeoJSON FeatureCollection with a features list."])
     drafts: dict[str, _TrailDraft] = {}
     points: dict[str, tuple[int, Point]] = {}
     problems: list[tuple[int, str]] = []
@@ -277,7 +277,7 @@ def parse_collection(collection, by_uid: str = "") -> ParsedCollection:
     taken += Point.all_objects.filter(pk__in=points).values_list("pk", flat=True)
     problems += [(first_index[pk], f"id {pk} already exists.") for pk in taken]
     if problems:
-        raise ImportFailed([f"feature {index}: {reason}" for index, reason in sorted(problems)])
+        raise InvalidInput([f"feature {index}: {reason}" for index, reason in sorted(problems)])
     trails = []
     for draft in drafts.values():
         geometry = (
@@ -334,15 +334,15 @@ def create_trail_system(
     all in one transaction, and queue its first compile."""
     name = name.strip()
     if not name or len(name) > 2000:
-        raise ImportFailed(["The name must be 1 to 2000 characters."])
+        raise InvalidInput(["The name must be 1 to 2000 characters."])
     owner_uid = validate_uid(owner_uid)
     uids = [uid for uid, _ in members]
     duplicates = sorted({uid for uid in uids if uids.count(uid) > 1})
     if duplicates:
-        raise ImportFailed([f"Member {uid} is listed more than once." for uid in duplicates])
+        raise InvalidInput([f"Member {uid} is listed more than once." for uid in duplicates])
     tier = tier.strip()
     if len(tier) > TIER_MAX_LENGTH:
-        raise ImportFailed([f"The tier is longer than {TIER_MAX_LENGTH} characters."])
+        raise InvalidInput([f"The tier is longer than {TIER_MAX_LENGTH} characters."])
     parsed = parse_collection(collection, owner_uid) if collection is not None else None
     if parsed and (centre := parsed.centre()):
         fields.setdefault("lat", centre[0])

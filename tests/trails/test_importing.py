@@ -7,7 +7,7 @@ from publishing.models import CompileRequest
 from tests.factories import PointFactory, TrailFactory
 from trails.geometry import length_km
 from trails.importing import (
-    ImportFailed,
+    InvalidInput,
     create_trail_system,
     parse_member,
     read_collection,
@@ -220,7 +220,7 @@ BAD_FEATURES = [
 def test_a_bad_feature_is_reported_by_index_and_nothing_is_imported(feature, reason):
     collection = published_file()
     collection["features"].append(copy.deepcopy(feature))
-    with pytest.raises(ImportFailed) as failure:
+    with pytest.raises(InvalidInput) as failure:
         import_file(collection)
     assert failure.value.problems == [f"feature 4: {failure.value.problems[0].split(': ', 1)[1]}"]
     assert reason in str(failure.value)
@@ -235,7 +235,7 @@ def test_every_bad_feature_is_reported_not_just_the_first():
     collection = published_file()
     collection["features"][1]["properties"]["markerClass"] = "igloo"
     collection["features"][3]["properties"]["status"] = "Shut"
-    with pytest.raises(ImportFailed) as failure:
+    with pytest.raises(InvalidInput) as failure:
         import_file(collection)
     assert [p.split(":")[0] for p in failure.value.problems] == ["feature 1", "feature 3"]
 
@@ -243,7 +243,7 @@ def test_every_bad_feature_is_reported_not_just_the_first():
 def test_ids_already_in_the_database_are_reported():
     TrailFactory(id="chair1")
     PointFactory(id="lodgePoint0000000001")
-    with pytest.raises(ImportFailed) as failure:
+    with pytest.raises(InvalidInput) as failure:
         import_file(published_file())
     assert failure.value.problems == [
         "feature 1: id lodgePoint0000000001 already exists.",
@@ -254,16 +254,16 @@ def test_ids_already_in_the_database_are_reported():
 
 @pytest.mark.parametrize("collection", [[], {"type": "Feature"}, {"type": "FeatureCollection"}])
 def test_a_file_that_is_not_a_feature_collection_is_refused(collection):
-    with pytest.raises(ImportFailed, match="Not a GeoJSON FeatureCollection"):
+    with pytest.raises(InvalidInput, match="Not a GeoJSON FeatureCollection"):
         import_file(collection)
 
 
 def test_read_collection_explains_missing_and_malformed_files(tmp_path):
-    with pytest.raises(ImportFailed, match="Cannot read"):
+    with pytest.raises(InvalidInput, match="Cannot read"):
         read_collection(tmp_path / "missing.geojson")
     broken = tmp_path / "broken.geojson"
     broken.write_text('{"type": "FeatureCollection", ')
-    with pytest.raises(ImportFailed, match="is not valid JSON"):
+    with pytest.raises(InvalidInput, match="is not valid JSON"):
         read_collection(broken)
 
 
@@ -281,18 +281,18 @@ def test_roles(role, expected):
 
 @pytest.mark.parametrize("role", ["", "  ", "Crew1", "Crew-lead", "Two  spaces", "x" * 61])
 def test_malformed_roles_are_refused(role):
-    with pytest.raises(ImportFailed, match="Invalid role"):
+    with pytest.raises(InvalidInput, match="Invalid role"):
         validate_role(role)
 
 
 @pytest.mark.parametrize("spec", ["uid-only", "=Trustee", "uid with space=Trustee"])
 def test_malformed_member_specs_are_refused(spec):
-    with pytest.raises(ImportFailed):
+    with pytest.raises(InvalidInput):
         parse_member(spec)
 
 
 def test_a_member_listed_twice_is_refused():
-    with pytest.raises(ImportFailed, match="listed more than once"):
+    with pytest.raises(InvalidInput, match="listed more than once"):
         create_trail_system(
             name="S", owner_uid="o", members=[("uid-a", "Trustee"), ("uid-a", "Administrator")]
         )

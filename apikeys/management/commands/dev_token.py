@@ -4,7 +4,7 @@ from django.core.validators import validate_email
 
 from apikeys.models import User
 from apikeys.tokens import mint_emulator_token
-from trails.importing import ImportFailed, validate_uid
+from trails.importing import InvalidInput, validate_uid
 
 # A working day: long enough for a development session, short enough to notice expiry.
 DEV_TOKEN_LIFETIME = 12 * 3600
@@ -26,7 +26,7 @@ class Command(BaseCommand):
             uid = validate_uid(options["uid"])
             if email:
                 validate_email(email)
-        except ImportFailed as error:
+        except InvalidInput as error:
             raise CommandError(str(error)) from None
         except ValidationError:
             raise CommandError(f"{email!r} is not a valid email address.") from None

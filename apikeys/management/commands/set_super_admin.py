@@ -3,7 +3,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from apikeys.models import User
-from trails.importing import ImportFailed, validate_uid
+from trails.importing import InvalidInput, validate_uid
 
 
 class Command(BaseCommand):
@@ -16,7 +16,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         try:
             uid = validate_uid(options["uid"])
-        except ImportFailed as error:
+        except InvalidInput as error:
             raise CommandError(str(error)) from None
         if options["off"]:
             if not User.objects.filter(uid=uid).update(is_super_admin=False):

@@ -2,7 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from trails.importing import ImportFailed, create_trail_system, parse_member, read_collection
+from trails.importing import InvalidInput, create_trail_system, parse_member, read_collection
 
 
 class Command(BaseCommand):
@@ -45,6 +45,6 @@ class Command(BaseCommand):
                 inactive=options["inactive"],
                 collection=read_collection(path) if path else None,
             )
-        except ImportFailed as error:
+        except InvalidInput as error:
             raise CommandError(str(error)) from None
         self.stdout.write(json.dumps({"id": system.pk}))

@@ -311,3 +311,19 @@ def test_read_only_pages_cannot_be_changed(staff, system):
     response = staff.post(url(Delivery, "change", delivery.pk), {"state": "sent"})
     assert response.status_code == 403
     assert staff.get(url(CompileRequest, "add")).status_code == 403
+
+
+def test_moving_a_point_to_another_system_recompiles_both(staff, system):
+    point = Point.objects.get(trail_system=system)
+    other = TrailSystemFactory()
+    form = {
+        "trail_system": other.pk,
+        "name": point.name,
+        "marker_class": point.marker_class,
+        "status": "Closed",
+        "lat": "45.7",
+        "lng": "-113.9",
+    }
+    assert staff.post(url(Point, "change", point.pk), form).status_code == 302
+    assert Point.objects.get(pk=point.pk).trail_system == other
+    assert (compiles(system), compiles(other)) == (1, 1)

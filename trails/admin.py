@@ -37,9 +37,13 @@ class CompileOnWriteAdmin(admin.ModelAdmin):
             obj.updated_by = request.user.pk
             if not change:
                 obj.created_by = request.user.pk
+        # A row moved to another system leaves the old system's published file too.
+        previous = form.initial.get("trail_system") if "trail_system" in form.changed_data else None
         with transaction.atomic():
             super().save_model(request, obj, form, change)
-            request_compile(obj.trail_system_id, reason=f"web app saved {obj._meta.model_name}")
+            reason = f"web app saved {obj._meta.model_name}"
+            for system_id in {obj.trail_system_id, previous} - {None}:
+                request_compile(system_id, reason=reason)
 
     def delete_model(self, request, obj):
         with transaction.atomic():

@@ -173,7 +173,7 @@ class TrailFieldsSerializer(serializers.Serializer):
 class TrailCreateSerializer(RequiredFieldsMixin, TrailFieldsSerializer):
     required_fields = ("name", "geometry")
 
-    geometry = serializers.JSONField(required=False)
+    geometry = serializers.JSONField(required=False, allow_null=True)
 
 
 class ActivityChangeSerializer(serializers.Serializer):

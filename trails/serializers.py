@@ -41,7 +41,11 @@ def trail_activities(trail: Trail) -> list[dict]:
     return [activity_entry(activity, language) for activity in trail.activities.all()]
 
 
-class AuditedSerializer(serializers.Serializer):
+class SystemRowSerializer(serializers.Serializer):
+    """What every trail, point and update shows: ids and the audit fields."""
+
+    id = serializers.CharField()
+    trail_system_id = serializers.CharField()
     created_on = JsDateTimeField(read_only=True)
     created_by = serializers.CharField(read_only=True)
     updated_on = JsDateTimeField(read_only=True)
@@ -67,27 +71,17 @@ class TrailSystemListSerializer(serializers.Serializer):
     updated_on = JsDateTimeField()
 
 
-class TrailSystemSerializer(serializers.Serializer):
+class TrailSystemSerializer(TrailSystemListSerializer):
     """The stored document without internal fields, plus id and the caller's role."""
 
-    id = serializers.CharField()
-    role = serializers.CharField()
-    name = serializers.CharField()
     description = serializers.CharField()
     phone_number = serializers.CharField()
     website = serializers.CharField()
-    language = serializers.CharField()
     depth_measurement = serializers.CharField()
     length_measurement = serializers.CharField()
     temp_measurement = serializers.CharField()
-    inactive = serializers.BooleanField()
     hide_name = serializers.BooleanField()
     promoteTrailHUB = serializers.BooleanField(source="promote_trail_hub")
-    geolocation = GeolocationField()
-    total_trails = serializers.IntegerField()
-    open_trails = serializers.IntegerField()
-    caution_trails = serializers.IntegerField()
-    closed_trails = serializers.IntegerField()
     total_distance = serializers.FloatField()
     open_distance = serializers.FloatField()
     activities = serializers.JSONField(source="activity_totals")
@@ -95,7 +89,6 @@ class TrailSystemSerializer(serializers.Serializer):
     weather = serializers.JSONField()
     subscription = serializers.CharField()
     created_on = JsDateTimeField()
-    updated_on = JsDateTimeField()
     updated_by = serializers.CharField()
     owner_id = serializers.CharField()
 
@@ -125,9 +118,7 @@ class TrailSystemChangeSerializer(serializers.Serializer):
 # Trails
 
 
-class TrailSerializer(AuditedSerializer):
-    id = serializers.CharField()
-    trail_system_id = serializers.CharField()
+class TrailSerializer(SystemRowSerializer):
     name = serializers.CharField()
     description = serializers.CharField()
     status = serializers.CharField()
@@ -204,9 +195,7 @@ class TrailsStatusSerializer(serializers.Serializer):
 # Points
 
 
-class PointSerializer(AuditedSerializer):
-    id = serializers.CharField()
-    trail_system_id = serializers.CharField()
+class PointSerializer(SystemRowSerializer):
     name = serializers.CharField()
     description = serializers.CharField()
     marker_class = serializers.CharField()

@@ -4,7 +4,8 @@ Every view follows the documented check order: credential and scope (ScopePermis
 then the path's object (404), then the caller's rights on its system (authorize), then a
 service function. The two base classes below serve trails, points and updates alike."""
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import partial
 
 from django.db.models import Model
 from rest_framework import serializers, status
@@ -45,17 +46,16 @@ def flag(request: Request, name: str) -> bool:
 
 
 class SystemCollectionView(APIView):
-    """GET (list) and POST (create) of /trail-systems/:id/<key>."""
+    """GET (list) and POST (create) of /trail-systems/:id/<key>; subclasses name the parts."""
 
     key: str
     list_serializer: type[serializers.Serializer]
     item_serializer: type[serializers.Serializer]
     create_serializer: type[serializers.Serializer]
+    create: Callable[[TrailSystem, dict, str], Model]
+    lookup: Callable[[str], Model]
 
     def rows(self, request: Request, system: TrailSystem) -> Iterable[Model]:
-        raise NotImplementedError
-
-    def create(self, system: TrailSystem, data: dict, by: str) -> Model:
         raise NotImplementedError
 
     def list_serializer_for(self, request: Request) -> type[serializers.Serializer]:
@@ -72,28 +72,20 @@ class SystemCollectionView(APIView):
         created = self.create(system, validated(self.create_serializer, request), request.user.pk)
         return Response(self.item_serializer(self.lookup(created.pk)).data, status.HTTP_201_CREATED)
 
-    def lookup(self, pk: str) -> Model:
-        raise NotImplementedError
-
 
 class ItemView(APIView):
     """GET, PATCH and DELETE of one row that belongs to a trail system."""
 
     item_serializer: type[serializers.Serializer]
     change_serializer: type[serializers.Serializer]
-
-    def lookup(self, pk: str) -> Model:
-        raise NotImplementedError
+    lookup: Callable[[str], Model]
+    change: Callable[[Model, dict, str], None]
+    remove: Callable[[Model, str], None]
+    removed: dict  # what DELETE adds to {ok, id}
 
     def find(self, pk: str) -> Model:
         """The row as a write needs it (lighter than the response's when that differs)."""
         return self.lookup(pk)
-
-    def change(self, row: Model, changes: dict, by: str) -> None:
-        raise NotImplementedError
-
-    def remove(self, row: Model, by: str) -> dict:
-        raise NotImplementedError
 
     def authorized(self, request: Request, row: Model) -> Model:
         authorize(request, row.trail_system)
@@ -109,7 +101,8 @@ class ItemView(APIView):
 
     def delete(self, request: Request, pk: str) -> Response:
         row = self.authorized(request, self.find(pk))
-        return Response({"ok": True, "id": row.pk, **self.remove(row, request.user.pk)})
+        self.remove(row, request.user.pk)
+        return Response({"ok": True, "id": row.pk, **self.removed})
 
 
 # Trail systems
@@ -159,11 +152,15 @@ class WeatherView(APIView):
 
 # Trails
 
+trail_with_geometry = partial(selectors.trail_or_404, with_geometry=True)
+
 
 class TrailsView(SystemCollectionView):
     key = "trails"
     item_serializer = shapes.TrailWithGeoJsonSerializer
     create_serializer = shapes.TrailCreateSerializer
+    create = staticmethod(services.create_trail)
+    lookup = staticmethod(trail_with_geometry)
 
     @staticmethod
     def with_geometry(request: Request) -> bool:
@@ -177,29 +174,16 @@ class TrailsView(SystemCollectionView):
     def rows(self, request, system):
         return selectors.system_trails(system, with_geometry=self.with_geometry(request))
 
-    def create(self, system, data, by):
-        return services.create_trail(system, data, by)
-
-    def lookup(self, pk):
-        return selectors.trail_or_404(pk, with_geometry=True)
-
 
 class TrailView(ItemView):
     item_serializer = shapes.TrailWithGeoJsonSerializer
     change_serializer = shapes.TrailChangeSerializer
+    change = staticmethod(services.change_trail)
+    remove = staticmethod(trash_trail)
+    removed = {"trashed": True}
 
-    def lookup(self, pk):
-        return selectors.trail_or_404(pk, with_geometry=True)
-
-    def find(self, pk):
-        return selectors.trail_or_404(pk)
-
-    def change(self, row, changes, by):
-        services.change_trail(row, changes, by)
-
-    def remove(self, row, by):
-        trash_trail(row, by)
-        return {"trashed": True}
+    lookup = staticmethod(trail_with_geometry)
+    find = staticmethod(selectors.trail_or_404)
 
 
 class TrailsStatusView(APIView):
@@ -218,27 +202,17 @@ class PointsView(SystemCollectionView):
     key = "points"
     list_serializer = item_serializer = shapes.PointSerializer
     create_serializer = shapes.PointCreateSerializer
+    create = staticmethod(services.create_point)
+    lookup = staticmethod(selectors.point_or_404)
 
     def rows(self, request, system):
         return selectors.system_points(system)
-
-    def create(self, system, data, by):
-        return services.create_point(system, data, by)
-
-    def lookup(self, pk):
-        return selectors.point_or_404(pk)
 
 
 class PointView(ItemView):
     item_serializer = shapes.PointSerializer
     change_serializer = shapes.PointFieldsSerializer
-
-    def lookup(self, pk):
-        return selectors.point_or_404(pk)
-
-    def change(self, row, changes, by):
-        services.change_point(row, changes, by)
-
-    def remove(self, row, by):
-        trash_point(row, by)
-        return {"trashed": True}
+    lookup = staticmethod(selectors.point_or_404)
+    change = staticmethod(services.change_point)
+    remove = staticmethod(trash_point)
+    removed = {"trashed": True}

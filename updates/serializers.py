@@ -14,7 +14,7 @@ from config.fields import (
 from trails import enums
 from trails.models import Trail
 from trails.selectors import system_trails
-from trails.serializers import TEXT_LIMIT, AuditedSerializer, trail_activities
+from trails.serializers import TEXT_LIMIT, SystemRowSerializer, trail_activities
 from updates.models import Update
 from updates.types import UPDATE_TYPES
 
@@ -37,9 +37,7 @@ TYPE_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
-class UpdateSerializer(AuditedSerializer):
-    id = serializers.CharField()
-    trail_system_id = serializers.CharField()
+class UpdateSerializer(SystemRowSerializer):
     type = serializers.CharField()
     label = serializers.SerializerMethodField()
     attach_to_trails = serializers.SerializerMethodField()

@@ -119,7 +119,8 @@ def change_update(update: Update, data: dict, by: str) -> None:
         request_compile(update.trail_system_id, "update changed")
 
 
-def delete_update(update: Update) -> None:
+def delete_update(update: Update, by: str) -> None:
+    """Removed at once and for good; `by` is not kept, as nothing of the update remains."""
     with transaction.atomic():
         Update.objects.filter(pk=update.pk).delete()
         request_compile(update.trail_system_id, "update deleted")

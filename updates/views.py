@@ -9,27 +9,17 @@ class UpdatesView(SystemCollectionView):
     key = "updates"
     list_serializer = item_serializer = UpdateSerializer
     create_serializer = UpdateCreateSerializer
+    create = staticmethod(services.create_update)
+    lookup = staticmethod(selectors.update_or_404)
 
     def rows(self, request, system):
         return selectors.system_updates(system, include_expired=flag(request, "includeExpired"))
-
-    def create(self, system, data, by):
-        return services.create_update(system, data, by)
-
-    def lookup(self, pk):
-        return selectors.update_or_404(pk)
 
 
 class UpdateView(ItemView):
     item_serializer = UpdateSerializer
     change_serializer = UpdateFieldsSerializer
-
-    def lookup(self, pk):
-        return selectors.update_or_404(pk)
-
-    def change(self, row, changes, by):
-        services.change_update(row, changes, by)
-
-    def remove(self, row, by):
-        services.delete_update(row)
-        return {"deleted": True}
+    lookup = staticmethod(selectors.update_or_404)
+    change = staticmethod(services.change_update)
+    remove = staticmethod(services.delete_update)
+    removed = {"deleted": True}

@@ -152,17 +152,14 @@ def test_row_9_patch_expiry_keeps_the_update_active_from_now(system, manager):
     assert update.expiration_date > timezone.now() + timedelta(hours=47)
 
 
-def test_row_10_trail_trashed(system, manager):
-    trail = TrailFactory(trail_system=system)
-    manager.delete(f"/api/v1/trails/{trail.pk}")
-    assert Trail.trash.filter(pk=trail.pk).exists()
-    assert not Trail.objects.filter(pk=trail.pk).exists()
-    assert compiles(system) == 1
-
-
-def test_row_11_point_trashed(system, manager):
-    point = PointFactory(trail_system=system)
-    manager.delete(f"/api/v1/points/{point.pk}")
-    assert Point.trash.filter(pk=point.pk).exists()
-    assert not Point.objects.filter(pk=point.pk).exists()
+@pytest.mark.parametrize(
+    ("factory", "model", "path"),
+    [(TrailFactory, Trail, "/api/v1/trails/"), (PointFactory, Point, "/api/v1/points/")],
+    ids=["row_10_trail", "row_11_point"],
+)
+def test_rows_10_11_live_trail_or_point_trashed(system, manager, factory, model, path):
+    row = factory(trail_system=system)
+    manager.delete(path + row.pk)
+    assert model.trash.filter(pk=row.pk).exists()
+    assert not model.objects.filter(pk=row.pk).exists()
     assert compiles(system) == 1

@@ -10,6 +10,11 @@ from trails.models import Membership, Point, Trail, TrailActivity, TrailSystem
 
 ALL_SYSTEMS_LIMIT = 500
 HEAVY_TRAIL_FIELDS = ("geometry", "elevations")
+# Every trail row joins its system for the language; its large documents are not needed.
+HEAVY_SYSTEM_FIELDS = tuple(
+    f"trail_system__{name}"
+    for name in ("weather", "published_updates", "activity_totals", "related_trail_systems")
+)
 
 
 def system_or_404(system_id: str) -> TrailSystem:
@@ -23,8 +28,8 @@ def trails_queryset(*, with_geometry: bool = False) -> QuerySet[Trail]:
     """Live trails with their activities; geometry deferred unless asked for."""
     deferred = ("elevations",) if with_geometry else HEAVY_TRAIL_FIELDS
     return (
-        Trail.objects.defer(*deferred)
-        .select_related("trail_system")
+        Trail.objects.select_related("trail_system")
+        .defer(*deferred, *HEAVY_SYSTEM_FIELDS)
         .prefetch_related(Prefetch("activities", TrailActivity.objects.order_by("position", "id")))
     )
 

@@ -20,6 +20,7 @@ from trails.geometry import feature_collection
 from trails.models import Trail, TrailActivity
 
 TEXT_LIMIT = 2000
+INT_LIMIT = 2**31 - 1  # what the integer columns hold
 
 
 def activity_entry(activity: TrailActivity, language: str) -> dict:
@@ -157,7 +158,7 @@ class TrailFieldsSerializer(serializers.Serializer):
     hidden = StrictBooleanField(required=False)
     one_way = StrictBooleanField(required=False)
     one_way_reversed = StrictBooleanField(required=False)
-    order = StrictIntegerField(required=False)
+    order = StrictIntegerField(required=False, min_value=-INT_LIMIT, max_value=INT_LIMIT)
     categories = serializers.ListField(child=StrictCharField(), required=False)
 
 
@@ -219,7 +220,9 @@ class PointFieldsSerializer(serializers.Serializer):
     description = StrictCharField(required=False, allow_blank=True)
     status = serializers.ChoiceField(enums.PointStatus.choices, required=False)
     hidden = StrictBooleanField(required=False)
-    wait_time = StrictIntegerField(min_value=0, required=False, allow_null=True)
+    wait_time = StrictIntegerField(
+        min_value=0, max_value=INT_LIMIT, required=False, allow_null=True
+    )
     web_cam_url = StrictCharField(max_length=TEXT_LIMIT, required=False, allow_blank=True)
 
     def to_internal_value(self, data):

@@ -154,6 +154,7 @@ class TestCreate:
             ({"name": "X", "geometry": MERIDIAN_DEGREE, "difficulty": "easy"}, "invalid_field"),
             ({"name": "X", "geometry": MERIDIAN_DEGREE, "hidden": "no"}, "invalid_field"),
             ({"name": "X", "geometry": MERIDIAN_DEGREE, "order": "1"}, "invalid_field"),
+            ({"name": "X", "geometry": MERIDIAN_DEGREE, "order": 2**31}, "invalid_field"),
             ({"name": "X", "geometry": MERIDIAN_DEGREE, "categories": "a"}, "invalid_field"),
         ],
     )

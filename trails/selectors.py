@@ -57,20 +57,18 @@ def system_points(system: TrailSystem) -> QuerySet[Point]:
 
 
 def managed_systems(user, credential: Credential, *, everything: bool = False) -> list:
-    """(system, role) pairs the caller manages, by name; `everything` is for superAdmins."""
+    """The systems the caller manages, by name, each with `.role` set; `everything` lists
+    every system for a superAdmin (at most ALL_SYSTEMS_LIMIT)."""
+    every = everything and user.is_super_admin
     systems = TrailSystem.objects.defer("weather", "published_updates", "activity_totals")
-    if not (everything and user.is_super_admin):
+    if not every:
         systems = systems.filter(Q(owner=user) | Q(memberships__user=user)).distinct()
     if credential.key is not None and credential.key.trail_system_ids is not None:
         systems = systems.filter(pk__in=credential.key.trail_system_ids)
-    systems = systems.order_by("name", "id")
-    if everything and user.is_super_admin:
-        systems = systems[:ALL_SYSTEMS_LIMIT]
+    systems = systems.order_by("name", "id")[: ALL_SYSTEMS_LIMIT if every else None]
     roles = dict(Membership.objects.filter(user=user).values_list("trail_system_id", "role"))
-    return [(system, _role(user, system, roles)) for system in systems]
-
-
-def _role(user, system: TrailSystem, roles: dict[str, str]) -> str | None:
-    if user.is_super_admin or system.owner_id == user.pk:
-        return Role.ADMINISTRATOR
-    return roles.get(system.pk)
+    systems = list(systems)
+    for system in systems:
+        administrator = user.is_super_admin or system.owner_id == user.pk
+        system.role = Role.ADMINISTRATOR if administrator else roles.get(system.pk)
+    return systems

@@ -110,12 +110,9 @@ class ItemView(APIView):
 
 class TrailSystemListView(APIView):
     def get(self, request: Request) -> Response:
-        pairs = selectors.managed_systems(
+        systems = selectors.managed_systems(
             request.user, request.auth, everything=flag(request, "all")
         )
-        for system, role in pairs:
-            system.role = role
-        systems = [system for system, _ in pairs]
         return Response(
             {"trail_systems": shapes.TrailSystemListSerializer(systems, many=True).data}
         )

@@ -6,8 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from tests.factories import MembershipFactory
-from trails.models import Point, Trail, TrailActivity
+from trails.models import Membership, Point, Trail, TrailActivity, TrailSystem
 from updates.models import Update
 
 pytestmark = pytest.mark.django_db
@@ -56,7 +55,8 @@ def fill(system, count: int) -> None:
     for update in updates:
         if not update.all_trails:
             update.trails.set(trails[:3])
-    MembershipFactory.create_batch(count, user=system.owner)
+    others = TrailSystem.objects.bulk_create(TrailSystem(name=f"S{n}") for n in range(count))
+    Membership.objects.bulk_create(Membership(trail_system=s, user=system.owner) for s in others)
 
 
 def path(system, endpoint: str) -> str:

@@ -84,8 +84,12 @@ class ItemView(APIView):
     removed: dict  # what DELETE adds to {ok, id}
 
     def find(self, pk: str) -> Model:
-        """The row as a write needs it (lighter than the response's when that differs)."""
+        """The row as writes need it and show it (lighter than GET's when that differs)."""
         return self.lookup(pk)
+
+    @property
+    def changed_serializer(self) -> type[serializers.Serializer]:
+        return self.item_serializer
 
     def authorized(self, request: Request, row: Model) -> Model:
         authorize(request, row.trail_system)
@@ -97,7 +101,7 @@ class ItemView(APIView):
     def patch(self, request: Request, pk: str) -> Response:
         row = self.authorized(request, self.find(pk))
         self.change(row, changes(self.change_serializer, request), request.user.pk)
-        return Response(self.item_serializer(self.lookup(pk)).data)
+        return Response(self.changed_serializer(self.find(pk)).data)
 
     def delete(self, request: Request, pk: str) -> Response:
         row = self.authorized(request, self.find(pk))
@@ -158,15 +162,15 @@ class WeatherView(APIView):
 
 # Trails
 
-trail_with_geometry = partial(selectors.trail_or_404, with_geometry=True)
-
 
 class TrailsView(SystemCollectionView):
+    """geoJson is shown only by GET /trails/:id and ?include=geoJson (section 2)."""
+
     key = "trails"
-    item_serializer = shapes.TrailWithGeoJsonSerializer
+    item_serializer = shapes.TrailSerializer
     create_serializer = shapes.TrailCreateSerializer
     create = staticmethod(services.create_trail)
-    lookup = staticmethod(trail_with_geometry)
+    lookup = staticmethod(selectors.trail_or_404)
 
     @staticmethod
     def with_geometry(request: Request) -> bool:
@@ -183,13 +187,13 @@ class TrailsView(SystemCollectionView):
 
 class TrailView(ItemView):
     item_serializer = shapes.TrailWithGeoJsonSerializer
+    changed_serializer = shapes.TrailSerializer
     change_serializer = shapes.TrailChangeSerializer
+    lookup = staticmethod(partial(selectors.trail_or_404, with_geometry=True))
+    find = staticmethod(selectors.trail_or_404)
     change = staticmethod(services.change_trail)
     remove = staticmethod(trash_trail)
     removed = {"trashed": True}
-
-    lookup = staticmethod(trail_with_geometry)
-    find = staticmethod(selectors.trail_or_404)
 
 
 class TrailsStatusView(APIView):

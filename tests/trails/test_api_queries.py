@@ -78,3 +78,16 @@ def test_list_queries_do_not_grow_with_rows(
     assert len(next(iter(v for k, v in response.json().items() if isinstance(v, list)))) >= 3
     if "geoJson" not in endpoint:
         assert not any('"geometry"' in query["sql"] for query in captured.captured_queries)
+
+
+@pytest.mark.parametrize(("method", "body"), [("patch", {"name": "Renamed"}), ("delete", None)])
+def test_trail_writes_neither_read_nor_show_geometry(
+    system, manager, django_assert_max_num_queries, method, body
+):
+    fill(system, 3)
+    trail = Trail.objects.filter(trail_system=system).first()
+    with django_assert_max_num_queries(20) as captured:
+        response = getattr(manager, method)(f"/api/v1/trails/{trail.pk}", body, format="json")
+    assert response.status_code == 200
+    assert "geoJson" not in response.json()
+    assert not any('"geometry"' in query["sql"] for query in captured.captured_queries)

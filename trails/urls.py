@@ -1,4 +1,4 @@
-from django.urls import path, re_path
+from django.urls import path
 
 from trails import views
 
@@ -10,7 +10,6 @@ urlpatterns = [
     path("trail-systems/<str:system_id>/trails", views.TrailsView.as_view()),
     path("trail-systems/<str:system_id>/trails/status", views.TrailsStatusView.as_view()),
     path("trail-systems/<str:system_id>/points", views.PointsView.as_view()),
-    re_path(r"^trail-systems//", views.MissingTrailSystemView.as_view()),
     path("trails/<str:pk>", views.TrailView.as_view()),
     path("points/<str:pk>", views.PointView.as_view()),
 ]

@@ -137,15 +137,6 @@ class TrailSystemView(APIView):
         return Response(shapes.TrailSystemSerializer(changed).data)
 
 
-class MissingTrailSystemView(APIView):
-    """A path whose trail system id is empty (/trail-systems//trails): 400 after the
-    credential and scope checks, whatever the method."""
-
-    def initial(self, request: Request, *args, **kwargs) -> None:
-        super().initial(request, *args, **kwargs)
-        raise bad_request("missing_trail_system", "The path names no trail system.")
-
-
 class CompileView(APIView):
     def post(self, request: Request, system_id: str) -> Response:
         compile_request = services.compile_now(managed_system(request, system_id))

@@ -143,12 +143,3 @@ def test_invalid_json_body(manager, system):
         content_type="application/json",
     )
     assert error(response) == (400, "invalid_json")
-
-
-@pytest.mark.parametrize(
-    ("method", "path"),
-    [("get", "trails"), ("post", "trails/status"), ("get", "points"), ("post", "updates")],
-)
-def test_an_empty_trail_system_id_is_missing_trail_system(manager, method, path):
-    response = getattr(manager, method)(f"/api/v1/trail-systems//{path}", {}, format="json")
-    assert error(response) == (400, "missing_trail_system")

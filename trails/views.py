@@ -123,6 +123,8 @@ class TrailSystemListView(APIView):
 
 
 class TrailSystemView(APIView):
+    administrator_methods = ("PATCH",)  # read by GET / to describe the route
+
     def get(self, request: Request, system_id: str) -> Response:
         system = managed_system(request, system_id)
         return Response(shapes.TrailSystemSerializer(system).data)

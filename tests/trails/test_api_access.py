@@ -143,3 +143,9 @@ def test_invalid_json_body(manager, system):
         content_type="application/json",
     )
     assert error(response) == (400, "invalid_json")
+
+
+@pytest.mark.parametrize(("method", "path", "_"), [e for e in WRITES if e[2] is not None])
+@pytest.mark.parametrize("body", [[], "text", 3])
+def test_a_body_that_is_not_an_object_is_invalid_field(manager, rows, method, path, _, body):
+    assert error(call(manager, method, path, body, rows)) == (400, "invalid_field")

@@ -3,6 +3,7 @@
 Field names are snake_case here; the renderer and parser turn them into the interface's
 camelCase (promoteTrailHUB is spelled literally, as the interface has it)."""
 
+from django.db import models
 from rest_framework import serializers
 
 from config.fields import (
@@ -17,7 +18,7 @@ from config.fields import (
 from trails import enums
 from trails.activities import CATALOG
 from trails.geometry import feature_collection
-from trails.models import Trail, TrailActivity
+from trails.models import Point, Trail, TrailActivity, TrailSystem
 
 TEXT_LIMIT = 2000
 INT_LIMIT = 2**31 - 1  # what the integer columns hold
@@ -42,56 +43,60 @@ def trail_activities(trail: Trail) -> list[dict]:
     return [activity_entry(activity, language) for activity in trail.activities.all()]
 
 
-class SystemRowSerializer(serializers.Serializer):
+class ShapeSerializer(serializers.ModelSerializer):
+    """A read-only response shape from model fields; dates ISO 8601 with milliseconds."""
+
+    serializer_field_mapping = {
+        **serializers.ModelSerializer.serializer_field_mapping,
+        models.DateTimeField: JsDateTimeField,
+    }
+
+
+class SystemRowSerializer(ShapeSerializer):
     """What every trail, point and update shows: ids and the audit fields."""
 
-    id = serializers.CharField()
+    ROW_FIELDS = ("id", "trail_system_id")
+    AUDIT_FIELDS = ("created_on", "created_by", "updated_on", "updated_by")
+
     trail_system_id = serializers.CharField()
-    created_on = JsDateTimeField(read_only=True)
-    created_by = serializers.CharField(read_only=True)
-    updated_on = JsDateTimeField(read_only=True)
-    updated_by = serializers.CharField(read_only=True)
 
 
 # Trail systems
 
 
-class TrailSystemListSerializer(serializers.Serializer):
-    """The list form of GET /trail-systems."""
+LIST_FIELDS = (
+    "id", "name", "role", "inactive", "language", "total_trails", "open_trails",
+    "caution_trails", "closed_trails", "geolocation", "updated_on",
+)  # fmt: skip
 
-    id = serializers.CharField()
-    name = serializers.CharField()
+
+class TrailSystemListSerializer(ShapeSerializer):
+    """The list form of GET /trail-systems; `role` is set on each system by the selector."""
+
     role = serializers.CharField()
-    inactive = serializers.BooleanField()
-    language = serializers.CharField()
-    total_trails = serializers.IntegerField()
-    open_trails = serializers.IntegerField()
-    caution_trails = serializers.IntegerField()
-    closed_trails = serializers.IntegerField()
     geolocation = GeolocationField()
-    updated_on = JsDateTimeField()
+
+    class Meta:
+        model = TrailSystem
+        fields = LIST_FIELDS
 
 
 class TrailSystemSerializer(TrailSystemListSerializer):
     """The stored document without internal fields, plus id and the caller's role."""
 
-    description = serializers.CharField()
-    phone_number = serializers.CharField()
-    website = serializers.CharField()
-    depth_measurement = serializers.CharField()
-    length_measurement = serializers.CharField()
-    temp_measurement = serializers.CharField()
-    hide_name = serializers.BooleanField()
     promoteTrailHUB = serializers.BooleanField(source="promote_trail_hub")
-    total_distance = serializers.FloatField()
-    open_distance = serializers.FloatField()
     activities = serializers.JSONField(source="activity_totals")
     updates = serializers.JSONField(source="published_updates")
-    weather = serializers.JSONField()
-    subscription = serializers.CharField()
-    created_on = JsDateTimeField()
-    updated_by = serializers.CharField()
     owner_id = serializers.CharField()
+
+    class Meta:
+        model = TrailSystem
+        fields = (
+            *LIST_FIELDS, "description", "phone_number", "website", "depth_measurement",
+            "length_measurement", "temp_measurement", "hide_name", "promoteTrailHUB",
+            "total_distance", "open_distance", "activities", "updates", "weather",
+            "subscription", "created_on", "updated_by", "owner_id",
+        )  # fmt: skip
 
     def to_representation(self, instance) -> dict:
         data = super().to_representation(instance)
@@ -120,20 +125,17 @@ class TrailSystemChangeSerializer(serializers.Serializer):
 
 
 class TrailSerializer(SystemRowSerializer):
-    name = serializers.CharField()
-    description = serializers.CharField()
-    status = serializers.CharField()
-    difficulty = serializers.CharField()
-    type = serializers.CharField()
-    line_style = serializers.CharField()
-    hidden = serializers.BooleanField()
-    one_way = serializers.BooleanField()
-    one_way_reversed = serializers.BooleanField()
-    order = serializers.IntegerField()
-    categories = serializers.JSONField()
     activities = serializers.SerializerMethodField()
-    distance = serializers.FloatField()
     geolocation = GeolocationField()
+
+    class Meta:
+        model = Trail
+        fields = (
+            *SystemRowSerializer.ROW_FIELDS, "name", "description", "status", "difficulty",
+            "type", "line_style", "hidden", "one_way", "one_way_reversed", "order",
+            "categories", "activities", "distance", "geolocation",
+            *SystemRowSerializer.AUDIT_FIELDS,
+        )  # fmt: skip
 
     def get_activities(self, trail: Trail) -> list[dict]:
         return trail_activities(trail)
@@ -141,6 +143,9 @@ class TrailSerializer(SystemRowSerializer):
 
 class TrailWithGeoJsonSerializer(TrailSerializer):
     geo_json = serializers.SerializerMethodField()
+
+    class Meta(TrailSerializer.Meta):
+        fields = (*TrailSerializer.Meta.fields, "geo_json")
 
     def get_geo_json(self, trail: Trail) -> dict:
         return feature_collection(trail.geometry)
@@ -197,15 +202,15 @@ class TrailsStatusSerializer(serializers.Serializer):
 
 
 class PointSerializer(SystemRowSerializer):
-    name = serializers.CharField()
-    description = serializers.CharField()
-    marker_class = serializers.CharField()
-    status = serializers.CharField()
-    hidden = serializers.BooleanField()
-    wait_time = serializers.IntegerField()
-    web_cam_url = serializers.CharField()
-    dining_options = serializers.JSONField()
     geolocation = GeolocationField()
+
+    class Meta:
+        model = Point
+        fields = (
+            *SystemRowSerializer.ROW_FIELDS, "name", "description", "marker_class", "status",
+            "hidden", "wait_time", "web_cam_url", "dining_options", "geolocation",
+            *SystemRowSerializer.AUDIT_FIELDS,
+        )  # fmt: skip
 
 
 class PointFieldsSerializer(serializers.Serializer):

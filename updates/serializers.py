@@ -1,6 +1,7 @@
 """JSON shapes of updates: the common fields, each type's own fields, no template metadata."""
 
 import re
+from itertools import chain
 
 from django.core.validators import RegexValidator
 from rest_framework import serializers
@@ -35,38 +36,27 @@ TYPE_FIELDS: dict[str, tuple[str, ...]] = {
     enums.UpdateType.SURFACE_CONDITIONS: ("conditions",),
     enums.UpdateType.SNOW_REPORT: (*SNOW_DEPTHS, *SNOW_DATES, "last_snow_time"),
 }
+ALL_TYPE_FIELDS = frozenset(chain.from_iterable(TYPE_FIELDS.values()))
 
 
 class UpdateSerializer(SystemRowSerializer):
-    type = serializers.CharField()
     label = serializers.SerializerMethodField()
     attach_to_trails = serializers.SerializerMethodField()
-    expiration_date = JsDateTimeField()
-    notify = serializers.BooleanField()
     relevant_trails = serializers.SerializerMethodField()
     trail_ids = serializers.SerializerMethodField()
-    source = serializers.CharField()
-    description = serializers.CharField()
-    severity = serializers.CharField()
-    link_url = serializers.CharField()
-    conditions = serializers.JSONField()
-    last_snow_time = serializers.CharField()
 
-    def get_fields(self) -> dict:
-        fields = super().get_fields()
-        for name in SNOW_DEPTHS:
-            fields[name] = serializers.FloatField()
-        for name in SNOW_DATES:
-            fields[name] = JsDateTimeField()
-        return fields
+    class Meta:
+        model = Update
+        fields = (
+            *SystemRowSerializer.ROW_FIELDS, "type", "label", "attach_to_trails",
+            "expiration_date", "notify", "relevant_trails", "trail_ids", "source",
+            *SystemRowSerializer.AUDIT_FIELDS, *chain.from_iterable(TYPE_FIELDS.values()),
+        )  # fmt: skip
 
     def to_representation(self, update: Update) -> dict:
         data = super().to_representation(update)
-        own = TYPE_FIELDS.get(update.type, ())
-        for fields in TYPE_FIELDS.values():
-            for name in fields:
-                if name not in own:
-                    del data[name]
+        for name in ALL_TYPE_FIELDS - set(TYPE_FIELDS.get(update.type, ())):
+            del data[name]
         return data
 
     def get_label(self, update: Update) -> str:

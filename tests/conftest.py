@@ -71,3 +71,17 @@ def key_client_for(client_for):
         return client_for(credential=plaintext)
 
     return make
+
+
+@pytest.fixture
+def system():
+    """A trail system whose owner (its Administrator) is `system.owner`."""
+    from tests.factories import TrailSystemFactory
+
+    return TrailSystemFactory()
+
+
+@pytest.fixture
+def manager(system, client_for) -> APIClient:
+    """An ID-token client of the owner of `system`."""
+    return client_for(system.owner)

@@ -1,1 +1,8 @@
-urlpatterns: list = []
+from django.urls import path
+
+from updates import views
+
+urlpatterns = [
+    path("trail-systems/<str:system_id>/updates", views.UpdatesView.as_view()),
+    path("updates/<str:pk>", views.UpdateView.as_view()),
+]

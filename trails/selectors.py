@@ -1,0 +1,74 @@
+"""Reads of the management interface: each list is a fixed number of queries, and a trail's
+geometry (and its elevations) is loaded only when the response shows it."""
+
+from django.db.models import Prefetch, Q, QuerySet
+
+from apikeys.authentication import Credential
+from config.errors import not_found
+from trails.enums import Role
+from trails.models import Membership, Point, Trail, TrailActivity, TrailSystem
+
+ALL_SYSTEMS_LIMIT = 500
+HEAVY_TRAIL_FIELDS = ("geometry", "elevations")
+# Every trail row joins its system for the language; its large documents are not needed.
+HEAVY_SYSTEM_FIELDS = tuple(
+    f"trail_system__{name}"
+    for name in ("weather", "published_updates", "activity_totals", "related_trail_systems")
+)
+
+
+def system_or_404(system_id: str) -> TrailSystem:
+    system = TrailSystem.objects.filter(pk=system_id).first()
+    if system is None:
+        raise not_found("trail_system_not_found", f"No trail system {system_id!r}.")
+    return system
+
+
+def trails_queryset(*, with_geometry: bool = False) -> QuerySet[Trail]:
+    """Live trails with their activities; geometry deferred unless asked for."""
+    deferred = ("elevations",) if with_geometry else HEAVY_TRAIL_FIELDS
+    return (
+        Trail.objects.select_related("trail_system")
+        .defer(*deferred, *HEAVY_SYSTEM_FIELDS)
+        .prefetch_related(Prefetch("activities", TrailActivity.objects.order_by("position", "id")))
+    )
+
+
+def trail_or_404(trail_id: str, *, with_geometry: bool = False) -> Trail:
+    trail = trails_queryset(with_geometry=with_geometry).filter(pk=trail_id).first()
+    if trail is None:
+        raise not_found("trail_not_found", f"No trail {trail_id!r}.")
+    return trail
+
+
+def point_or_404(point_id: str) -> Point:
+    point = Point.objects.select_related("trail_system").filter(pk=point_id).first()
+    if point is None:
+        raise not_found("point_not_found", f"No point {point_id!r}.")
+    return point
+
+
+def system_trails(system: TrailSystem, *, with_geometry: bool = False) -> QuerySet[Trail]:
+    return trails_queryset(with_geometry=with_geometry).filter(trail_system=system)
+
+
+def system_points(system: TrailSystem) -> QuerySet[Point]:
+    return Point.objects.select_related("trail_system").filter(trail_system=system)
+
+
+def managed_systems(user, credential: Credential, *, everything: bool = False) -> list:
+    """The systems the caller manages, by name, each with `.role` set; `everything` lists
+    every system for a superAdmin (at most ALL_SYSTEMS_LIMIT)."""
+    every = everything and user.is_super_admin
+    systems = TrailSystem.objects.defer("weather", "published_updates", "activity_totals")
+    if not every:
+        systems = systems.filter(Q(owner=user) | Q(memberships__user=user)).distinct()
+    if credential.key is not None and credential.key.trail_system_ids is not None:
+        systems = systems.filter(pk__in=credential.key.trail_system_ids)
+    systems = systems.order_by("name", "id")[: ALL_SYSTEMS_LIMIT if every else None]
+    roles = dict(Membership.objects.filter(user=user).values_list("trail_system_id", "role"))
+    systems = list(systems)
+    for system in systems:
+        administrator = user.is_super_admin or system.owner_id == user.pk
+        system.role = Role.ADMINISTRATOR if administrator else roles.get(system.pk)
+    return systems

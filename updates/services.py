@@ -1,0 +1,126 @@
+"""Writes of updates: each type's required fields, expiry, related trails, notification."""
+
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from config.errors import bad_request, not_found
+from publishing.scheduling import request_compile
+from trails.enums import NoticeSeverity, UpdateType
+from trails.models import Trail, TrailSystem
+from trails.services import write_fields
+from updates.models import Update
+from updates.notifications import notify_subscribers_on_commit
+from updates.serializers import TYPE_FIELDS
+from updates.types import UPDATE_TYPES
+
+DEFAULT_LIFETIME = timedelta(hours=24)
+
+
+def _expiry(data: dict, now: datetime) -> datetime | None:
+    """The expiry the body asks for, counted from now; None when it names none."""
+    if "expires_in_hours" in data:
+        return now + timedelta(hours=data["expires_in_hours"])
+    if "expiration_date" in data:
+        if data["expiration_date"] <= now:
+            raise bad_request("invalid_field", "expirationDate: must be in the future.")
+        return data["expiration_date"]
+    return None
+
+
+def _trails(system: TrailSystem, kind: str, data: dict) -> tuple[list[Trail], bool] | None:
+    """(trails, all_trails) the body relates the update to; None when it names none."""
+    if kind == UpdateType.SNOW_REPORT or ("trail_ids" not in data and "all_trails" not in data):
+        return None
+    if data.get("all_trails"):
+        return [], True
+    ids = set(data.get("trail_ids", ()))
+    trails = list(Trail.objects.filter(trail_system=system, pk__in=ids).only("id"))
+    missing = ids - {trail.pk for trail in trails}
+    if missing:
+        raise not_found(
+            "trail_not_found", f"Not trails of this system: {', '.join(sorted(missing))}."
+        )
+    if kind == UpdateType.SURFACE_CONDITIONS and not trails:
+        raise bad_request("missing_field", "trailIds: surface conditions need trails.")
+    return trails, False
+
+
+def _own_fields(kind: str, data: dict) -> dict:
+    return {name: data[name] for name in TYPE_FIELDS[kind] if name in data}
+
+
+def _require(fields: dict, name: str, message: str) -> None:
+    if name not in fields:
+        raise bad_request("missing_field", message)
+
+
+def _touch(system: TrailSystem, trails: list[Trail], all_trails: bool, now: datetime) -> None:
+    """Related trails show the update in their updatedOn."""
+    related = Trail.objects.filter(trail_system=system)
+    if not all_trails:
+        related = related.filter(pk__in=[trail.pk for trail in trails])
+    related.update(updated_on=now)
+
+
+def create_update(system: TrailSystem, data: dict, by: str) -> Update:
+    kind = data["type"]
+    now = timezone.now()
+    fields = _own_fields(kind, data)
+    if kind == UpdateType.NOTICE:
+        _require(fields, "description", "description: a notice needs its text.")
+        fields.setdefault("severity", NoticeSeverity.INFO)
+    if kind == UpdateType.SURFACE_CONDITIONS:
+        _require(fields, "conditions", "conditions: at least one surface condition.")
+    related = _trails(system, kind, data)
+    if kind == UpdateType.SURFACE_CONDITIONS and related is None:
+        raise bad_request("missing_field", "trailIds: send trailIds or allTrails: true.")
+    trails, all_trails = related or ([], False)
+    with transaction.atomic():
+        update = Update.objects.create(
+            trail_system=system,
+            type=kind,
+            expiration_date=_expiry(data, now) or now + DEFAULT_LIFETIME,
+            notify=data.get("notify", False),
+            all_trails=all_trails,
+            source=Update.Source.API,
+            created_by=by,
+            updated_by=by,
+            **fields,
+        )
+        update.trails.set(trails)
+        _touch(system, trails, all_trails, now)
+        request_compile(system, "update created")
+        if update.notify:
+            notify_subscribers_on_commit(update.pk)
+    return update
+
+
+def change_update(update: Update, data: dict, by: str) -> None:
+    """PATCH /updates/:id: a new expiry counts from now; notify never sends from here."""
+    if update.type not in UPDATE_TYPES:
+        raise bad_request("unknown_type", f"Updates of type {update.type!r} cannot be edited.")
+    now = timezone.now()
+    changes = _own_fields(update.type, data)
+    if "notify" in data:
+        changes["notify"] = data["notify"]
+    expiry = _expiry(data, now)
+    if expiry is not None:
+        changes["expiration_date"] = expiry
+    related = _trails(update.trail_system, update.type, data)
+    if not changes and related is None:
+        raise bad_request("no_changes", f"The body holds no editable field of a {update.type}.")
+    with transaction.atomic():
+        if related is not None:
+            trails, changes["all_trails"] = related
+            update.trails.set(trails)
+        write_fields(Update, update.pk, changes, by)
+        request_compile(update.trail_system_id, "update changed")
+
+
+def delete_update(update: Update, by: str) -> None:
+    """Removed at once and for good; `by` is not kept, as nothing of the update remains."""
+    with transaction.atomic():
+        Update.objects.filter(pk=update.pk).delete()
+        request_compile(update.trail_system_id, "update deleted")

@@ -212,6 +212,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["apikeys.permissions.ScopePermission"],
     "DEFAULT_RENDERER_CLASSES": ["config.renderers.CamelCaseJSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["config.parsers.CamelCaseJSONParser"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "config.negotiation.JsonFallbackNegotiation",
     "EXCEPTION_HANDLER": "config.errors.api_exception_handler",
     "UNAUTHENTICATED_USER": None,
     "DATETIME_FORMAT": "%Y-%m-%dT%H:%M:%S.%fZ",

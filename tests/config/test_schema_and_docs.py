@@ -69,6 +69,7 @@ def test_docs_page_loads_every_asset_from_this_server(api, db):
         assert asset.status_code == 200, url
         assert b"".join(asset.streaming_content) if asset.streaming else asset.content
     assert "/api/v1/schema" in html
+    assert not re.search(r"https?://|//cdn", html)
 
 
 def test_unknown_docs_asset(api, db):

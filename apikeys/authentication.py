@@ -1,6 +1,7 @@
 """The two credentials of the management interface: API keys and Firebase ID tokens."""
 
 import hmac
+import threading
 import time
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -21,6 +22,7 @@ ID_TOKEN = "idToken"
 LAST_USED_REFRESH = timedelta(minutes=5)
 FIREBASE_APP_NAME = "trails"
 _firebase_app: firebase_admin.App | None = None
+_firebase_app_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -102,13 +104,14 @@ class ApiKeyAuthentication(BaseAuthentication):
 def firebase_app() -> firebase_admin.App:
     """One app for the process, so firebase-admin's certificate cache is reused."""
     global _firebase_app
-    if _firebase_app is None:
-        try:
-            _firebase_app = firebase_admin.get_app(FIREBASE_APP_NAME)
-        except ValueError:
-            _firebase_app = firebase_admin.initialize_app(
-                options={"projectId": settings.FIREBASE_PROJECT_ID}, name=FIREBASE_APP_NAME
-            )
+    with _firebase_app_lock:
+        if _firebase_app is None:
+            try:
+                _firebase_app = firebase_admin.get_app(FIREBASE_APP_NAME)
+            except ValueError:
+                _firebase_app = firebase_admin.initialize_app(
+                    options={"projectId": settings.FIREBASE_PROJECT_ID}, name=FIREBASE_APP_NAME
+                )
     return _firebase_app
 
 

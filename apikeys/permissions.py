@@ -64,6 +64,15 @@ def authorize(request, system: TrailSystem, *, admin: bool = False) -> str:
     return role
 
 
+def permitted_systems(request) -> QuerySet[TrailSystem]:
+    """GET /trail-systems: the systems the caller manages, narrowed by any key restriction."""
+    systems = managed_systems(request.user)
+    key = request.auth.key
+    if key is not None and key.trail_system_ids is not None:
+        systems = systems.filter(pk__in=key.trail_system_ids)
+    return systems
+
+
 def managed_systems(user) -> QuerySet[TrailSystem]:
     """The systems `user` manages: owned or listed as a member; every system for a superAdmin."""
     systems = TrailSystem.objects.all()

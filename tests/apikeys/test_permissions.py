@@ -6,7 +6,7 @@ from rest_framework.request import Request
 from rest_framework.test import APIRequestFactory
 
 from apikeys.authentication import ApiKeyAuthentication, FirebaseIdTokenAuthentication
-from apikeys.permissions import authorize, managed_systems, role_for
+from apikeys.permissions import authorize, managed_systems, permitted_systems, role_for
 from config.errors import ApiError
 from tests.conftest import token_for
 from tests.factories import MembershipFactory, TrailSystemFactory, UserFactory, create_api_key
@@ -103,3 +103,12 @@ def test_managed_systems(system):
     member_of = MembershipFactory(user=user).trail_system
     assert set(managed_systems(user)) == {owned, member_of}
     assert set(managed_systems(UserFactory(is_super_admin=True))) == {system, owned, member_of}
+
+
+def test_permitted_systems_narrowed_by_key_restriction(system):
+    user = UserFactory()
+    first, second = TrailSystemFactory(owner=user), TrailSystemFactory(owner=user)
+    _, restricted = create_api_key(user, trail_system_ids=[second.pk, system.pk])
+    _, unrestricted = create_api_key(user)
+    assert list(permitted_systems(request_with(restricted))) == [second]
+    assert set(permitted_systems(request_with(unrestricted))) == {first, second}

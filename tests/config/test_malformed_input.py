@@ -44,12 +44,16 @@ def owner_client(world: World):
     return world.client("ID token of the owner")
 
 
+def target(row: Row) -> tuple[World, str, object]:
+    """A fresh world, the row's URL in it, and the owner's client."""
+    world = World()
+    return world, world.url(row), owner_client(world)
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize("row", BODY_ROWS, ids=str)
 def test_body_that_is_not_json(row: Row):
-    world = World()
-    url = world.url(row)
-    client = owner_client(world)
+    _, url, client = target(row)
     for raw in NOT_JSON:
         response = client.generic(row.method, url, raw, content_type="application/json")
         assert_envelope(response, 400, "invalid_json")
@@ -62,9 +66,7 @@ def test_body_that_is_not_json(row: Row):
 @pytest.mark.django_db
 @pytest.mark.parametrize("row", BODY_ROWS, ids=str)
 def test_wrong_types_nulls_huge_strings_unknown_fields(row: Row):
-    world = World()
-    url = world.url(row)
-    client = owner_client(world)
+    world, url, client = target(row)
     for label, body in variants(world.body(row)):
         response = client.generic(
             row.method, url, json.dumps(body), content_type="application/json"

@@ -56,4 +56,6 @@ class OfflineSwaggerView(SpectacularSwaggerView):
 def swagger_ui_asset(request, filename: str):
     if filename not in SWAGGER_UI_ASSETS:
         return JsonResponse(envelope("not_found", f"No docs asset {filename}."), status=404)
-    return FileResponse((SWAGGER_UI_DIST / filename).open("rb"))
+    response = FileResponse((SWAGGER_UI_DIST / filename).open("rb"))
+    response["Cache-Control"] = "public, max-age=86400"
+    return response

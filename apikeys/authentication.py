@@ -70,7 +70,7 @@ class ApiKeyAuthentication(BaseAuthentication):
             return None
         key = self._verified_key(credential)
         self._touch(key)
-        return key.user, Credential(API_KEY, tuple(key.scopes), key=key)
+        return key.user, Credential(API_KEY, tuple(keys.normalized_scopes(key.scopes)), key=key)
 
     def authenticate_header(self, request) -> str:
         return "Bearer"

@@ -12,7 +12,6 @@ from apikeys.authentication import Credential
 from apikeys.models import ApiKey, User
 from apikeys.permissions import managed_systems
 from config.errors import bad_request, not_found
-from trails.enums import KeyScope
 
 MAX_ACTIVE_KEYS = 25
 
@@ -30,13 +29,6 @@ def active_keys(user: User) -> QuerySet[ApiKey]:
     return ApiKey.objects.filter(user=user, revoked=False).filter(
         Q(expires_at__isnull=True) | Q(expires_at__gt=now)
     )
-
-
-def normalized_scopes(scopes: list[str] | None) -> list[str]:
-    """Both scopes by default; read is always granted; canonical order."""
-    wanted = set(scopes) if scopes is not None else {KeyScope.READ, KeyScope.WRITE}
-    wanted.add(KeyScope.READ)
-    return [str(scope) for scope in KeyScope.values if scope in wanted]
 
 
 def checked_system_ids(user: User, system_ids: list[str] | None) -> list[str] | None:
@@ -77,7 +69,7 @@ def create_key(
             name=name,
             prefix=plaintext[: keys.VISIBLE_PREFIX_LENGTH],
             digest=keys.digest(plaintext),
-            scopes=normalized_scopes(scopes),
+            scopes=keys.normalized_scopes(scopes),
             trail_system_ids=system_ids,
             created_on=now,
             expires_at=now + timedelta(days=expires_in_days) if expires_in_days else None,

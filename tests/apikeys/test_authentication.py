@@ -2,6 +2,7 @@
 
 import logging
 import re
+import threading
 from datetime import timedelta
 
 import pytest
@@ -9,6 +10,7 @@ from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
+from rest_framework.test import APIClient
 
 from apikeys import keys
 from apikeys.authentication import firebase_app
@@ -185,3 +187,39 @@ def test_last_used_on_is_written_at_most_once_per_five_minutes(api, user):
     assert key_writes(10) == 1
     key.refresh_from_db()
     assert key.last_used_on >= first_use
+
+
+def test_key_made_elsewhere_without_read_still_reads(api, user):
+    _, plaintext = create_api_key(user, scopes=["write"])
+    assert api.get(ME, HTTP_X_API_KEY=plaintext).json()["scopes"] == ["read", "write"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_first_uses_write_last_used_on_once():
+    """Many requests at the same moment: one conditional UPDATE wins, the others change nothing."""
+    user = UserFactory(uid="busy")
+    _, plaintext = create_api_key(user)
+    rows_written = []
+    start = threading.Barrier(8)
+
+    def count_rows(execute, sql, params, many, context):
+        result = execute(sql, params, many, context)
+        if sql.startswith("UPDATE") and "apikeys_apikey" in sql:
+            rows_written.append(context["cursor"].rowcount)
+        return result
+
+    def use_key():
+        client = APIClient()
+        try:
+            with connection.execute_wrapper(count_rows):
+                start.wait()
+                assert client.get(ME, HTTP_X_API_KEY=plaintext).status_code == 200
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=use_key) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sum(rows_written) == 1

@@ -1,5 +1,6 @@
 """API-wide views: the not-found catch-all and the offline docs page."""
 
+import re
 from pathlib import Path
 
 import drf_spectacular_sidecar
@@ -10,7 +11,9 @@ from drf_spectacular.views import SpectacularSwaggerView
 from rest_framework.decorators import api_view, authentication_classes, permission_classes
 from rest_framework.permissions import AllowAny
 
-from config.errors import envelope, not_found
+from config.errors import bad_request, envelope, not_found
+
+EMPTY_SYSTEM_ID = re.compile(r"^/api/v1/trail-systems//")
 
 
 @extend_schema(exclude=True)
@@ -18,7 +21,10 @@ from config.errors import envelope, not_found
 @authentication_classes([])
 @permission_classes([AllowAny])
 def route_not_found(request):
-    """Unknown routes under /api/v1 answer 404 not_found in the envelope, whatever the method."""
+    """Unknown routes under /api/v1 answer 404 not_found in the envelope, whatever the method;
+    a system route with an empty id (/trail-systems//trails) answers missing_trail_system."""
+    if EMPTY_SYSTEM_ID.match(request.path):
+        raise bad_request("missing_trail_system", "No trail system id in the path.")
     raise not_found("not_found", f"No route {request.method} {request.path}.")
 
 

@@ -18,6 +18,12 @@ def test_unknown_route_is_not_found(api, method, path):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/api/v1/trail-systems//trails", "/api/v1/trail-systems//"])
+def test_empty_trail_system_id_is_missing_trail_system(api, path):
+    assert_envelope(api.post(path, {}, format="json"), 400, "missing_trail_system")
+
+
+@pytest.mark.django_db
 def test_known_path_with_another_method(client_for):
     response = client_for(UserFactory()).delete("/api/v1/me")
     assert_envelope(response, 405, "not_found")

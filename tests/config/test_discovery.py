@@ -3,7 +3,6 @@
 import pytest
 
 from tests.config.api_surface import ROWS, assert_envelope
-from tests.factories import UserFactory
 
 # Spec section 2, "Enumerations", value for value.
 SPEC_ENUMS = {
@@ -150,8 +149,3 @@ def test_update_types_in_french(api, db):
 def test_update_types_unknown_language(api, db):
     error = assert_envelope(api.get("/api/v1/update-types?language=de"), 400, "invalid_field")
     assert error["message"].startswith("language:")
-
-
-def test_me_endpoint_listed_even_for_a_caller_without_systems(client_for, db):
-    body = client_for(UserFactory()).get("/api/v1/").json()
-    assert any(entry["path"] == "/me" for entry in body["endpoints"])

@@ -1,6 +1,7 @@
 """The two credentials of the management interface: API keys and Firebase ID tokens."""
 
 import hmac
+import threading
 import time
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -16,15 +17,19 @@ from apikeys import keys
 from apikeys.models import ApiKey, User
 from config.errors import unauthorized
 
+API_KEY = "apiKey"
+ID_TOKEN = "idToken"
 LAST_USED_REFRESH = timedelta(minutes=5)
+FIREBASE_APP_NAME = "trails"
 _firebase_app: firebase_admin.App | None = None
+_firebase_app_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
 class Credential:
     """What authenticated the request; DRF's request.auth."""
 
-    auth_type: str  # "apiKey" or "idToken"
+    auth_type: str  # API_KEY or ID_TOKEN
     scopes: tuple[str, ...]
     key: ApiKey | None = None
     claims: dict = field(default_factory=dict)
@@ -65,7 +70,7 @@ class ApiKeyAuthentication(BaseAuthentication):
             return None
         key = self._verified_key(credential)
         self._touch(key)
-        return key.user, Credential("apiKey", tuple(key.scopes), key=key)
+        return key.user, Credential(API_KEY, tuple(keys.normalized_scopes(key.scopes)), key=key)
 
     def authenticate_header(self, request) -> str:
         return "Bearer"
@@ -99,10 +104,14 @@ class ApiKeyAuthentication(BaseAuthentication):
 def firebase_app() -> firebase_admin.App:
     """One app for the process, so firebase-admin's certificate cache is reused."""
     global _firebase_app
-    if _firebase_app is None:
-        _firebase_app = firebase_admin.initialize_app(
-            options={"projectId": settings.FIREBASE_PROJECT_ID}, name="trails"
-        )
+    with _firebase_app_lock:
+        if _firebase_app is None:
+            try:
+                _firebase_app = firebase_admin.get_app(FIREBASE_APP_NAME)
+            except ValueError:
+                _firebase_app = firebase_admin.initialize_app(
+                    options={"projectId": settings.FIREBASE_PROJECT_ID}, name=FIREBASE_APP_NAME
+                )
     return _firebase_app
 
 
@@ -113,16 +122,21 @@ class FirebaseIdTokenAuthentication(BaseAuthentication):
             return None
         claims = verify_id_token(credential)
         user = user_for_claims(claims)
-        return user, Credential("idToken", ("read", "write"), claims=claims)
+        return user, Credential(ID_TOKEN, ("read", "write"), claims=claims)
 
     def authenticate_header(self, request) -> str:
         return "Bearer"
 
 
 def verify_id_token(token: str) -> dict:
+    """Claims of a valid ID token; 401 invalid_token otherwise.
+
+    A failure to fetch Google's certificates is not the caller's fault: it propagates and
+    answers a logged 500 instead of telling the client its token is bad.
+    """
     try:
         claims = firebase_auth.verify_id_token(token, app=firebase_app())
-    except (ValueError, firebase_admin.exceptions.FirebaseError) as error:
+    except (ValueError, firebase_auth.InvalidIdTokenError) as error:
         raise unauthorized("invalid_token", "ID token is invalid or expired.") from error
     # The emulator path of firebase-admin checks neither signature nor expiry.
     exp = claims.get("exp")

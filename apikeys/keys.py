@@ -5,6 +5,8 @@ import secrets
 
 from django.conf import settings
 
+from trails.enums import KeyScope
+
 # 32 random bytes = 256 bits, URL-safe, 43 characters.
 KEY_RANDOM_BYTES = 32
 VISIBLE_PREFIX_LENGTH = 11
@@ -20,3 +22,10 @@ def digest(key: str) -> str:
 
 def is_api_key(credential: str) -> bool:
     return credential.startswith(settings.API_KEY_PREFIX)
+
+
+def normalized_scopes(scopes: list[str] | None) -> list[str]:
+    """Both scopes by default; read is always granted; canonical order."""
+    wanted = set(scopes) if scopes is not None else {KeyScope.READ, KeyScope.WRITE}
+    wanted.add(KeyScope.READ)
+    return [str(scope) for scope in KeyScope.values if scope in wanted]

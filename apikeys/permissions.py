@@ -1,11 +1,17 @@
 """Scopes and roles. Checks run in one documented order (README, API section):
 credential (401) -> scope (403 insufficient_scope) -> existence (404, in the view) ->
 key restriction (403 key_restricted) -> role (403 forbidden, then admin_required).
+
+A view declares what it needs and nothing more: the default `ScopePermission` covers the
+credential and the scope; the view looks up what its path names (404) and then calls
+`authorize(request, system, admin=...)`. A view whose method needs the Administrator role
+also lists it in `administrator_methods` so that GET / describes the route correctly.
 """
 
+from django.db.models import Q, QuerySet
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
-from apikeys.authentication import Credential
+from apikeys.authentication import ID_TOKEN, Credential
 from config.errors import forbidden
 from trails.enums import Role
 from trails.models import Membership, TrailSystem
@@ -23,11 +29,14 @@ class ScopePermission(BasePermission):
         return True
 
 
-class IdTokenRequired(ScopePermission):
+class IdTokenRequired(BasePermission):
+    """The /keys endpoints: an ID token; any API key, whatever its scopes, is refused."""
+
     def has_permission(self, request, view) -> bool:
-        if not super().has_permission(request, view):
+        credential = request.auth
+        if not isinstance(credential, Credential):
             return False
-        if request.auth.auth_type != "idToken":
+        if credential.auth_type != ID_TOKEN:
             raise forbidden("id_token_required", "API keys cannot manage keys; use an ID token.")
         return True
 
@@ -53,3 +62,21 @@ def authorize(request, system: TrailSystem, *, admin: bool = False) -> str:
     if admin and role != Role.ADMINISTRATOR:
         raise forbidden("admin_required", "The Administrator role is needed.")
     return role
+
+
+def permitted_systems(request) -> QuerySet[TrailSystem]:
+    """GET /trail-systems: the systems the caller manages, narrowed by any key restriction."""
+    systems = managed_systems(request.user)
+    key = request.auth.key
+    if key is not None and key.trail_system_ids is not None:
+        systems = systems.filter(pk__in=key.trail_system_ids)
+    return systems
+
+
+def managed_systems(user) -> QuerySet[TrailSystem]:
+    """The systems `user` manages: owned or listed as a member; every system for a superAdmin."""
+    systems = TrailSystem.objects.all()
+    if user.is_super_admin:
+        return systems
+    member_of = Membership.objects.filter(user=user).values("trail_system_id")
+    return systems.filter(Q(owner=user) | Q(pk__in=member_of))

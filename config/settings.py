@@ -62,6 +62,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "corsheaders.middleware.CorsMiddleware",
+    "config.middleware.BodySizeLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -211,6 +212,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["apikeys.permissions.ScopePermission"],
     "DEFAULT_RENDERER_CLASSES": ["config.renderers.CamelCaseJSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["config.parsers.CamelCaseJSONParser"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "config.negotiation.JsonFallbackNegotiation",
     "EXCEPTION_HANDLER": "config.errors.api_exception_handler",
     "UNAUTHENTICATED_USER": None,
     "DATETIME_FORMAT": "%Y-%m-%dT%H:%M:%S.%fZ",
@@ -220,17 +222,52 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Trail Management API",
+    "DESCRIPTION": (
+        "Trail systems, trails, points of interest and updates, and the API keys that act "
+        'for an account. Every error is {"error": {"code", "message"}}.'
+    ),
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
-    "SWAGGER_UI_DIST": "SIDECAR",
-    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
-    "REDOC_DIST": "SIDECAR",
+    # The schema and docs are public: a credential sent to them is ignored.
+    "SERVE_AUTHENTICATION": [],
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    "SCHEMA_PATH_PREFIX": r"/api/v1",
+    "SCHEMA_PATH_PREFIX_TRIM": True,
+    "SERVERS": [{"url": "/api/v1"}],
+    "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "drf_spectacular.contrib.djangorestframework_camel_case.camelize_serializer_fields",
+        "config.schema.add_error_responses",
+    ],
+    # The docs page must work with no network: no online validator, and its assets come from
+    # drf-spectacular-sidecar through config.views.OfflineSwaggerView.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
 }
 
-CORS_URLS_REGEX = r"^/api/v1/.*$"
+# Any origin may call the management interface. Authorization must be named: browsers do not
+# let a wildcard cover it. No cookies are used, so credentials mode stays off.
+CORS_URLS_REGEX = r"^/api/v1(/.*)?$"
 CORS_ALLOW_ALL_ORIGINS = True
-CORS_ALLOW_HEADERS = ["authorization", "x-api-key", "content-type", "accept", "if-none-match"]
-CORS_EXPOSE_HEADERS = ["content-type", "etag", "last-modified"]
+CORS_ALLOW_CREDENTIALS = False
+CORS_ALLOW_HEADERS = [
+    "authorization",
+    "x-api-key",
+    "content-type",
+    "accept",
+    "accept-language",
+    "if-none-match",
+]
+CORS_EXPOSE_HEADERS = [
+    "content-length",
+    "etag",
+    "last-modified",
+    "location",
+    "allow",
+    "retry-after",
+    "www-authenticate",
+]
+CORS_PREFLIGHT_MAX_AGE = 86400
 
 LOGGING = {
     "version": 1,

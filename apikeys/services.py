@@ -1,0 +1,114 @@
+"""API keys: create, list and revoke (business rules; views and tests call these)."""
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.db import transaction
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from apikeys import keys
+from apikeys.authentication import Credential
+from apikeys.models import ApiKey, User
+from apikeys.permissions import managed_systems
+from config.errors import bad_request, not_found
+
+MAX_ACTIVE_KEYS = 25
+
+
+@dataclass(frozen=True)
+class NewKey:
+    """A key just made; `plaintext` exists only here and in the create response."""
+
+    key: ApiKey
+    plaintext: str
+
+
+def active_keys(user: User) -> QuerySet[ApiKey]:
+    now = timezone.now()
+    return ApiKey.objects.filter(user=user, revoked=False).filter(
+        Q(expires_at__isnull=True) | Q(expires_at__gt=now)
+    )
+
+
+def checked_system_ids(user: User, system_ids: list[str] | None) -> list[str] | None:
+    """The restriction as given (duplicates dropped) when the caller manages every system."""
+    if system_ids is None:
+        return None
+    unique = list(dict.fromkeys(system_ids))
+    managed = set(managed_systems(user).filter(pk__in=unique).values_list("pk", flat=True))
+    for system_id in unique:
+        if system_id not in managed:
+            raise bad_request(
+                "invalid_field", f"trailSystemIds: you do not manage trail system {system_id}."
+            )
+    return unique
+
+
+def create_key(
+    user: User,
+    *,
+    name: str,
+    scopes: list[str] | None = None,
+    trail_system_ids: list[str] | None = None,
+    expires_in_days: int | None = None,
+) -> NewKey:
+    system_ids = checked_system_ids(user, trail_system_ids)
+    plaintext = keys.generate_key()
+    now = timezone.now()
+    with transaction.atomic():
+        # Lock the account row so that two concurrent creates cannot both pass the limit.
+        User.objects.select_for_update().filter(pk=user.pk).first()
+        if active_keys(user).count() >= MAX_ACTIVE_KEYS:
+            raise bad_request(
+                "too_many_keys",
+                f"An account may hold {MAX_ACTIVE_KEYS} active keys; revoke one first.",
+            )
+        key = ApiKey.objects.create(
+            user=user,
+            name=name,
+            prefix=plaintext[: keys.VISIBLE_PREFIX_LENGTH],
+            digest=keys.digest(plaintext),
+            scopes=keys.normalized_scopes(scopes),
+            trail_system_ids=system_ids,
+            created_on=now,
+            expires_at=now + timedelta(days=expires_in_days) if expires_in_days else None,
+        )
+    return NewKey(key, plaintext)
+
+
+def list_keys(user: User) -> QuerySet[ApiKey]:
+    """Every key of the account, newest first, revoked and expired ones included."""
+    return ApiKey.objects.filter(user=user).order_by("-created_on", "-pk")
+
+
+def revoke_key(user: User, key_id: str) -> ApiKey:
+    """Revoke one of the caller's own keys, at once and for good; revoking twice is harmless."""
+    key = ApiKey.objects.filter(user=user, pk=key_id).first()
+    if key is None:
+        raise not_found("key_not_found", f"You have no key {key_id}.")
+    if not key.revoked:
+        now = timezone.now()
+        ApiKey.objects.filter(pk=key.pk, revoked=False).update(revoked=True, revoked_on=now)
+        key.revoked, key.revoked_on = True, now
+    return key
+
+
+def account_summary(user: User, credential: Credential) -> dict:
+    """GET /me: who is calling and with what."""
+    key = credential.key
+    return {
+        "uid": user.uid,
+        "email": user.email,
+        "auth_type": credential.auth_type,
+        "scopes": list(credential.scopes),
+        "super_admin": user.is_super_admin,
+        "key": None
+        if key is None
+        else {
+            "id": key.pk,
+            "name": key.name,
+            "prefix": key.prefix,
+            "trail_system_ids": key.trail_system_ids,
+        },
+    }

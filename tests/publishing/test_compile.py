@@ -122,7 +122,7 @@ def test_a_stored_status_wins_over_the_activities():
 
 
 def test_multilinestring_becomes_one_feature_per_part_shown_in_lists_once():
-    parts = [[[-72.8, 43.6], [-72.79, 43.61]], [[-72.7, 43.5], [-72.69, 43.51]], LINE["coordinates"]]
+    parts = [[[-72.8, 43.6], [-72.79, 43.61]], [[-72.7, 43.5], [-72.6, 43.5]], LINE["coordinates"]]
     compiled = compile_rows(
         [trail("multi", geometry={"type": "MultiLineString", "coordinates": parts}, distance=3.0)]
     )
@@ -281,7 +281,9 @@ def test_surface_conditions_sit_on_their_trails_newest_first_with_condition_entr
     )
     compiled = compile_rows([trail("a"), trail("b"), trail("c")], updates=[older, newer])
 
-    by_trail = {f["properties"]["trailId"]: f["properties"]["updates"] for f in features_of(compiled)}
+    by_trail = {
+        f["properties"]["trailId"]: f["properties"]["updates"] for f in features_of(compiled)
+    }
     assert [u["id"] for u in by_trail["a"]["surfaceConditions"]] == ["new", "old"]
     assert [u["id"] for u in by_trail["b"]["surfaceConditions"]] == ["new"]
     assert by_trail["c"] == {}

@@ -6,8 +6,11 @@ publishing rule is tested with plain values and the same rows always give the sa
 """
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
+from typing import NamedTuple
 
 from config.dates import iso_ms
 from trails.activities import CATALOG
@@ -36,8 +39,9 @@ SNOW_DATE_FIELDS = (
 )
 
 
-@dataclass(slots=True)
-class ActivityRow:
+class ActivityRow(NamedTuple):
+    """A tuple, so a trail's activities can key the cache of their published form."""
+
     value: str
     status: str
     difficulty: str = ""
@@ -59,7 +63,7 @@ class TrailRow:
     one_way_reversed: bool = False
     order: int = 0
     categories: list = field(default_factory=list)
-    activities: list[ActivityRow] = field(default_factory=list)
+    activities: Sequence[ActivityRow] = ()
 
 
 @dataclass(slots=True)
@@ -148,22 +152,27 @@ def is_counted(trail: TrailRow) -> bool:
     return trail.type != TrailType.LIFT and not trail.hidden
 
 
-def _activity_entry(activity: ActivityRow, language: str) -> dict:
-    known = CATALOG.get(activity.value)
+@lru_cache(maxsize=4096)
+def _activity_entry(value: str, status: str, difficulty: str, language: str) -> dict:
+    """Shared between trails with the same activity state: thousands of trails repeat a
+    handful of entries, and the file is serialized before anyone could change one."""
+    known = CATALOG.get(value)
     entry = {
-        "value": activity.value,
-        "label": known.label(language) if known else activity.value,
+        "value": value,
+        "label": known.label(language) if known else value,
         "iconClass": known.icon_class if known else "",
-        "status": activity.status,
+        "status": status,
     }
-    if activity.difficulty:
-        entry["difficulty"] = activity.difficulty
+    if difficulty:
+        entry["difficulty"] = difficulty
     return entry
 
 
-def ordered_activities(activities: list[ActivityRow], language: str) -> list[dict]:
+@lru_cache(maxsize=4096)
+def ordered_activities(activities: tuple[ActivityRow, ...], language: str) -> list[dict]:
+    """Cached: a large system repeats a few dozen combinations of activity states."""
     ranked = sorted(activities, key=lambda a: _ACTIVITY_RANK.get(a.status, 3))
-    return [_activity_entry(a, language) for a in ranked]
+    return [_activity_entry(a.value, a.status, a.difficulty, language) for a in ranked]
 
 
 def _surface_condition(value: str, language: str) -> dict:
@@ -280,11 +289,11 @@ class _Totals:
         self.counts = dict.fromkeys(STATUSES, 0)
         self.distances = dict.fromkeys(STATUSES, 0.0)
 
-    def add(self, status: str, distance: float) -> None:
-        self.total += 1
+    def add(self, status: str, distance: float, trails: int = 1) -> None:
+        self.total += trails
         self.total_distance += distance
         if status in self.counts:
-            self.counts[status] += 1
+            self.counts[status] += trails
             self.distances[status] += distance
 
 
@@ -317,18 +326,27 @@ def compile_system(rows: SystemRows, now: datetime) -> Compiled:
         rows.updates, [t.id for t in rows.trails], language, now
     )
     system_totals = _Totals()
-    activity_totals: dict[str, _Totals] = defaultdict(_Totals)
+    # Counted trails grouped by their activity states: [trails, distance] per combination.
+    by_activities: dict[tuple[ActivityRow, ...], list] = defaultdict(lambda: [0, 0.0])
     features: list[dict] = []
     for trail in rows.trails:
-        status = resolve_status(trail.status, (a.status for a in trail.activities))
-        activities = ordered_activities(trail.activities, language)
+        activities = tuple(trail.activities)
+        status = trail.status
+        if status not in STATUSES:
+            status = resolve_status(status, (a.status for a in activities))
         updates = dict(updates_by_trail.get(trail.id, {}))
-        features.extend(trail_features(trail, status, activities, updates))
+        published = ordered_activities(activities, language)
+        features.extend(trail_features(trail, status, published, updates))
         if is_counted(trail):
             system_totals.add(status, trail.distance)
-            for activity in trail.activities:
-                activity_totals[activity.value].add(activity.status, trail.distance)
+            group = by_activities[activities]
+            group[0] += 1
+            group[1] += trail.distance
     features.extend(point_feature(p) for p in rows.points)
+    activity_totals: dict[str, _Totals] = defaultdict(_Totals)
+    for activities, (trails, distance) in by_activities.items():
+        for activity in activities:
+            activity_totals[activity.value].add(activity.status, distance, trails)
     ordered_values = sorted(activity_totals, key=lambda v: (_CATALOG_ORDER.get(v, len(CATALOG)), v))
     statistics = Statistics(
         total_trails=system_totals.total,

@@ -2,11 +2,7 @@
 so running one twice gives the same file, and a task lost with its worker is run again
 (the beat sweep re-enqueues whatever is still pending)."""
 
-import time
-
 from celery import shared_task
-from django.db.models import Max
-from django.utils import timezone
 
 from publishing.models import CompileRequest
 from publishing.scheduling import enqueue_compile
@@ -16,21 +12,9 @@ from publishing.service import rebuild_all_systems_file as rebuild
 # Compiles one task runs back to back before handing the system to a fresh task, so a
 # system under constant writes does not hold a worker forever.
 MAX_ROUNDS = 20
-# A worker waits this long after a system's newest request before compiling, once per
-# compile, so a burst of writes is served by one compile instead of one each.
-SETTLE_SECONDS = 0.2
-
-
-def settle(system_id: str) -> None:
-    newest = (
-        CompileRequest.objects.pending()
-        .filter(trail_system_id=system_id)
-        .aggregate(newest=Max("requested_on"))["newest"]
-    )
-    if newest:
-        wait = SETTLE_SECONDS - (timezone.now() - newest).total_seconds()
-        if wait > 0:
-            time.sleep(min(wait, SETTLE_SECONDS))
+# After taking a system's lock, a worker waits until its newest request is this old, so
+# a burst of writes is served by one compile instead of one each (at most once a compile).
+SETTLE_SECONDS = 0.15
 
 
 @shared_task(bind=True, acks_late=True)
@@ -39,10 +23,9 @@ def compile_system(self, system_id: str) -> int:
     the number of compiles run. A task that finds another compile running leaves at once:
     that compile looks for new requests after its commit and serves them. In-process
     (no broker) the write is waiting, so there is no settling."""
+    settle_seconds = 0.0 if self.request.is_eager else SETTLE_SECONDS
     for rounds in range(MAX_ROUNDS):
-        if not self.request.is_eager:
-            settle(system_id)
-        if not compile_pending(system_id):
+        if not compile_pending(system_id, settle_seconds):
             return rounds
     enqueue_compile(system_id)
     return MAX_ROUNDS

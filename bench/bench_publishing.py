@@ -9,12 +9,12 @@ default redis://127.0.0.1:6379/15) and start a worker process of their own.
 import gc
 import os
 import random
-import statistics
 import tempfile
 import time
 import tracemalloc
 import uuid
 from datetime import timedelta
+from itertools import pairwise
 from pathlib import Path
 
 import orjson
@@ -221,7 +221,7 @@ def measure_burst(system: TrailSystem, rng: random.Random) -> dict:
     rows = list(requests.values_list("requested_on", "started_on", "done_on", "published_path"))
     latencies = [(done - asked).total_seconds() for asked, _, done, _ in rows if done]
     compiles = sorted({(start, done) for _, start, done, _ in rows if done})
-    overlapping = sum(later[0] < earlier[1] for earlier, later in zip(compiles, compiles[1:]))
+    overlapping = sum(later[0] < earlier[1] for earlier, later in pairwise(compiles))
     return {
         "writes": len(rows),
         "writes not published within 60 s": len(rows) - len(latencies),

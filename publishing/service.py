@@ -64,10 +64,9 @@ def publish_system(system_id: str, now: datetime) -> tuple[str, str]:
     previous = TrailSystem.objects.values_list("geo_json_path", flat=True).get(pk=system_id)
     path = storage.write_file(storage.new_map_name(system_id, now), body)
     try:
-        with transaction.atomic():
-            TrailSystem.objects.filter(pk=system_id).update(
-                geo_json_path=path, compiled_on=now, **asdict(compiled.statistics)
-            )
+        TrailSystem.objects.filter(pk=system_id).update(
+            geo_json_path=path, compiled_on=now, **asdict(compiled.statistics)
+        )
     except BaseException:
         storage.delete_file(path)
         raise

@@ -9,7 +9,6 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import lru_cache
 from typing import NamedTuple
 
 from config.dates import iso_ms
@@ -40,7 +39,7 @@ SNOW_DATE_FIELDS = (
 
 
 class ActivityRow(NamedTuple):
-    """A tuple, so a trail's activities can key the cache of their published form."""
+    """A tuple, so a trail's activities can key a dict."""
 
     value: str
     status: str
@@ -152,27 +151,32 @@ def is_counted(trail: TrailRow) -> bool:
     return trail.type != TrailType.LIFT and not trail.hidden
 
 
-@lru_cache(maxsize=4096)
-def _activity_entry(value: str, status: str, difficulty: str, language: str) -> dict:
-    """Shared between trails with the same activity state: thousands of trails repeat a
-    handful of entries, and the file is serialized before anyone could change one."""
-    known = CATALOG.get(value)
+def _activity_entry(activity: ActivityRow, language: str) -> dict:
+    known = CATALOG.get(activity.value)
     entry = {
-        "value": value,
-        "label": known.label(language) if known else value,
+        "value": activity.value,
+        "label": known.label(language) if known else activity.value,
         "iconClass": known.icon_class if known else "",
-        "status": status,
+        "status": activity.status,
     }
-    if difficulty:
-        entry["difficulty"] = difficulty
+    if activity.difficulty:
+        entry["difficulty"] = activity.difficulty
     return entry
 
 
-@lru_cache(maxsize=4096)
-def ordered_activities(activities: tuple[ActivityRow, ...], language: str) -> list[dict]:
-    """Cached: a large system repeats a few dozen combinations of activity states."""
+def ordered_activities(activities: Sequence[ActivityRow], language: str) -> list[dict]:
     ranked = sorted(activities, key=lambda a: _ACTIVITY_RANK.get(a.status, 3))
-    return [_activity_entry(a.value, a.status, a.difficulty, language) for a in ranked]
+    return [_activity_entry(a, language) for a in ranked]
+
+
+@dataclass(slots=True)
+class _ActivityGroup:
+    """Trails sharing one combination of activity states (a large system has a few dozen):
+    their published activity list is built once and shared, and they are counted together."""
+
+    published: list[dict]
+    counted_trails: int = 0
+    counted_distance: float = 0.0
 
 
 def _surface_condition(value: str, language: str) -> dict:
@@ -231,34 +235,38 @@ def place_updates(
 
 def trail_features(trail: TrailRow, status: str, activities: list[dict], updates: dict) -> list:
     """One LineString feature per part; only the first is shown in lists."""
-    features = []
-    for index, part in enumerate(lines(trail.geometry)):
-        properties = {
-            "trailId": trail.id,
-            "name": trail.name,
-            "description": trail.description,
-            "status": status,
-            "difficulty": trail.difficulty if trail.difficulty in _DIFFICULTIES else "",
-            "type": trail.type,
-            "lineStyle": trail.line_style,
-            "distance": trail.distance,
-            "hidden": trail.hidden,
-            "oneWay": trail.one_way,
-            "oneWayReversed": trail.one_way_reversed,
-            "order": trail.order,
-            "categories": trail.categories,
-            "activities": activities,
-            "showInLists": index == 0,
-            "updates": updates,
-        }
-        features.append(
-            {
-                "type": "Feature",
-                "geometry": {"type": "LineString", "coordinates": part},
-                "properties": properties,
-            }
-        )
+    properties = {
+        "trailId": trail.id,
+        "name": trail.name,
+        "description": trail.description,
+        "status": status,
+        "difficulty": trail.difficulty if trail.difficulty in _DIFFICULTIES else "",
+        "type": trail.type,
+        "lineStyle": trail.line_style,
+        "distance": trail.distance,
+        "hidden": trail.hidden,
+        "oneWay": trail.one_way,
+        "oneWayReversed": trail.one_way_reversed,
+        "order": trail.order,
+        "categories": trail.categories,
+        "activities": activities,
+        "showInLists": True,
+        "updates": updates,
+    }
+    first, *others = lines(trail.geometry)
+    features = [_line_feature(first, properties)]
+    if others:
+        hidden_from_lists = {**properties, "showInLists": False}
+        features.extend(_line_feature(part, hidden_from_lists) for part in others)
     return features
+
+
+def _line_feature(coordinates: list, properties: dict) -> dict:
+    return {
+        "type": "Feature",
+        "geometry": {"type": "LineString", "coordinates": coordinates},
+        "properties": properties,
+    }
 
 
 def point_feature(point: PointRow) -> dict:
@@ -326,8 +334,7 @@ def compile_system(rows: SystemRows, now: datetime) -> Compiled:
         rows.updates, [t.id for t in rows.trails], language, now
     )
     system_totals = _Totals()
-    # Counted trails grouped by their activity states: [trails, distance] per combination.
-    by_activities: dict[tuple[ActivityRow, ...], list] = defaultdict(lambda: [0, 0.0])
+    groups: dict[tuple[ActivityRow, ...], _ActivityGroup] = {}
     features: list[dict] = []
     for trail in rows.trails:
         activities = tuple(trail.activities)
@@ -335,18 +342,21 @@ def compile_system(rows: SystemRows, now: datetime) -> Compiled:
         if status not in STATUSES:
             status = resolve_status(status, (a.status for a in activities))
         updates = dict(updates_by_trail.get(trail.id, {}))
-        published = ordered_activities(activities, language)
-        features.extend(trail_features(trail, status, published, updates))
+        group = groups.get(activities)
+        if group is None:
+            group = groups[activities] = _ActivityGroup(ordered_activities(activities, language))
+        features.extend(trail_features(trail, status, group.published, updates))
         if is_counted(trail):
             system_totals.add(status, trail.distance)
-            group = by_activities[activities]
-            group[0] += 1
-            group[1] += trail.distance
+            group.counted_trails += 1
+            group.counted_distance += trail.distance
     features.extend(point_feature(p) for p in rows.points)
     activity_totals: dict[str, _Totals] = defaultdict(_Totals)
-    for activities, (trails, distance) in by_activities.items():
-        for activity in activities:
-            activity_totals[activity.value].add(activity.status, distance, trails)
+    for activities, group in groups.items():
+        for activity in activities if group.counted_trails else ():
+            activity_totals[activity.value].add(
+                activity.status, group.counted_distance, group.counted_trails
+            )
     ordered_values = sorted(activity_totals, key=lambda v: (_CATALOG_ORDER.get(v, len(CATALOG)), v))
     statistics = Statistics(
         total_trails=system_totals.total,

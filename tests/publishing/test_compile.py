@@ -241,6 +241,7 @@ def test_per_activity_totals_count_activity_statuses_of_counted_trails():
             activities=[ActivityRow("skiing", "Closed"), ActivityRow("hiking", "Open")],
         ),
         trail("lift", type="Lift", distance=8.0, activities=[ActivityRow("skiing", "Open")]),
+        trail("hidden", hidden=True, activities=[ActivityRow("snowmobiling", "Open")]),
     ]
     compiled = compile_rows(trails)
 

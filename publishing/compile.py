@@ -353,7 +353,9 @@ def compile_system(rows: SystemRows, now: datetime) -> Compiled:
     features.extend(point_feature(p) for p in rows.points)
     activity_totals: dict[str, _Totals] = defaultdict(_Totals)
     for activities, group in groups.items():
-        for activity in activities if group.counted_trails else ():
+        if not group.counted_trails:
+            continue  # only on lifts or hidden trails
+        for activity in activities:
             activity_totals[activity.value].add(
                 activity.status, group.counted_distance, group.counted_trails
             )

@@ -30,6 +30,7 @@ class PrivateRedis:
         self.process: subprocess.Popen | None = None
 
     def start(self) -> None:
+        assert not self.answers(), f"port {PRIVATE_REDIS_PORT} is taken; a leftover redis-server?"
         self.process = subprocess.Popen(
             [
                 "redis-server",

@@ -6,6 +6,7 @@ from datetime import timedelta
 import orjson
 import pytest
 from django.core.files.storage import default_storage
+from django.core.management import call_command
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -184,6 +185,18 @@ def test_all_systems_file_lists_active_systems_only():
     rebuild_all_systems_file()
 
     assert len(orjson.loads(read_all_systems_file())["features"]) == 2
+
+
+def test_migrate_builds_the_all_systems_file_when_it_is_absent():
+    TrailSystemFactory(name="Listed")
+    default_storage.delete(ALL_SYSTEMS_NAME)
+
+    call_command("migrate", verbosity=0)
+
+    with default_storage.open(ALL_SYSTEMS_NAME, "rb") as stored:
+        assert [f["properties"]["name"] for f in orjson.loads(stored.read())["features"]] == [
+            "Listed"
+        ]
 
 
 def test_object_storages_get_geojson_content_type_and_cache_control():

@@ -51,9 +51,10 @@ def load_system_rows(system_id: str, now: datetime) -> SystemRows:
         .order_by("order", "created_on", "id")
         .values_list(*_TRAIL_COLUMNS)
     ):
-        trail = TrailRow(*row, activities=tuple(activities.get(row[0], ())))
-        trail.geometry = orjson.loads(trail.geometry)
-        trails.append(trail)
+        trail_id, name, geometry_text, *others = row
+        geometry = orjson.loads(geometry_text)
+        own = tuple(activities.get(trail_id, ()))
+        trails.append(TrailRow(trail_id, name, geometry, *others, activities=own))
     points = [
         PointRow(*row)
         for row in Point.objects.filter(trail_system_id=system_id)

@@ -111,7 +111,9 @@ def compile_pending(system_id: str, settle_seconds: float = 0.0) -> str | None:
             CompileRequest.objects.filter(pk__in=pending).update(
                 started_on=started, done_on=timezone.now(), published_path=published
             )
-            transaction.on_commit(lambda: storage.delete_file(previous))
+            # Robust: a failed delete is logged and leaves an orphan file, never an error
+            # here, where it would look like a failed compile after the commit.
+            transaction.on_commit(lambda: storage.delete_file(previous), robust=True)
     except BaseException:
         storage.delete_file(published)
         raise

@@ -228,7 +228,7 @@ def place_updates(
         if is_trail_level(update):
             for trail_id in trail_ids if update.all_trails else update.trail_ids:
                 by_trail[trail_id][update.type].append(entry)
-        elif update.type != UpdateType.SURFACE_CONDITIONS:
+        else:
             system[update.type].append(entry)
     return by_trail, dict(system)
 

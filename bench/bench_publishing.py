@@ -50,7 +50,7 @@ ACTIVITIES = ("skiing", "snowshoeing", "fat-biking")
 STATUSES = ("Open", "Open", "Caution", "Closed")
 BURST_WRITES = 200
 BURST_SECONDS = 10.0
-REPEATS = 5
+REPEATS = 15
 
 
 def _line_geometry(feature: dict) -> dict:
@@ -234,7 +234,9 @@ def measure_burst(system: TrailSystem, rng: random.Random) -> dict:
     }
 
 
-def measure_latency(systems: dict[str, TrailSystem], rng: random.Random) -> dict[str, dict]:
+def measure_latency(
+    systems: dict[str, TrailSystem], rng: random.Random, media: Path
+) -> dict[str, dict]:
     """Switch to the production topology: real broker, a worker process of our own."""
     from tests.integration.conftest import Worker
 
@@ -244,7 +246,6 @@ def measure_latency(systems: dict[str, TrailSystem], rng: random.Random) -> dict
         task_always_eager=False,
         task_default_queue=f"bench-{uuid.uuid4().hex[:8]}",
     )
-    media = Path(tempfile.mkdtemp(prefix="bench-media-"))
     with override_settings(MEDIA_ROOT=media, CELERY_BROKER_URL=broker_url):
         worker = Worker(media, media / "worker.log")
         worker.start()
@@ -260,13 +261,19 @@ def measure_latency(systems: dict[str, TrailSystem], rng: random.Random) -> dict
 
 
 def run() -> dict[str, dict]:
+    if not (DATA / LARGE).exists():
+        raise SystemExit(f"{DATA / LARGE} not found: set PUBLISHING_BENCH_DATA to the data folder")
     rng = random.Random(5)
     large = import_system(LARGE, points=1000, updates=200, rng=rng)
     demo = import_system(DEMO, points=40, updates=10, rng=rng)
-    with override_settings(MEDIA_ROOT=Path(tempfile.mkdtemp(prefix="bench-media-"))):
-        results = {
-            "publishing: compile of the 5,102-trail OSM northeast system": measure_compile(large),
-            "publishing: compile of the demo-size system (Killington)": measure_compile(demo),
-        }
-    results.update(measure_latency({"5,102 trails": large, "demo size": demo}, rng))
+    with tempfile.TemporaryDirectory(prefix="bench-media-") as media:
+        with override_settings(MEDIA_ROOT=Path(media)):
+            results = {
+                "publishing: compile of the 5,102-trail OSM northeast system": (
+                    measure_compile(large)
+                ),
+                "publishing: compile of the demo-size system (Killington)": measure_compile(demo),
+            }
+        systems = {"5,102 trails": large, "demo size": demo}
+        results.update(measure_latency(systems, rng, Path(media)))
     return results

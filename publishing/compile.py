@@ -146,11 +146,6 @@ def resolve_status(status: str, activity_statuses) -> str:
     return CLOSED
 
 
-def is_counted(trail: TrailRow) -> bool:
-    """Lifts and hidden trails are on the map but not in the counts and distances."""
-    return trail.type != TrailType.LIFT and not trail.hidden
-
-
 def _activity_entry(activity: ActivityRow, language: str) -> dict:
     known = CATALOG.get(activity.value)
     entry = {
@@ -170,9 +165,8 @@ def ordered_activities(activities: Sequence[ActivityRow], language: str) -> list
 
 
 @dataclass(slots=True)
-class _ActivityGroup:
-    """Trails sharing one combination of activity states (a large system has a few dozen):
-    their published activity list is built once and shared, and they are counted together."""
+class _TrailGroup:
+    """Trails with the same status and the same activity states."""
 
     published: list[dict]
     counted_trails: int = 0
@@ -230,7 +224,7 @@ def place_updates(
                 by_trail[trail_id][update.type].append(entry)
         else:
             system[update.type].append(entry)
-    return by_trail, dict(system)
+    return {trail_id: dict(by_type) for trail_id, by_type in by_trail.items()}, dict(system)
 
 
 def trail_features(trail: TrailRow, status: str, activities: list[dict], updates: dict) -> list:
@@ -253,11 +247,11 @@ def trail_features(trail: TrailRow, status: str, activities: list[dict], updates
         "showInLists": True,
         "updates": updates,
     }
-    first, *others = lines(trail.geometry)
-    features = [_line_feature(first, properties)]
-    if others:
+    parts = lines(trail.geometry)
+    features = [_line_feature(parts[0], properties)]
+    if len(parts) > 1:
         hidden_from_lists = {**properties, "showInLists": False}
-        features.extend(_line_feature(part, hidden_from_lists) for part in others)
+        features.extend(_line_feature(part, hidden_from_lists) for part in parts[1:])
     return features
 
 
@@ -333,28 +327,32 @@ def compile_system(rows: SystemRows, now: datetime) -> Compiled:
     updates_by_trail, system_updates = place_updates(
         rows.updates, [t.id for t in rows.trails], language, now
     )
-    system_totals = _Totals()
-    groups: dict[tuple[ActivityRow, ...], _ActivityGroup] = {}
+    # Trails grouped by status and activity states (a large system has a few dozen groups):
+    # each group's activity list is built once and shared, and the group is counted at once.
+    groups: dict[tuple[str, tuple[ActivityRow, ...]], _TrailGroup] = {}
     features: list[dict] = []
     for trail in rows.trails:
         activities = tuple(trail.activities)
         status = trail.status
         if status not in STATUSES:
             status = resolve_status(status, (a.status for a in activities))
-        updates = dict(updates_by_trail.get(trail.id, {}))
-        group = groups.get(activities)
+        group = groups.get((status, activities))
         if group is None:
-            group = groups[activities] = _ActivityGroup(ordered_activities(activities, language))
+            group = groups[status, activities] = _TrailGroup(
+                ordered_activities(activities, language)
+            )
+        updates = updates_by_trail.get(trail.id) or {}
         features.extend(trail_features(trail, status, group.published, updates))
-        if is_counted(trail):
-            system_totals.add(status, trail.distance)
+        if trail.type != TrailType.LIFT and not trail.hidden:  # lifts and hidden: map only
             group.counted_trails += 1
             group.counted_distance += trail.distance
     features.extend(point_feature(p) for p in rows.points)
+    system_totals = _Totals()
     activity_totals: dict[str, _Totals] = defaultdict(_Totals)
-    for activities, group in groups.items():
+    for (status, activities), group in groups.items():
         if not group.counted_trails:
-            continue  # only on lifts or hidden trails
+            continue  # lifts and hidden trails only
+        system_totals.add(status, group.counted_distance, group.counted_trails)
         for activity in activities:
             activity_totals[activity.value].add(
                 activity.status, group.counted_distance, group.counted_trails

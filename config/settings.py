@@ -122,8 +122,8 @@ SERVE_MEDIA = env_flag("SERVE_MEDIA", True)
 STORAGE_BACKEND = os.environ.get("STORAGE_BACKEND", "local")
 _storage_backends = {
     "local": "django.core.files.storage.FileSystemStorage",
-    "s3": "storages.backends.s3.S3Storage",
-    "gcs": "storages.backends.gcloud.GoogleCloudStorage",
+    "s3": "publishing.storage_backends.PublishedS3Storage",
+    "gcs": "publishing.storage_backends.PublishedGoogleCloudStorage",
 }
 if STORAGE_BACKEND not in _storage_backends:
     raise ImproperlyConfigured(f"STORAGE_BACKEND must be one of {sorted(_storage_backends)}.")

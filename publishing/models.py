@@ -19,6 +19,8 @@ class CompileRequest(models.Model):
     )
     reason = models.CharField(max_length=200, blank=True, default="")
     requested_on = models.DateTimeField(default=timezone.now)
+    # When the compile that served this request began; with done_on, how long it ran.
+    started_on = models.DateTimeField(null=True, blank=True)
     done_on = models.DateTimeField(null=True, blank=True)
     # The file the compile that served this request published.
     published_path = models.CharField(max_length=500, blank=True, default="")

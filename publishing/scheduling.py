@@ -1,8 +1,12 @@
 """The one entry point every write calls: record a compile request, enqueue it after commit."""
 
+import logging
+
 from django.db import transaction
 
 from publishing.models import CompileRequest
+
+logger = logging.getLogger(__name__)
 
 
 def request_compile(system_or_id, reason: str = "") -> CompileRequest:
@@ -16,6 +20,11 @@ def request_compile(system_or_id, reason: str = "") -> CompileRequest:
 
 
 def enqueue_compile(system_id: str) -> None:
+    """Never fails the caller: the write is committed and its request stays pending until a
+    compile serves it, so a broker error (or, in-process, a compile error) only delays it."""
     from publishing.tasks import compile_system
 
-    compile_system.delay(system_id)
+    try:
+        compile_system.delay(system_id)
+    except Exception:
+        logger.exception("compile of %s not queued; the sweep will retry it", system_id)

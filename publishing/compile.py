@@ -1,0 +1,400 @@
+"""The compile: a trail system's live rows in, the published FeatureCollection and the
+statistics out.
+
+Pure on purpose: no database, no storage and no clock (the caller passes `now`), so every
+publishing rule is tested with plain values and the same rows always give the same file.
+"""
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import NamedTuple
+
+from config.dates import iso_ms
+from trails.activities import CATALOG
+from trails.enums import Difficulty, TrailType, UpdateType, enum_values
+from trails.geometry import lines
+from updates.types import SURFACE_CONDITION_CATALOG, UPDATE_TYPES
+
+OPEN, CAUTION, CLOSED = "Open", "Caution", "Closed"
+STATUSES = (OPEN, CAUTION, CLOSED)
+# Activities are listed Open, Caution, Closed, then any other status.
+_ACTIVITY_RANK = {OPEN: 0, CAUTION: 1, CLOSED: 2}
+_DIFFICULTIES = frozenset(enum_values(Difficulty))
+_CATALOG_ORDER = {value: i for i, value in enumerate(CATALOG)}
+SNOW_FIELDS = (
+    ("baseDepth", "base_depth"),
+    ("twentyFourHours", "twenty_four_hours"),
+    ("fourtyEightHours", "fourty_eight_hours"),
+    ("sevenDays", "seven_days"),
+    ("seasonTotal", "season_total"),
+    ("lastSnowAmount", "last_snow_amount"),
+    ("upperElevationDepth", "upper_elevation_depth"),
+)
+SNOW_DATE_FIELDS = (
+    ("lastSnowDate", "last_snow_date"),
+    ("lastSnowMakingDate", "last_snow_making_date"),
+)
+
+
+class ActivityRow(NamedTuple):
+    """A tuple, so a trail's activities can key a dict."""
+
+    value: str
+    status: str
+    difficulty: str = ""
+
+
+@dataclass(slots=True)
+class TrailRow:
+    id: str
+    name: str
+    geometry: dict
+    distance: float = 0.0
+    description: str = ""
+    status: str = "None"
+    difficulty: str = Difficulty.NOT_RATED.value
+    type: str = TrailType.STANDARD.value
+    line_style: str = "Solid"
+    hidden: bool = False
+    one_way: bool = False
+    one_way_reversed: bool = False
+    order: int = 0
+    categories: list = field(default_factory=list)
+    activities: Sequence[ActivityRow] = ()
+
+
+@dataclass(slots=True)
+class PointRow:
+    id: str
+    name: str
+    marker_class: str
+    lat: float
+    lng: float
+    status: str = OPEN
+    hidden: bool = False
+    wait_time: int | None = None
+    dining_options: bool | dict | None = None
+
+
+@dataclass(slots=True)
+class UpdateRow:
+    id: str
+    type: str
+    expiration_date: datetime
+    updated_on: datetime
+    trail_ids: tuple[str, ...] = ()
+    all_trails: bool = False
+    description: str = ""
+    severity: str = ""
+    link_url: str = ""
+    conditions: list = field(default_factory=list)
+    base_depth: float | None = None
+    twenty_four_hours: float | None = None
+    fourty_eight_hours: float | None = None
+    seven_days: float | None = None
+    season_total: float | None = None
+    last_snow_amount: float | None = None
+    upper_elevation_depth: float | None = None
+    last_snow_date: datetime | None = None
+    last_snow_making_date: datetime | None = None
+    last_snow_time: str = ""
+
+
+@dataclass(slots=True)
+class SystemRows:
+    """What the compile reads: live trails (with activities), live points, updates."""
+
+    language: str
+    trails: list[TrailRow]
+    points: list[PointRow]
+    updates: list[UpdateRow]
+
+
+@dataclass(slots=True)
+class Statistics:
+    """Stored on the trail system; field names are its columns."""
+
+    total_trails: int
+    open_trails: int
+    caution_trails: int
+    closed_trails: int
+    total_distance: float
+    open_distance: float
+    caution_distance: float
+    activity_totals: list[dict]
+    published_updates: dict[str, list[dict]]
+
+
+@dataclass(slots=True)
+class Compiled:
+    feature_collection: dict
+    statistics: Statistics
+
+
+def resolve_status(status: str, activity_statuses) -> str:
+    """A stored status wins; None derives from the activities: any Open, else any Caution,
+    else Closed (a trail without activities is Closed)."""
+    if status in STATUSES:
+        return status
+    statuses = set(activity_statuses)
+    if OPEN in statuses:
+        return OPEN
+    if CAUTION in statuses:
+        return CAUTION
+    return CLOSED
+
+
+def _activity_entry(activity: ActivityRow, language: str) -> dict:
+    known = CATALOG.get(activity.value)
+    entry = {
+        "value": activity.value,
+        "label": known.label(language) if known else activity.value,
+        "iconClass": known.icon_class if known else "",
+        "status": activity.status,
+    }
+    if activity.difficulty:
+        entry["difficulty"] = activity.difficulty
+    return entry
+
+
+def ordered_activities(activities: Sequence[ActivityRow], language: str) -> list[dict]:
+    ranked = sorted(activities, key=lambda a: _ACTIVITY_RANK.get(a.status, 3))
+    return [_activity_entry(a, language) for a in ranked]
+
+
+@dataclass(slots=True)
+class _TrailGroup:
+    """Trails with the same status and the same activity states."""
+
+    published: list[dict]
+    counted_trails: int = 0
+    counted_distance: float = 0.0
+
+
+def _surface_condition(value: str, language: str) -> dict:
+    known = SURFACE_CONDITION_CATALOG.get(value)
+    if known:
+        return known.entry(language)
+    return {"value": value, "text": value, "en": value, "fr": value, "iconClass": ""}
+
+
+def update_entry(update: UpdateRow, language: str) -> dict:
+    """An update as the published data shows it (file and trail system document)."""
+    template = UPDATE_TYPES[update.type]
+    entry: dict = {"id": update.id, "type": update.type, "label": template.label.get(language)}
+    if update.type == UpdateType.NOTICE:
+        entry["description"] = update.description
+        entry["severity"] = update.severity or "info"
+        entry["linkUrl"] = update.link_url
+    elif update.type == UpdateType.SURFACE_CONDITIONS:
+        entry["conditions"] = [_surface_condition(c, language) for c in update.conditions]
+    else:
+        for name, attribute in SNOW_FIELDS:
+            entry[name] = getattr(update, attribute)
+        for name, attribute in SNOW_DATE_FIELDS:
+            entry[name] = iso_ms(getattr(update, attribute))
+        entry["lastSnowTime"] = update.last_snow_time
+    entry["expirationDate"] = iso_ms(update.expiration_date)
+    entry["updatedOn"] = iso_ms(update.updated_on)
+    return entry
+
+
+def is_trail_level(update: UpdateRow) -> bool:
+    """Surface conditions always belong to trails; a notice does when it names trails."""
+    if update.type == UpdateType.SURFACE_CONDITIONS:
+        return True
+    return update.type == UpdateType.NOTICE and bool(update.trail_ids or update.all_trails)
+
+
+def place_updates(
+    updates: list[UpdateRow], trail_ids: list[str], language: str, now: datetime
+) -> tuple[dict[str, dict[str, list[dict]]], dict[str, list[dict]]]:
+    """Active updates, newest first, split into per-trail and system-level lists by type.
+    Expired updates and updates of unknown type are left out."""
+    by_trail: dict[str, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
+    system: dict[str, list[dict]] = defaultdict(list)
+    active = [u for u in updates if u.expiration_date > now and u.type in UPDATE_TYPES]
+    active.sort(key=lambda u: (u.updated_on, u.id), reverse=True)
+    for update in active:
+        entry = update_entry(update, language)
+        if is_trail_level(update):
+            for trail_id in trail_ids if update.all_trails else update.trail_ids:
+                by_trail[trail_id][update.type].append(entry)
+        else:
+            system[update.type].append(entry)
+    return {trail_id: dict(by_type) for trail_id, by_type in by_trail.items()}, dict(system)
+
+
+def trail_features(trail: TrailRow, status: str, activities: list[dict], updates: dict) -> list:
+    """One LineString feature per part; only the first is shown in lists."""
+    properties = {
+        "trailId": trail.id,
+        "name": trail.name,
+        "description": trail.description,
+        "status": status,
+        "difficulty": trail.difficulty if trail.difficulty in _DIFFICULTIES else "",
+        "type": trail.type,
+        "lineStyle": trail.line_style,
+        "distance": trail.distance,
+        "hidden": trail.hidden,
+        "oneWay": trail.one_way,
+        "oneWayReversed": trail.one_way_reversed,
+        "order": trail.order,
+        "categories": trail.categories,
+        "activities": activities,
+        "showInLists": True,
+        "updates": updates,
+    }
+    parts = lines(trail.geometry)
+    features = [_line_feature(parts[0], properties)]
+    if len(parts) > 1:
+        hidden_from_lists = {**properties, "showInLists": False}
+        features.extend(_line_feature(part, hidden_from_lists) for part in parts[1:])
+    return features
+
+
+def _line_feature(coordinates: list, properties: dict) -> dict:
+    return {
+        "type": "Feature",
+        "geometry": {"type": "LineString", "coordinates": coordinates},
+        "properties": properties,
+    }
+
+
+def point_feature(point: PointRow) -> dict:
+    """Descriptions and webcam URLs are never published."""
+    return {
+        "type": "Feature",
+        "geometry": {"type": "Point", "coordinates": [point.lng, point.lat]},
+        "properties": {
+            "pointId": point.id,
+            "name": point.name,
+            "markerClass": point.marker_class,
+            "status": point.status,
+            "hidden": point.hidden,
+            "waitTime": point.wait_time,
+            "diningOptions": point.dining_options,
+        },
+    }
+
+
+class _Totals:
+    """Counts and distances by status, for the system or one activity."""
+
+    __slots__ = ("counts", "distances", "total", "total_distance")
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.total_distance = 0.0
+        self.counts = dict.fromkeys(STATUSES, 0)
+        self.distances = dict.fromkeys(STATUSES, 0.0)
+
+    def add(self, status: str, distance: float, trails: int = 1) -> None:
+        self.total += trails
+        self.total_distance += distance
+        if status in self.counts:
+            self.counts[status] += trails
+            self.distances[status] += distance
+
+
+def _km(value: float) -> float:
+    return round(value, 3)
+
+
+def _activity_total(value: str, totals: _Totals, language: str) -> dict:
+    known = CATALOG.get(value)
+    return {
+        "value": value,
+        "label": known.label(language) if known else value,
+        "iconClass": known.icon_class if known else "",
+        "totalTrails": totals.total,
+        "openTrails": totals.counts[OPEN],
+        "cautionTrails": totals.counts[CAUTION],
+        "closedTrails": totals.counts[CLOSED],
+        "totalDistance": _km(totals.total_distance),
+        "openDistance": _km(totals.distances[OPEN]),
+        "cautionDistance": _km(totals.distances[CAUTION]),
+        "closedDistance": _km(totals.distances[CLOSED]),
+    }
+
+
+def compile_system(rows: SystemRows, now: datetime) -> Compiled:
+    """The published FeatureCollection (trails in the given order, then points) and the
+    statistics of one trail system."""
+    language = rows.language
+    updates_by_trail, system_updates = place_updates(
+        rows.updates, [t.id for t in rows.trails], language, now
+    )
+    # Trails grouped by status and activity states (a large system has a few dozen groups):
+    # each group's activity list is built once and shared, and the group is counted at once.
+    groups: dict[tuple[str, tuple[ActivityRow, ...]], _TrailGroup] = {}
+    features: list[dict] = []
+    for trail in rows.trails:
+        activities = tuple(trail.activities)
+        status = trail.status
+        if status not in STATUSES:
+            status = resolve_status(status, (a.status for a in activities))
+        group = groups.get((status, activities))
+        if group is None:
+            group = groups[status, activities] = _TrailGroup(
+                ordered_activities(activities, language)
+            )
+        updates = updates_by_trail.get(trail.id) or {}
+        features.extend(trail_features(trail, status, group.published, updates))
+        if trail.type != TrailType.LIFT and not trail.hidden:  # lifts and hidden: map only
+            group.counted_trails += 1
+            group.counted_distance += trail.distance
+    features.extend(point_feature(p) for p in rows.points)
+    system_totals = _Totals()
+    activity_totals: dict[str, _Totals] = defaultdict(_Totals)
+    for (status, activities), group in groups.items():
+        if not group.counted_trails:
+            continue  # lifts and hidden trails only
+        system_totals.add(status, group.counted_distance, group.counted_trails)
+        for activity in activities:
+            activity_totals[activity.value].add(
+                activity.status, group.counted_distance, group.counted_trails
+            )
+    ordered_values = sorted(activity_totals, key=lambda v: (_CATALOG_ORDER.get(v, len(CATALOG)), v))
+    statistics = Statistics(
+        total_trails=system_totals.total,
+        open_trails=system_totals.counts[OPEN],
+        caution_trails=system_totals.counts[CAUTION],
+        closed_trails=system_totals.counts[CLOSED],
+        total_distance=_km(system_totals.total_distance),
+        open_distance=_km(system_totals.distances[OPEN]),
+        caution_distance=_km(system_totals.distances[CAUTION]),
+        activity_totals=[_activity_total(v, activity_totals[v], language) for v in ordered_values],
+        published_updates=system_updates,
+    )
+    return Compiled({"type": "FeatureCollection", "features": features}, statistics)
+
+
+def all_systems_collection(systems: list[dict]) -> dict:
+    """The legacy all-systems FeatureCollection: one Point per system given; a system
+    without a location has a null geometry. hiddenActivities only when set."""
+    features = []
+    for system in systems:
+        has_location = system["lat"] is not None and system["lng"] is not None
+        properties = {
+            "name": system["name"],
+            "tsId": system["id"],
+            "openTrails": system["open_trails"],
+            "cautionTrails": system["caution_trails"],
+            "closedTrails": system["closed_trails"],
+            "activities": system["activity_totals"],
+        }
+        if system["hidden_activities"] is not None:
+            properties["hiddenActivities"] = system["hidden_activities"]
+        features.append(
+            {
+                "type": "Feature",
+                "geometry": {"type": "Point", "coordinates": [system["lng"], system["lat"]]}
+                if has_location
+                else None,
+                "properties": properties,
+            }
+        )
+    return {"type": "FeatureCollection", "features": features}

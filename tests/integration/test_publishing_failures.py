@@ -1,0 +1,160 @@
+"""No change is lost when the broker goes away or a worker dies in the middle of a compile."""
+
+import socket
+import subprocess
+import time
+
+import psycopg
+import pytest
+from django.core.files.storage import default_storage
+
+from config.celery import app as celery_app
+from publishing.tasks import sweep_pending_compiles
+from tests.factories import TrailActivityFactory, TrailFactory, TrailSystemFactory
+from tests.integration.conftest import Worker, wait_for, worker_environment
+from tests.integration.test_publishing import all_served, published, set_status, trail_statuses
+from trails.models import TrailSystem
+
+pytestmark = pytest.mark.integration
+
+PRIVATE_REDIS_PORT = 6391
+
+
+class PrivateRedis:
+    """A throwaway redis-server of this test's own: stopping it is a broker outage that
+    leaves the shared Redis alone. No persistence, so queued messages die with it."""
+
+    url = f"redis://127.0.0.1:{PRIVATE_REDIS_PORT}/0"
+
+    def __init__(self):
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        assert not self.answers(), f"port {PRIVATE_REDIS_PORT} is taken; a leftover redis-server?"
+        self.process = subprocess.Popen(
+            [
+                "redis-server",
+                "--port",
+                str(PRIVATE_REDIS_PORT),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
+            stdout=subprocess.DEVNULL,
+        )
+        wait_for(self.answers, timeout=10)
+
+    def answers(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", PRIVATE_REDIS_PORT), timeout=0.2):
+                return True
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+
+def use_broker(url: str) -> None:
+    """Point this process's Celery app at another broker, dropping pooled connections."""
+    celery_app.conf.broker_url = url
+    celery_app._pool = None
+    celery_app.amqp._producer_pool = None
+
+
+@pytest.fixture
+def private_broker(broker, settings):
+    redis = PrivateRedis()
+    redis.start()
+    previous = celery_app.conf.broker_url
+    settings.CELERY_BROKER_URL = redis.url  # what the worker process is given
+    use_broker(redis.url)
+    yield redis
+    use_broker(previous)
+    redis.stop()
+
+
+@pytest.fixture
+def system():
+    system = TrailSystemFactory()
+    TrailActivityFactory(trail=TrailFactory(trail_system=system, status="None"))
+    return system
+
+
+@pytest.fixture
+def start_worker(transactional_db, settings, tmp_path):
+    workers: list[Worker] = []
+
+    def start() -> Worker:
+        worker = Worker(settings.MEDIA_ROOT, tmp_path / f"worker-{len(workers)}.log")
+        workers.append(worker)
+        worker.start()
+        return worker
+
+    yield start
+    for worker in workers:
+        worker.stop()
+
+
+def test_a_write_during_a_broker_outage_is_published_once_the_broker_is_back(
+    private_broker, start_worker, system
+):
+    start_worker()
+    trail = system.trails.get()
+    set_status(trail, "Closed")
+    wait_for(lambda: all_served(system.pk))
+
+    private_broker.stop()
+    started = time.monotonic()
+    set_status(trail, "Caution")  # commits; queueing the compile fails quietly
+    assert time.monotonic() - started < 5
+    assert TrailSystem.objects.get(pk=system.pk).closed_trails == 1
+    assert not all_served(system.pk)
+
+    private_broker.start()
+    sweep_pending_compiles.delay()  # what beat does every 30 seconds
+
+    wait_for(lambda: all_served(system.pk))
+    assert trail_statuses(published(system.pk)[1])[trail.pk] == "Caution"
+
+
+def test_a_worker_killed_mid_compile_leaves_the_old_file_and_the_next_compile_completes(
+    broker, start_worker, system, settings
+):
+    worker = start_worker()
+    trail = system.trails.get()
+    set_status(trail, "Closed")
+    wait_for(lambda: all_served(system.pk))
+    old_path, _ = published(system.pk)
+    maps = settings.MEDIA_ROOT / old_path.rsplit("/", 1)[0]
+
+    # Another session holds the trail system row, so the next compile writes its file and
+    # then waits to switch the row to it: the worker is killed at that moment.
+    with psycopg.connect(worker_environment(settings.MEDIA_ROOT)["DATABASE_URL"]) as holder:
+        holder.execute(
+            "SELECT 1 FROM trails_trailsystem WHERE id = %s FOR NO KEY UPDATE", [system.pk]
+        )
+        set_status(trail, "Caution")
+        wait_for(lambda: len(list(maps.iterdir())) == 2)
+        worker.kill()
+        holder.rollback()
+
+    system.refresh_from_db()
+    assert system.geo_json_path == old_path
+    assert system.closed_trails == 1
+    assert default_storage.exists(old_path)
+    assert not all_served(system.pk)
+
+    start_worker()
+    sweep_pending_compiles.delay()
+
+    wait_for(lambda: all_served(system.pk))
+    new_path, collection = published(system.pk)
+    assert new_path != old_path
+    assert trail_statuses(collection)[trail.pk] == "Caution"
+    wait_for(lambda: not default_storage.exists(old_path))

@@ -1,0 +1,211 @@
+"""Publishing against the database and the local storage, with tasks run in-process after
+commit (the embedded default)."""
+
+from datetime import timedelta
+
+import orjson
+import pytest
+from django.core.files.storage import default_storage
+from django.core.management import call_command
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from publishing.compile import compile_system
+from publishing.models import CompileRequest
+from publishing.scheduling import request_compile
+from publishing.selectors import load_system_rows
+from publishing.service import compile_pending
+from publishing.storage import (
+    ALL_SYSTEMS_NAME,
+    GEOJSON_CONTENT_TYPE,
+    IMMUTABLE_CACHE_CONTROL,
+    public_url,
+    read_all_systems_file,
+)
+from publishing.storage_backends import PublishedGoogleCloudStorage, PublishedS3Storage
+from publishing.tasks import rebuild_all_systems_file, sweep_pending_compiles
+from tests.factories import (
+    PointFactory,
+    TrailActivityFactory,
+    TrailFactory,
+    TrailSystemFactory,
+    UpdateFactory,
+)
+from trails.models import TrailSystem
+
+pytestmark = pytest.mark.django_db
+
+
+def published(system: TrailSystem) -> dict:
+    system.refresh_from_db()
+    with default_storage.open(system.geo_json_path, "rb") as stored:
+        return orjson.loads(stored.read())
+
+
+def write(system, capture) -> None:
+    """A write as every service does it: rows and the compile request in one transaction."""
+    with capture(execute=True), transaction.atomic():
+        request_compile(system, reason="test")
+
+
+@pytest.fixture
+def system():
+    system = TrailSystemFactory()
+    trail = TrailFactory(trail_system=system, status="None", distance=2.0)
+    TrailActivityFactory(trail=trail, value="skiing", status="Caution")
+    PointFactory(trail_system=system, description="secret", web_cam_url="https://cam.test")
+    return system
+
+
+def test_a_write_publishes_a_file_and_stores_the_statistics(
+    system, django_capture_on_commit_callbacks
+):
+    write(system, django_capture_on_commit_callbacks)
+
+    collection = published(system)
+    statuses = [f["properties"].get("status") for f in collection["features"]]
+    assert statuses == ["Caution", "Open"]
+    assert (system.total_trails, system.caution_trails, system.total_distance) == (1, 1, 2.0)
+    assert system.activity_totals[0]["value"] == "skiing"
+    assert system.compiled_on is not None
+    assert public_url(system.geo_json_path).startswith("/media/published/maps/")
+    request = CompileRequest.objects.get()
+    assert request.done_on is not None
+    assert request.published_path == system.geo_json_path
+
+
+def test_the_file_equals_a_compile_of_the_current_rows(system, django_capture_on_commit_callbacks):
+    UpdateFactory(trail_system=system, type="snowReport", base_depth=50)
+    write(system, django_capture_on_commit_callbacks)
+
+    system.refresh_from_db()
+    expected = compile_system(load_system_rows(system.pk, timezone.now()), timezone.now())
+    assert published(system) == expected.feature_collection
+    assert [u["baseDepth"] for u in system.published_updates["snowReport"]] == [50.0]
+
+
+def test_each_compile_writes_a_new_name_and_deletes_the_previous_file(
+    system, django_capture_on_commit_callbacks
+):
+    write(system, django_capture_on_commit_callbacks)
+    system.refresh_from_db()
+    first = system.geo_json_path
+
+    TrailFactory(trail_system=system, name="Second trail")
+    write(system, django_capture_on_commit_callbacks)
+    system.refresh_from_db()
+
+    assert system.geo_json_path != first
+    assert timezone.now().strftime("%Y%m%d") in system.geo_json_path
+    assert not default_storage.exists(first)
+    assert len(published(system)["features"]) == 3
+
+
+def test_a_storage_failure_leaves_the_previous_file_published(
+    system, django_capture_on_commit_callbacks, settings, tmp_path
+):
+    write(system, django_capture_on_commit_callbacks)
+    system.refresh_from_db()
+    before = (system.geo_json_path, system.total_trails)
+    TrailFactory(trail_system=system)
+    good_root = settings.MEDIA_ROOT
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("")
+    settings.MEDIA_ROOT = blocker
+
+    write(system, django_capture_on_commit_callbacks)  # the write itself succeeds
+
+    settings.MEDIA_ROOT = good_root
+    system.refresh_from_db()
+    assert (system.geo_json_path, system.total_trails) == before
+    assert default_storage.exists(system.geo_json_path)
+    assert CompileRequest.objects.pending().count() == 1
+
+    sweep_pending_compiles()
+
+    system.refresh_from_db()
+    assert system.total_trails == 2
+    assert not CompileRequest.objects.pending().exists()
+
+
+def test_nothing_pending_means_no_compile(system):
+    assert compile_pending(system.pk) is None
+    system.refresh_from_db()
+    assert system.geo_json_path == ""
+
+
+def test_compile_reads_a_fixed_number_of_queries_whatever_the_size(system):
+    def queries_for_one_compile() -> int:
+        CompileRequest.objects.create(trail_system=system)
+        with CaptureQueriesContext(connection) as captured:
+            compile_pending(system.pk)
+        return len(captured)
+
+    small = queries_for_one_compile()
+    for _ in range(20):
+        trail = TrailFactory(trail_system=system)
+        TrailActivityFactory(trail=trail)
+        UpdateFactory(trail_system=system, type="surfaceConditions", conditions=["icy"]).trails.add(
+            trail
+        )
+        PointFactory(trail_system=system)
+
+    assert queries_for_one_compile() == small
+
+
+def test_trashed_rows_and_expired_updates_are_not_read(system):
+    trashed = TrailFactory(trail_system=system, trashed_on=timezone.now())
+    PointFactory(trail_system=system, trashed_on=timezone.now())
+    live = TrailFactory(trail_system=system)
+    notice = UpdateFactory(trail_system=system, description="on trails")
+    notice.trails.add(trashed, live)
+    UpdateFactory(trail_system=system, expiration_date=timezone.now() - timedelta(minutes=1))
+
+    rows = load_system_rows(system.pk, timezone.now())
+
+    assert trashed.pk not in {t.id for t in rows.trails}
+    assert len(rows.points) == 1
+    assert [(u.id, u.trail_ids) for u in rows.updates] == [(notice.pk, (live.pk,))]
+
+
+def test_all_systems_file_lists_active_systems_only():
+    shown = TrailSystemFactory(name="Shown", open_trails=4, hidden_activities=["hiking"])
+    TrailSystemFactory(name="Inactive", inactive=True)
+    TrailSystemFactory(name="Blocked", blocked=True)
+    default_storage.delete(ALL_SYSTEMS_NAME)
+
+    collection = orjson.loads(read_all_systems_file())
+
+    assert [f["properties"]["tsId"] for f in collection["features"]] == [shown.pk]
+    assert collection["features"][0]["properties"]["openTrails"] == 4
+    assert default_storage.exists(ALL_SYSTEMS_NAME)
+
+    TrailSystemFactory(name="Another")
+    rebuild_all_systems_file()
+
+    assert len(orjson.loads(read_all_systems_file())["features"]) == 2
+
+
+def test_migrate_builds_the_all_systems_file_when_it_is_absent():
+    TrailSystemFactory(name="Listed")
+    default_storage.delete(ALL_SYSTEMS_NAME)
+
+    call_command("migrate", verbosity=0)
+
+    with default_storage.open(ALL_SYSTEMS_NAME, "rb") as stored:
+        assert [f["properties"]["name"] for f in orjson.loads(stored.read())["features"]] == [
+            "Listed"
+        ]
+
+
+def test_object_storages_get_geojson_content_type_and_cache_control():
+    s3 = PublishedS3Storage(bucket_name="maps")
+    map_params = s3._get_write_parameters("published/maps/ts/20260101T000000-ab.geojson")
+    all_params = s3._get_write_parameters(ALL_SYSTEMS_NAME)
+    gcs = PublishedGoogleCloudStorage(bucket_name="maps").get_object_parameters("x/y.geojson")
+
+    assert map_params["ContentType"] == GEOJSON_CONTENT_TYPE
+    assert map_params["CacheControl"] == IMMUTABLE_CACHE_CONTROL
+    assert all_params["CacheControl"] == "public, max-age=300"
+    assert gcs == {"content_type": GEOJSON_CONTENT_TYPE, "cache_control": IMMUTABLE_CACHE_CONTROL}

@@ -76,7 +76,10 @@ def _failure(request: HttpRequest, exc: Exception) -> HttpResponse:
         logger.warning("legacy %s %s: %s", request.method, request.path, exc)
     else:
         logger.exception("legacy %s %s failed", request.method, request.path)
-    return HttpResponse(status=500)
+    response = HttpResponse(status=500)
+    # Logged above with its cause; stops django.request logging a second, causeless line.
+    response._has_been_logged = True
+    return response
 
 
 def legacy_route(*, public: bool = False, preflight: bool = True) -> Callable:

@@ -4,7 +4,7 @@ conditional GET (ETag, Last-Modified) for pollers."""
 import hashlib
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import wraps
 
@@ -24,10 +24,16 @@ ALLOWED_METHODS = "GET, HEAD, OPTIONS"
 PREFLIGHT_MAX_AGE = "86400"
 
 
-@dataclass(frozen=True)
+@dataclass
 class Answer:
+    """An encoded body with its validators; the ETag is a digest of the exact bytes."""
+
     body: bytes
     last_modified: datetime | None = None
+    etag: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.etag = f'"{hashlib.blake2b(self.body, digest_size=16).hexdigest()}"'
 
 
 class UnknownRoute(Exception):
@@ -59,16 +65,17 @@ def _preflight(request: HttpRequest) -> HttpResponse:
 
 def _conditional(request: HttpRequest, answer: Answer) -> HttpResponse:
     """200 with validators, or 304 when the poller already holds these exact bytes."""
-    etag = f'"{hashlib.blake2b(answer.body, digest_size=16).hexdigest()}"'
     response = HttpResponse(answer.body, content_type="application/json")
-    response["ETag"] = etag
+    response["ETag"] = answer.etag
     # Pollers must revalidate every time; a 304 costs them nothing.
     response["Cache-Control"] = "no-cache"
     modified = None
     if answer.last_modified is not None:
         modified = int(answer.last_modified.timestamp())
         response["Last-Modified"] = http_date(modified)
-    return get_conditional_response(request, etag=etag, last_modified=modified, response=response)
+    return get_conditional_response(
+        request, etag=answer.etag, last_modified=modified, response=response
+    )
 
 
 def _failure(request: HttpRequest, exc: Exception) -> HttpResponse:

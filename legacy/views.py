@@ -2,7 +2,7 @@
 
 from django.http import HttpRequest
 
-from legacy import documents
+from legacy import cache, documents, versions
 from legacy.firestore import encode
 from legacy.http import Answer, UnknownRoute, legacy_route
 from publishing.storage import read_all_systems_file
@@ -20,12 +20,22 @@ def trail_systems(request: HttpRequest) -> Answer:
 
 @legacy_route()
 def trail_system(request: HttpRequest, system_id: str) -> Answer:
-    return _answer(documents.system_document(system_id))
+    return cache.current(
+        "ts",
+        system_id,
+        versions.system_version(system_id),
+        lambda: _answer(documents.system_document(system_id)),
+    )
 
 
 @legacy_route()
 def system_trails(request: HttpRequest, system_id: str) -> Answer:
-    return _answer(documents.system_trails(system_id))
+    return cache.current(
+        "trails",
+        system_id,
+        versions.trails_version(system_id),
+        lambda: _answer(documents.system_trails(system_id)),
+    )
 
 
 @legacy_route()

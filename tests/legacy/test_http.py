@@ -3,10 +3,12 @@
 import logging
 
 import pytest
+from django.utils import timezone
 from django.utils.http import http_date
 
 from tests.factories import TrailActivityFactory, TrailFactory, TrailSystemFactory
 from tests.legacy.conftest import ALLOWED_ORIGIN
+from trails.models import Trail, TrailActivity, TrailSystem
 
 pytestmark = pytest.mark.django_db
 
@@ -185,14 +187,51 @@ def test_trails_of_a_system_take_the_same_number_of_queries_for_any_size(
         TrailActivityFactory(trail=TrailFactory(trail_system=large, order=i))
 
     for system in (small, large):
-        with django_assert_num_queries(3):
+        # Version check, then system, trails and activities; unchanged data: the check alone.
+        with django_assert_num_queries(4):
+            assert client.get(f"/legacy/trails/{system.id}").status_code == 200
+        with django_assert_num_queries(1):
             assert client.get(f"/legacy/trails/{system.id}").status_code == 200
 
 
-@pytest.mark.parametrize("route,queries", [("ts", 1), ("weather", 1)])
-def test_system_routes_run_one_query(client, system, django_assert_num_queries, route, queries):
+@pytest.mark.parametrize("route,queries", [("ts", 2), ("weather", 1)])
+def test_system_routes_run_a_fixed_number_of_queries(
+    client, system, django_assert_num_queries, route, queries
+):
     with django_assert_num_queries(queries):
         client.get(f"/legacy/{route}/{system.id}")
+
+
+def test_any_write_to_a_trail_or_activity_shows_on_the_next_poll(client, system):
+    path = f"/legacy/trails/{system.id}"
+    meadow = system.fixture_trails["open"]
+    client.get(path)
+
+    # Bulk writes bypass save() and updatedOn; the next answer must still show them.
+    Trail.objects.filter(pk=meadow.id).update(status="Closed")
+    TrailActivity.objects.filter(trail__trail_system=system).update(status="Closed")
+    trails = {t["name"]: t for t in client.get(path).json()}
+
+    assert trails["Meadow"]["status"] == "Closed"
+    assert {a["status"] for a in trails["Ridge"]["activities"]} == {"Closed"}
+
+
+def test_a_trashed_trail_leaves_the_list_on_the_next_poll(client, system):
+    path = f"/legacy/trails/{system.id}"
+    client.get(path)
+
+    Trail.objects.filter(pk=system.fixture_trails["open"].id).update(trashed_on=timezone.now())
+
+    assert "Meadow" not in {t["name"] for t in client.get(path).json()}
+
+
+def test_a_recompile_shows_on_the_next_poll_of_the_system(client, system):
+    path = f"/legacy/ts/{system.id}"
+    client.get(path)
+
+    TrailSystem.objects.filter(pk=system.id).update(open_trails=7)
+
+    assert client.get(path).json()["openTrails"] == 7
 
 
 def test_trail_and_point_routes_run_a_fixed_number_of_queries(

@@ -23,7 +23,7 @@ def trail_system(request: HttpRequest, system_id: str) -> Answer:
     return cache.current(
         "ts",
         system_id,
-        versions.system_version(system_id),
+        lambda: versions.system_version(system_id),
         lambda: _answer(documents.system_document(system_id)),
     )
 
@@ -33,7 +33,7 @@ def system_trails(request: HttpRequest, system_id: str) -> Answer:
     return cache.current(
         "trails",
         system_id,
-        versions.trails_version(system_id),
+        lambda: versions.trails_version(system_id),
         lambda: _answer(documents.system_trails(system_id)),
     )
 

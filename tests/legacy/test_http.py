@@ -194,6 +194,18 @@ def test_trails_of_a_system_take_the_same_number_of_queries_for_any_size(
             assert client.get(f"/legacy/trails/{system.id}").status_code == 200
 
 
+def test_polls_within_the_recheck_interval_run_no_query(
+    client, system, settings, django_assert_num_queries
+):
+    settings.LEGACY_RECHECK_SECONDS = 60
+    first = client.get(f"/legacy/trails/{system.id}")
+
+    with django_assert_num_queries(0):
+        again = client.get(f"/legacy/trails/{system.id}")
+
+    assert again.content == first.content
+
+
 @pytest.mark.parametrize("route,queries", [("ts", 2), ("weather", 1)])
 def test_system_routes_run_a_fixed_number_of_queries(
     client, system, django_assert_num_queries, route, queries

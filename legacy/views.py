@@ -1,5 +1,7 @@
 """The legacy read interface: unauthenticated, read-only, Firestore-shaped (spec section 4)."""
 
+from collections.abc import Callable
+
 from django.http import HttpRequest
 
 from legacy import cache, documents, versions
@@ -18,24 +20,21 @@ def trail_systems(request: HttpRequest) -> Answer:
     return Answer(read_all_systems_file())
 
 
+def _cached(route: str, system_id: str, version_of: Callable, document_of: Callable) -> Answer:
+    """The hot routes: served from the process cache while the rows are unchanged."""
+    return cache.current(
+        route, system_id, lambda: version_of(system_id), lambda: _answer(document_of(system_id))
+    )
+
+
 @legacy_route()
 def trail_system(request: HttpRequest, system_id: str) -> Answer:
-    return cache.current(
-        "ts",
-        system_id,
-        lambda: versions.system_version(system_id),
-        lambda: _answer(documents.system_document(system_id)),
-    )
+    return _cached("ts", system_id, versions.system_version, documents.system_document)
 
 
 @legacy_route()
 def system_trails(request: HttpRequest, system_id: str) -> Answer:
-    return cache.current(
-        "trails",
-        system_id,
-        lambda: versions.trails_version(system_id),
-        lambda: _answer(documents.system_trails(system_id)),
-    )
+    return _cached("trails", system_id, versions.trails_version, documents.system_trails)
 
 
 @legacy_route()

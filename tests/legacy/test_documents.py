@@ -10,83 +10,32 @@ from tests.legacy.conftest import ACTIVITY_TOTALS, WEATHER
 
 pytestmark = pytest.mark.django_db
 
-SYSTEM_KEYS = {
-    "name",
-    "description",
-    "phoneNumber",
-    "website",
-    "language",
-    "depthMeasurement",
-    "lengthMeasurement",
-    "tempMeasurement",
-    "inactive",
-    "hideName",
-    "promoteTrailHUB",
-    "geolocation",
-    "totalTrails",
-    "openTrails",
-    "cautionTrails",
-    "closedTrails",
-    "totalDistance",
-    "openDistance",
-    "activities",
-    "updates",
-    "weather",
-    "subscription",
-    "createdOn",
-    "updatedOn",
-    "geoJsonUrl",
-    "relatedTrailSystems",
-    "iconPath",
-}
-SYSTEM_ACTIVITY_KEYS = {
-    "value",
-    "label",
-    "iconClass",
-    "totalTrails",
-    "openTrails",
-    "cautionTrails",
-    "closedTrails",
-    "totalDistance",
-    "openDistance",
-    "cautionDistance",
-    "closedDistance",
-}
-TRAIL_KEYS = {
-    "trailSystemId",
-    "name",
-    "description",
-    "status",
-    "difficulty",
-    "type",
-    "lineStyle",
-    "hidden",
-    "oneWay",
-    "oneWayReversed",
-    "order",
-    "categories",
-    "activities",
-    "distance",
-    "geolocation",
-    "geoJson",
-    "elevations",
-    "createdOn",
-    "updatedOn",
-}
-POINT_KEYS = {
-    "name",
-    "description",
-    "markerClass",
-    "status",
-    "hidden",
-    "waitTime",
-    "webCamUrl",
-    "diningOptions",
-    "geolocation",
-    "trailSystemId",
-    "createdOn",
-    "updatedOn",
-}
+
+def fields(spec_list: str) -> set[str]:
+    """A field list written as the spec writes it: comma-separated names."""
+    return {name.strip() for name in spec_list.split(",")}
+
+
+SYSTEM_KEYS = fields(
+    "name, description, phoneNumber, website, language, depthMeasurement, lengthMeasurement, "
+    "tempMeasurement, inactive, hideName, promoteTrailHUB, geolocation, totalTrails, "
+    "openTrails, cautionTrails, closedTrails, totalDistance, openDistance, activities, "
+    "updates, weather, subscription, createdOn, updatedOn, geoJsonUrl, relatedTrailSystems, "
+    "iconPath"
+)
+SYSTEM_ACTIVITY_KEYS = fields(
+    "value, label, iconClass, totalTrails, openTrails, cautionTrails, closedTrails, "
+    "totalDistance, openDistance, cautionDistance, closedDistance"
+)
+TRAIL_KEYS = fields(
+    "trailSystemId, name, description, status, difficulty, type, lineStyle, hidden, oneWay, "
+    "oneWayReversed, order, categories, activities, distance, geolocation, geoJson, "
+    "elevations, createdOn, updatedOn"
+)
+POINT_KEYS = fields(
+    "name, description, markerClass, status, hidden, waitTime, webCamUrl, diningOptions, "
+    "geolocation, trailSystemId, createdOn, updatedOn"
+)
 
 
 def get_json(client, path: str):

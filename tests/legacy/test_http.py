@@ -35,8 +35,14 @@ def assert_failed(response) -> None:
 
 @pytest.mark.parametrize("route", ID_ROUTES)
 @pytest.mark.parametrize("bad_id", ["doesNotExist0000000", "x" * 300, "a%00b", "%E2%9C%93.json"])
-def test_unknown_or_malformed_ids_answer_500_with_an_empty_body(client, system, route, bad_id):
-    assert_failed(client.get(f"/legacy/{route}/{bad_id}"))
+def test_unknown_or_malformed_ids_answer_500_with_an_empty_body(
+    client, caplog, system, route, bad_id
+):
+    with caplog.at_level(logging.WARNING, logger="legacy.http"):
+        assert_failed(client.get(f"/legacy/{route}/{bad_id}"))
+
+    # A miss or junk from a client is not a server fault: a warning, no traceback.
+    assert [r.levelname for r in caplog.records] == ["WARNING"]
 
 
 def test_trashed_trails_and_points_answer_500(client, system):

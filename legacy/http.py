@@ -73,6 +73,10 @@ def _conditional(request: HttpRequest, answer: Answer) -> HttpResponse:
     if answer.last_modified is not None:
         modified = int(answer.last_modified.timestamp())
         response["Last-Modified"] = http_date(modified)
+    if request.method == "HEAD":
+        # The GET's length, no body: the server must not send one (RFC 9110).
+        response.content = b""
+        response["Content-Length"] = str(len(answer.body))
     return get_conditional_response(
         request, etag=answer.etag, last_modified=modified, response=response
     )

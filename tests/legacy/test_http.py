@@ -172,6 +172,18 @@ def test_a_poller_sees_a_change_after_a_304(client, system):
     assert client.get(path, headers={"If-None-Match": first["ETag"]}).status_code == 304
 
 
+def test_head_answers_the_headers_of_get_without_a_body(client, system):
+    path = f"/legacy/trails/{system.id}"
+    get = client.get(path)
+
+    head = client.head(path)
+
+    assert head.status_code == 200
+    assert head.content == b""
+    assert head["ETag"] == get["ETag"]
+    assert head["Content-Length"] == str(len(get.content))
+
+
 def test_last_modified_is_the_latest_trail_change_and_answers_if_modified_since(client, system):
     path = f"/legacy/trails/{system.id}"
     newest = max(t.updated_on for t in system.fixture_trails.values() if not t.trashed_on)

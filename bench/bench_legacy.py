@@ -88,6 +88,8 @@ def _start_server(media_root: Path, recheck_seconds: str) -> subprocess.Popen:
             str(WORKERS),
             "--bind",
             f"{HOST}:{PORT}",
+            # Another gunicorn on this machine (make run) owns the default control socket.
+            "--no-control-socket",
         ],
         cwd=ROOT,
         env=env,

@@ -3,7 +3,8 @@
 Each reader runs a fixed number of SQL queries and returns the document with the time it last
 changed (for Last-Modified). Trails are read with values() and their geometry as JSON text, so a
 500-trail system is shaped without model instances or a parse-and-encode of every geometry.
-Unknown ids raise DoesNotExist, which the legacy views answer with 500.
+Unknown ids raise DoesNotExist, and trashed rows or a missing weather snapshot NotAvailable;
+the legacy views answer both with 500.
 """
 
 from collections import defaultdict

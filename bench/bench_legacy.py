@@ -1,0 +1,180 @@
+"""The legacy hot paths under load, against the production server.
+
+gunicorn (config.wsgi, 2 sync workers, as the Procfile runs it) serves a 500-trail system on
+loopback; wrk drives it. The ceiling is a static file holding the same bytes, served by the same
+server (Django's media view), measured the same way, so the ratio says how much of the
+per-request budget our own work takes.
+"""
+
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from bench.common import ROOT
+
+HOST = "127.0.0.1"
+PORT = int(os.environ.get("BENCH_LEGACY_PORT", "8140"))
+BASE = f"http://{HOST}:{PORT}"
+TRAILS = 500
+VERTICES = 100  # per trail: a few kilometres of GPS track
+WORKERS = 2
+DURATION = os.environ.get("BENCH_LEGACY_DURATION", "4s")
+ROUNDS = 3  # served and static alternate; medians, so a neighbour's burst skews one round only
+CONNECTIONS = 8
+
+
+def _wrk_binary() -> str:
+    """wrk from Debian's packages, installed on first use (a fresh machine has none)."""
+    if not shutil.which("wrk"):
+        subprocess.run(["apt-get", "update", "-qq"], check=True)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=True)
+    return shutil.which("wrk") or "wrk"
+
+
+def _seed() -> str:
+    """A system of 500 trails with 3-D geometry, two activities each, half with elevations."""
+    from django.db import connection
+
+    from trails.models import Trail, TrailActivity, TrailSystem
+
+    system = TrailSystem.objects.create(name="Bench Legacy", lat=45.69, lng=-113.95)
+    trails = []
+    for i in range(TRAILS):
+        coordinates = [
+            [-113.95 + i * 0.0001 + j * 0.0002, 45.69 + j * 0.0001, 1500.0 + j * 0.5]
+            for j in range(VERTICES)
+        ]
+        trail = Trail(
+            trail_system=system,
+            name=f"Trail {i}",
+            description="Rolling terrain through the larches.",
+            status=("Open", "Caution", "Closed", "None")[i % 4],
+            order=i,
+            categories=["north"],
+            elevations=[1500.0 + k for k in range(50)] if i % 2 else None,
+        )
+        trail.apply_geometry({"type": "LineString", "coordinates": coordinates})
+        trails.append(trail)
+    Trail.objects.bulk_create(trails)
+    TrailActivity.objects.bulk_create(
+        TrailActivity(trail=trail, value=value, status="Open", position=position)
+        for trail in trails
+        for position, value in enumerate(("nordic-classic", "snowshoeing"))
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")  # as autovacuum would have done on a live database
+    return system.id
+
+
+def _start_server(media_root: Path, recheck_seconds: str) -> subprocess.Popen:
+    env = {
+        **os.environ,
+        "MEDIA_ROOT": str(media_root),
+        "DEBUG": "0",
+        "LOG_LEVEL": "WARNING",
+        "LEGACY_RECHECK_SECONDS": recheck_seconds,
+    }
+    server = subprocess.Popen(
+        [
+            str(ROOT / ".venv/bin/gunicorn"),
+            "config.wsgi",
+            "--workers",
+            str(WORKERS),
+            "--bind",
+            f"{HOST}:{PORT}",
+            # Another gunicorn on this machine (make run) owns the default control socket.
+            "--no-control-socket",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
+    for _ in range(100):
+        try:
+            urllib.request.urlopen(f"{BASE}/legacy/trail-systems", timeout=2).read()
+            return server
+        except OSError:
+            time.sleep(0.1)
+    server.terminate()
+    raise RuntimeError(f"gunicorn did not answer on {BASE}")
+
+
+def _wrk(wrk: str, duration: str, url: str, headers: tuple[str, ...]) -> str:
+    header_args = [arg for header in headers for arg in ("-H", header)]
+    command = [wrk, "-t1", f"-c{CONNECTIONS}", f"-d{duration}", *header_args, url]
+    return subprocess.run(command, check=True, capture_output=True, text=True).stdout
+
+
+def _requests_per_second(wrk: str, url: str, *headers: str) -> float:
+    output = _wrk(wrk, DURATION, url, headers)
+    if "Non-2xx" in output or "Socket errors" in output:
+        raise RuntimeError(f"wrk saw errors on {url}:\n{output}")
+    return float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+
+
+def _against_ceiling(wrk: str, media_root: Path, name: str, path: str) -> dict[str, object]:
+    body = urllib.request.urlopen(f"{BASE}{path}").read()
+    (media_root / "bench").mkdir(exist_ok=True)
+    (media_root / "bench" / f"{name}.json").write_bytes(body)
+    static = f"{BASE}/media/bench/{name}.json"
+    for url in (f"{BASE}{path}", static):
+        _wrk(wrk, "2s", url, ())  # warm-up: connections, worker caches
+    rounds = [
+        (_requests_per_second(wrk, f"{BASE}{path}"), _requests_per_second(wrk, static))
+        for _ in range(ROUNDS)
+    ]
+    served = statistics.median(r[0] for r in rounds)
+    ceiling = statistics.median(r[1] for r in rounds)
+    return {
+        f"{name} body bytes": len(body),
+        f"{name} requests/s": round(served),
+        f"{name} static same bytes requests/s (ceiling)": round(ceiling),
+        f"{name} share of ceiling": f"{served / ceiling:.0%}",
+    }
+
+
+def _measure(wrk: str, system_id: str, recheck_seconds: str) -> dict[str, object]:
+    with tempfile.TemporaryDirectory() as media:
+        media_root = Path(media)
+        server = _start_server(media_root, recheck_seconds)
+        try:
+            trails_path = f"/legacy/trails/{system_id}"
+            figures = {
+                **_against_ceiling(wrk, media_root, "trails", trails_path),
+                **_against_ceiling(wrk, media_root, "ts", f"/legacy/ts/{system_id}"),
+            }
+            etag = urllib.request.urlopen(f"{BASE}{trails_path}").headers["ETag"]
+            not_modified = [
+                _requests_per_second(wrk, f"{BASE}{trails_path}", f"If-None-Match: {etag}")
+                for _ in range(ROUNDS)
+            ]
+            figures["trails 304 (If-None-Match) requests/s"] = round(
+                statistics.median(not_modified)
+            )
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    return figures
+
+
+def run() -> dict[str, dict]:
+    wrk = _wrk_binary()
+    system_id = _seed()
+    set_up = (
+        f"gunicorn {WORKERS} workers, wrk -t1 -c{CONNECTIONS}, median of {ROUNDS} x {DURATION}, "
+        f"loopback, {os.cpu_count()} CPUs"
+    )
+    return {
+        f"Legacy interface ({TRAILS} trails, row check at most every 1 s: production)": {
+            "set-up": set_up,
+            **_measure(wrk, system_id, "1"),
+        },
+        f"Legacy interface ({TRAILS} trails, row check on every request)": _measure(
+            wrk, system_id, "0"
+        ),
+    }

@@ -1,0 +1,71 @@
+"""Firestore-shaped encoding, the one place it is written.
+
+Existing embeds and apps were built against Firestore documents serialized as JSON: dates as
+{_seconds, _nanoseconds} and coordinates as {_latitude, _longitude}. Everything the legacy
+interface answers goes through these helpers and is encoded once, by orjson.
+"""
+
+from datetime import UTC, datetime, timedelta
+
+import orjson
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+ONE_SECOND = timedelta(seconds=1)
+# Keys that hold dates inside stored JSON (published updates, weather snapshots).
+DATE_KEYS = frozenset(
+    {
+        "createdOn",
+        "updatedOn",
+        "expirationDate",
+        "lastSnowDate",
+        "lastSnowMakingDate",
+        "observedAt",
+    }
+)
+
+
+def timestamp(value: datetime | None) -> dict | None:
+    """A Firestore Timestamp: whole seconds (floored) and a non-negative nanosecond part."""
+    if value is None:
+        return None
+    return {
+        "_seconds": (value - EPOCH) // ONE_SECOND,
+        "_nanoseconds": value.microsecond * 1000,
+    }
+
+
+def geopoint(lat: float | None, lng: float | None) -> dict | None:
+    """A Firestore GeoPoint."""
+    if lat is None or lng is None:
+        return None
+    return {"_latitude": lat, "_longitude": lng}
+
+
+def _parse_date(value: str) -> datetime | None:
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def with_timestamps(value):
+    """A copy of stored JSON whose ISO date strings under DATE_KEYS become timestamps."""
+    if isinstance(value, list):
+        return [with_timestamps(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    converted = {}
+    for key, item in value.items():
+        parsed = _parse_date(item) if key in DATE_KEYS and isinstance(item, str) else None
+        converted[key] = timestamp(parsed) if parsed else with_timestamps(item)
+    return converted
+
+
+def stored_json(text: str | None) -> orjson.Fragment | None:
+    """JSON text read from the database as it is, so it is not parsed and encoded again."""
+    return None if text is None else orjson.Fragment(text)
+
+
+def encode(document) -> bytes:
+    return orjson.dumps(document)

@@ -1,0 +1,121 @@
+"""What every legacy route shares: the 500-with-empty-body rule, the origin allowlist and
+conditional GET (ETag, Last-Modified) for pollers."""
+
+import hashlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import wraps
+
+from django.conf import settings
+from django.core.exceptions import ObjectDoesNotExist
+from django.http import HttpRequest, HttpResponse
+from django.utils.cache import get_conditional_response, patch_vary_headers
+from django.utils.http import http_date
+from django.views.decorators.csrf import csrf_exempt
+
+from legacy.documents import NotAvailable
+
+logger = logging.getLogger(__name__)
+
+READ_METHODS = ("GET", "HEAD")
+ALLOWED_METHODS = "GET, HEAD, OPTIONS"
+PREFLIGHT_MAX_AGE = "86400"
+
+
+@dataclass
+class Answer:
+    """An encoded body with its validators; the ETag is a digest of the exact bytes."""
+
+    body: bytes
+    last_modified: datetime | None = None
+    etag: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.etag = f'"{hashlib.blake2b(self.body, digest_size=16).hexdigest()}"'
+
+
+class UnknownRoute(Exception):
+    """A path under /legacy that names no route, or a method other than GET or HEAD."""
+
+
+def _allow_origin(request: HttpRequest, response: HttpResponse, public: bool) -> None:
+    """Browsers may read the answer only from allowed origins (any origin for public files)."""
+    origin = request.headers.get("Origin")
+    if public:
+        response["Access-Control-Allow-Origin"] = "*"
+        return
+    patch_vary_headers(response, ["Origin"])
+    if origin and origin in settings.LEGACY_ALLOWED_ORIGINS:
+        response["Access-Control-Allow-Origin"] = origin
+        response["Access-Control-Expose-Headers"] = "ETag, Last-Modified"
+
+
+def _preflight(request: HttpRequest) -> HttpResponse:
+    response = HttpResponse(status=204)
+    response["Allow"] = ALLOWED_METHODS
+    response["Access-Control-Allow-Methods"] = ALLOWED_METHODS
+    requested = request.headers.get("Access-Control-Request-Headers")
+    if requested:
+        response["Access-Control-Allow-Headers"] = requested
+    response["Access-Control-Max-Age"] = PREFLIGHT_MAX_AGE
+    return response
+
+
+def _conditional(request: HttpRequest, answer: Answer) -> HttpResponse:
+    """200 with validators, or 304 when the poller already holds these exact bytes."""
+    response = HttpResponse(answer.body, content_type="application/json")
+    response["ETag"] = answer.etag
+    # Pollers must revalidate every time; a 304 costs them nothing.
+    response["Cache-Control"] = "no-cache"
+    modified = None
+    if answer.last_modified is not None:
+        modified = int(answer.last_modified.timestamp())
+        response["Last-Modified"] = http_date(modified)
+    if request.method == "HEAD":
+        # The GET's length, no body: the server must not send one (RFC 9110).
+        response.content = b""
+        response["Content-Length"] = str(len(answer.body))
+    return get_conditional_response(
+        request, etag=answer.etag, last_modified=modified, response=response
+    )
+
+
+def _failure(request: HttpRequest, exc: Exception) -> HttpResponse:
+    if isinstance(exc, ObjectDoesNotExist | NotAvailable | UnknownRoute):
+        logger.warning("legacy %s %s: %s", request.method, request.path, exc)
+    else:
+        logger.exception("legacy %s %s failed", request.method, request.path)
+    response = HttpResponse(status=500)
+    # Logged above with its cause; stops django.request logging a second, causeless line.
+    response._has_been_logged = True
+    return response
+
+
+def legacy_route(*, public: bool = False, preflight: bool = True) -> Callable:
+    """Wrap a view returning an Answer; every failure becomes a 500 with an empty body.
+
+    public: any origin may read it (the all-systems file). preflight: answer OPTIONS (not for
+    the catch-all of unknown routes, which fails whatever the method).
+    """
+
+    def decorate(view: Callable[..., Answer]) -> Callable[..., HttpResponse]:
+        @csrf_exempt
+        @wraps(view)
+        def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+            try:
+                if request.method == "OPTIONS" and preflight:
+                    response = _preflight(request)
+                elif request.method in READ_METHODS or not preflight:
+                    response = _conditional(request, view(request, *args, **kwargs))
+                else:
+                    raise UnknownRoute(f"method {request.method} is not served")
+            except Exception as exc:
+                response = _failure(request, exc)
+            _allow_origin(request, response, public)
+            return response
+
+        return wrapped
+
+    return decorate

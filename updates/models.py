@@ -113,8 +113,12 @@ class Delivery(models.Model):
 
     class State(models.TextChoices):
         PENDING = "pending"
+        # Claimed by a worker; never claimed again, so a crash mid-send cannot send twice.
+        SENDING = "sending"
         SENT = "sent"
         FAILED = "failed"
+        # Not sent: the subscriber left, or the address failed permanently, before its turn.
+        SKIPPED = "skipped"
 
     update = models.ForeignKey(Update, on_delete=models.CASCADE, related_name="deliveries")
     subscriber = models.ForeignKey(Subscriber, on_delete=models.CASCADE, related_name="deliveries")

@@ -1,11 +1,327 @@
-"""Subscriber notification entry point, called after the commit that creates an update."""
+"""Subscriber notification: one email and one SMS per subscriber for an update created with
+notify true, in the trail system's language.
 
+The fan-out records a Delivery row per (update, subscriber, channel) before anything is sent,
+then hands chunks of pending rows to parallel Celery tasks. A chunk claims its rows (pending ->
+sending) in one short transaction, so a retried or duplicated task never sends a message twice.
+Transient provider errors go back to pending and are retried with exponential backoff; a
+permanent refusal marks the subscriber's address or number as failed so it is skipped next time.
+"""
+
+import logging
+import smtplib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.conf import settings
+from django.core import mail
 from django.db import transaction
+from django.db.models import F, Q
+from django.template.loader import render_to_string
+from django.utils import timezone
+
+from trails.enums import UpdateType
+from updates import sms
+from updates.models import Delivery, Subscriber, Update
+from updates.types import SURFACE_CONDITION_CATALOG, UPDATE_TYPES
+
+logger = logging.getLogger(__name__)
+
+CHUNK_SIZE = 500
+MAX_ATTEMPTS = 5
+# Seconds before retry n (1-based): 30 s, 2 min, 8 min, 32 min.
+RETRY_BASE_SECONDS = 30
+RETRY_FACTOR = 4
+
+DEPTH_UNITS = {"inches": "in", "centimeters": "cm"}
+SNOW_DEPTH_FIELDS = (
+    "baseDepth",
+    "twentyFourHours",
+    "fourtyEightHours",
+    "sevenDays",
+    "seasonTotal",
+    "lastSnowAmount",
+    "upperElevationDepth",
+)
+SNOW_DATE_FIELDS = ("lastSnowDate", "lastSnowMakingDate")
 
 
 def notify_subscribers_on_commit(update_id: str) -> None:
+    """Called by the update service when an update is created with notify true."""
     transaction.on_commit(lambda: send_update_notifications(update_id))
 
 
 def send_update_notifications(update_id: str) -> None:
-    """Fan-out to email and SMS arrives with the notifications issue."""
+    """Queue the fan-out; in the embedded default it runs in-process at once."""
+    from updates.tasks import fan_out_update
+
+    fan_out_update.delay(update_id)
+
+
+# Who gets what
+
+
+def _reachable(channel: str) -> Q:
+    if channel == Delivery.Channel.EMAIL:
+        return ~Q(email="") & Q(email_failed_on__isnull=True)
+    return ~Q(phone="") & Q(phone_failed_on__isnull=True)
+
+
+def record_deliveries(update: Update) -> int:
+    """Create the pending Delivery rows of an update (existing ones are left as they are)."""
+    subscribers = Subscriber.objects.filter(
+        trail_system_id=update.trail_system_id, unsubscribed_on__isnull=True
+    )
+    rows = [
+        Delivery(update=update, subscriber_id=subscriber_id, channel=channel)
+        for channel in Delivery.Channel.values
+        for subscriber_id in subscribers.filter(_reachable(channel)).values_list("pk", flat=True)
+    ]
+    Delivery.objects.bulk_create(rows, batch_size=2000, ignore_conflicts=True)
+    return len(rows)
+
+
+def pending_chunks(update_id: str, size: int = CHUNK_SIZE) -> list[tuple[str, list[int]]]:
+    """(channel, delivery ids) batches of the update's pending deliveries."""
+    chunks: list[tuple[str, list[int]]] = []
+    for channel in Delivery.Channel.values:
+        ids = list(
+            Delivery.objects.filter(update_id=update_id, channel=channel, state="pending")
+            .order_by("pk")
+            .values_list("pk", flat=True)
+        )
+        chunks.extend((channel, ids[i : i + size]) for i in range(0, len(ids), size))
+    return chunks
+
+
+def claim(delivery_ids: Iterable[int], channel: str) -> list[Delivery]:
+    """Take the still-pending rows among delivery_ids for this worker (pending -> sending).
+
+    Rows whose subscriber has since left or whose address failed are marked skipped. Rows
+    another worker holds or has already handled are left alone, so duplicates send nothing.
+    """
+    with transaction.atomic():
+        candidates = list(
+            Delivery.objects.select_for_update(skip_locked=True, of=("self",))
+            .select_related("subscriber")
+            .filter(pk__in=list(delivery_ids), state=Delivery.State.PENDING)
+        )
+        sendable = Subscriber.objects.filter(_reachable(channel), unsubscribed_on__isnull=True)
+        sendable_ids = set(
+            sendable.filter(pk__in={d.subscriber_id for d in candidates}).values_list(
+                "pk", flat=True
+            )
+        )
+        claimed = [d for d in candidates if d.subscriber_id in sendable_ids]
+        skipped = [d.pk for d in candidates if d.subscriber_id not in sendable_ids]
+        Delivery.objects.filter(pk__in=[d.pk for d in claimed]).update(
+            state=Delivery.State.SENDING, attempts=F("attempts") + 1
+        )
+        Delivery.objects.filter(pk__in=skipped).update(state=Delivery.State.SKIPPED)
+    for delivery in claimed:
+        delivery.attempts += 1
+    return claimed
+
+
+# What they get
+
+
+def public_map_url(system_id: str) -> str:
+    return f"{settings.PUBLIC_BASE_URL}/map/{system_id}"
+
+
+def unsubscribe_url(token: str) -> str:
+    return f"{settings.PUBLIC_BASE_URL}/unsubscribe/{token}"
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+def _date(value: datetime) -> str:
+    return timezone.localtime(value).date().isoformat()
+
+
+def message_context(update: Update) -> dict:
+    """Everything the templates show, already in the system's language and units."""
+    system = update.trail_system
+    language = system.language
+    template = UPDATE_TYPES[update.type]
+    context = {
+        "language": language,
+        "system_name": system.name,
+        "update_type": update.type,
+        "update_label": template.label.get(language),
+        "map_url": public_map_url(system.pk),
+    }
+    if update.type == UpdateType.NOTICE:
+        severity = next(f for f in template.fields if f.property == "severity")
+        labels = {value: text.get(language) for value, text in severity.options or ()}
+        context |= {
+            "description": update.description,
+            "severity": update.severity or "info",
+            "severity_label": labels.get(update.severity or "info", ""),
+            "link_url": update.link_url,
+        }
+    elif update.type == UpdateType.SURFACE_CONDITIONS:
+        context |= {
+            "conditions": [
+                SURFACE_CONDITION_CATALOG[value].entry(language)["text"]
+                for value in update.conditions
+                if value in SURFACE_CONDITION_CATALOG
+            ],
+            "all_trails": update.all_trails,
+            "trail_names": list(update.trails.order_by("order").values_list("name", flat=True)),
+        }
+    elif update.type == UpdateType.SNOW_REPORT:
+        unit = DEPTH_UNITS.get(system.depth_measurement, system.depth_measurement)
+        labels = {f.property: f.label.get(language) for f in template.fields}
+        figures = []
+        for prop in (*SNOW_DEPTH_FIELDS, *SNOW_DATE_FIELDS):
+            value = getattr(update, _snake(prop))
+            if value is None:
+                continue
+            shown = _date(value) if prop in SNOW_DATE_FIELDS else f"{_number(value)} {unit}"
+            if prop == "lastSnowDate" and update.last_snow_time:
+                shown = f"{shown} {update.last_snow_time}"
+            figures.append({"label": labels[prop], "value": shown})
+        context["figures"] = figures
+    return context
+
+
+def _snake(name: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
+
+
+def render(context: dict, name: str, token: str) -> str:
+    """One message part (subject, body.txt, body.html or sms.txt) for one subscriber."""
+    context = {**context, "unsubscribe_url": unsubscribe_url(token)}
+    return render_to_string(f"notifications/{context['language']}/{name}", context).strip()
+
+
+def build_email(context: dict, subscriber: Subscriber) -> mail.EmailMultiAlternatives:
+    token = subscriber.unsubscribe_token
+    message = mail.EmailMultiAlternatives(
+        subject=" ".join(render(context, "subject.txt", token).split()),
+        body=render(context, "body.txt", token),
+        to=[subscriber.email],
+        headers={
+            "List-Unsubscribe": f"<{unsubscribe_url(token)}>",
+            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+        },
+    )
+    message.attach_alternative(render(context, "body.html", token), "text/html")
+    return message
+
+
+def build_sms(context: dict, subscriber: Subscriber) -> sms.SmsMessage:
+    return sms.SmsMessage(
+        to=subscriber.phone, body=render(context, "sms.txt", subscriber.unsubscribe_token)
+    )
+
+
+# Sending
+
+
+@dataclass
+class Outcome:
+    """What happened to one claimed delivery."""
+
+    delivery: Delivery
+    error: str = ""
+    permanent: bool = False  # the address or number will never work
+    retry: bool = False  # worth another attempt later
+
+    @property
+    def sent(self) -> bool:
+        return not self.error
+
+
+def _attempt(delivery: Delivery, send: Callable[[], None]) -> Outcome:
+    try:
+        send()
+    except smtplib.SMTPRecipientsRefused as error:
+        return Outcome(delivery, f"refused: {error.recipients}", permanent=True)
+    except sms.SmsError as error:
+        return Outcome(delivery, str(error), permanent=error.permanent, retry=not error.permanent)
+    except (smtplib.SMTPException, OSError) as error:
+        return Outcome(delivery, f"{type(error).__name__}: {error}", retry=True)
+    except Exception as error:  # a bug must not leave the rest of the chunk unsent
+        logger.exception("Delivery %s failed", delivery.pk)
+        return Outcome(delivery, f"{type(error).__name__}: {error}")
+    return Outcome(delivery)
+
+
+def send_emails(context: dict, deliveries: list[Delivery]) -> list[Outcome]:
+    """Send over one connection; a broken connection is reopened for the next message."""
+    outcomes = []
+    with mail.get_connection() as connection:
+        for delivery in deliveries:
+
+            def send(d=delivery):
+                connection.send_messages([build_email(context, d.subscriber)])
+
+            outcome = _attempt(delivery, send)
+            if outcome.retry:
+                connection.close()
+                connection.open()
+            outcomes.append(outcome)
+    return outcomes
+
+
+def send_sms_messages(context: dict, deliveries: list[Delivery]) -> list[Outcome]:
+    outcomes = []
+    with sms.get_connection() as connection:
+        for delivery in deliveries:
+
+            def send(d=delivery):
+                connection.send_messages([build_sms(context, d.subscriber)])
+
+            outcomes.append(_attempt(delivery, send))
+    return outcomes
+
+
+def record_outcomes(outcomes: list[Outcome], channel: str) -> list[int]:
+    """Store each outcome; returns the ids to retry later."""
+    now = timezone.now()
+    retry_ids = []
+    for outcome in outcomes:
+        delivery = outcome.delivery
+        delivery.error = outcome.error[:2000]
+        if outcome.sent:
+            delivery.state, delivery.sent_on = Delivery.State.SENT, now
+        elif outcome.retry and delivery.attempts < MAX_ATTEMPTS:
+            delivery.state = Delivery.State.PENDING
+            retry_ids.append(delivery.pk)
+        else:
+            delivery.state = Delivery.State.FAILED
+    Delivery.objects.bulk_update(
+        [o.delivery for o in outcomes], ["state", "error", "sent_on"], batch_size=500
+    )
+    failed_field = "email_failed_on" if channel == Delivery.Channel.EMAIL else "phone_failed_on"
+    Subscriber.objects.filter(
+        pk__in=[o.delivery.subscriber_id for o in outcomes if o.permanent]
+    ).update(**{failed_field: now})
+    return retry_ids
+
+
+def retry_delay(attempts: int) -> int:
+    """Seconds to wait before the next attempt after `attempts` tries."""
+    return RETRY_BASE_SECONDS * RETRY_FACTOR ** (attempts - 1)
+
+
+def send_chunk(update_id: str, channel: str, delivery_ids: list[int]) -> tuple[list[int], int]:
+    """Send the claimable deliveries among delivery_ids.
+
+    Returns the ids to retry and the delay before retrying them.
+    """
+    deliveries = claim(delivery_ids, channel)
+    if not deliveries:
+        return [], 0
+    update = Update.objects.select_related("trail_system").get(pk=update_id)
+    context = message_context(update)
+    send = send_emails if channel == Delivery.Channel.EMAIL else send_sms_messages
+    retry_ids = record_outcomes(send(context, deliveries), channel)
+    attempts = max((d.attempts for d in deliveries if d.pk in set(retry_ids)), default=0)
+    return retry_ids, retry_delay(attempts) if retry_ids else 0

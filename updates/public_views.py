@@ -1,0 +1,67 @@
+"""Public pages for subscribers: one-click unsubscribe and the inbound SMS webhook (STOP)."""
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
+from django.shortcuts import render
+from django.utils import timezone
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods, require_POST
+from twilio.request_validator import RequestValidator
+
+from updates.models import Subscriber
+
+# Carrier-standard opt-out words, in English and French, compared without case or accents.
+STOP_WORDS = frozenset(
+    {"STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT", "ARRET", "ARRÊT", "DESABONNER"}
+)
+
+
+def unsubscribe(token: str) -> Subscriber | None:
+    """Mark the subscriber of this token unsubscribed (keeping the first date); None if
+    no subscriber has the token."""
+    subscriber = Subscriber.objects.select_related("trail_system").filter(unsubscribe_token=token)
+    subscriber.filter(unsubscribed_on__isnull=True).update(unsubscribed_on=timezone.now())
+    return subscriber.first()
+
+
+def unsubscribe_phone(phone: str) -> int:
+    """Unsubscribe every subscription of this number; returns how many changed."""
+    return Subscriber.objects.filter(phone=phone, unsubscribed_on__isnull=True).update(
+        unsubscribed_on=timezone.now()
+    )
+
+
+def is_stop_message(body: str) -> bool:
+    return body.strip().upper().rstrip(".!") in STOP_WORDS
+
+
+@csrf_exempt
+@require_http_methods(["GET", "POST"])
+def unsubscribe_view(request: HttpRequest, token: str) -> HttpResponse:
+    """GET from the link in a message, POST from a mail client's one-click button
+    (RFC 8058); both unsubscribe at once and may be repeated."""
+    subscriber = unsubscribe(token)
+    if subscriber is None:
+        return render(request, "subscriptions/unknown.html", status=404)
+    system = subscriber.trail_system
+    return render(
+        request,
+        f"subscriptions/{system.language}/unsubscribed.html",
+        {"system_name": system.name, "address": subscriber.email or subscriber.phone},
+    )
+
+
+@csrf_exempt
+@require_POST
+def inbound_sms_view(request: HttpRequest) -> HttpResponse:
+    """Twilio's incoming-message webhook. STOP and its equivalents unsubscribe the sender;
+    Twilio itself answers the STOP. With Twilio credentials set, unsigned posts are refused."""
+    if settings.TWILIO_AUTH_TOKEN:
+        url = f"{settings.PUBLIC_BASE_URL}{request.get_full_path()}"
+        signature = request.headers.get("X-Twilio-Signature", "")
+        validator = RequestValidator(settings.TWILIO_AUTH_TOKEN)
+        if not validator.validate(url, request.POST.dict(), signature):
+            return HttpResponseForbidden("invalid signature")
+    if is_stop_message(request.POST.get("Body", "")):
+        unsubscribe_phone(request.POST.get("From", ""))
+    return HttpResponse("<Response/>", content_type="text/xml")

@@ -77,7 +77,9 @@ class FakeSmtpServer(socketserver.ThreadingTCPServer):
         self.delivered: list[str] = []
         super().__init__(("127.0.0.1", 0), SmtpHandler)
         self.port = self.server_address[1]
-        threading.Thread(target=self.serve_forever, daemon=True).start()
+        threading.Thread(
+            target=self.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
 
 
 class SmtpHandler(socketserver.StreamRequestHandler):

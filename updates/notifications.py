@@ -10,16 +10,18 @@ permanent refusal marks the subscriber's address or number as failed so it is sk
 
 import logging
 import smtplib
+from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
 from django.core import mail
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F, Q
 from django.template.loader import render_to_string
 from django.utils import timezone
+from django.utils.html import escape
 
 from trails.enums import UpdateType
 from updates import sms
@@ -69,17 +71,30 @@ def _reachable(channel: str) -> Q:
 
 
 def record_deliveries(update: Update) -> int:
-    """Create the pending Delivery rows of an update (existing ones are left as they are)."""
-    subscribers = Subscriber.objects.filter(
-        trail_system_id=update.trail_system_id, unsubscribed_on__isnull=True
-    )
-    rows = [
-        Delivery(update=update, subscriber_id=subscriber_id, channel=channel)
-        for channel in Delivery.Channel.values
-        for subscriber_id in subscribers.filter(_reachable(channel)).values_list("pk", flat=True)
-    ]
-    Delivery.objects.bulk_create(rows, batch_size=2000, ignore_conflicts=True)
-    return len(rows)
+    """Create the pending Delivery rows of an update, keeping any that exist already.
+
+    One INSERT ... SELECT per channel: the database copies thousands of subscribers in a
+    fraction of the time building model instances would take.
+    """
+    created = 0
+    for channel in Delivery.Channel.values:
+        subscribers = Subscriber.objects.filter(
+            _reachable(channel),
+            trail_system_id=update.trail_system_id,
+            unsubscribed_on__isnull=True,
+        ).order_by().values_list("id", flat=True)
+        select_sql, select_params = subscribers.query.sql_with_params()
+        table = connection.ops.quote_name(Delivery._meta.db_table)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"INSERT INTO {table} "
+                "(update_id, subscriber_id, channel, state, attempts, error, created_on) "
+                f"SELECT %s, ids.id, %s, %s, 0, '', %s FROM ({select_sql}) AS ids "
+                "ON CONFLICT DO NOTHING",
+                (update.pk, channel, Delivery.State.PENDING, timezone.now(), *select_params),
+            )
+            created += cursor.rowcount
+    return created
 
 
 def pending_chunks(update_id: str, size: int = CHUNK_SIZE) -> list[tuple[str, list[int]]]:
@@ -194,31 +209,51 @@ def _snake(name: str) -> str:
     return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
 
 
-def render(context: dict, name: str, token: str) -> str:
-    """One message part (subject, body.txt, body.html or sms.txt) for one subscriber."""
-    context = {**context, "unsubscribe_url": unsubscribe_url(token)}
-    return render_to_string(f"notifications/{context['language']}/{name}", context).strip()
+# Rendered once per chunk with this in place of the link, which is all that differs between
+# subscribers; it has no character that HTML escaping would change.
+LINK_PLACEHOLDER = "UNSUBSCRIBE-LINK-7f3c9a"
 
 
-def build_email(context: dict, subscriber: Subscriber) -> mail.EmailMultiAlternatives:
-    token = subscriber.unsubscribe_token
-    message = mail.EmailMultiAlternatives(
-        subject=" ".join(render(context, "subject.txt", token).split()),
-        body=render(context, "body.txt", token),
-        to=[subscriber.email],
-        headers={
-            "List-Unsubscribe": f"<{unsubscribe_url(token)}>",
-            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
-        },
-    )
-    message.attach_alternative(render(context, "body.html", token), "text/html")
-    return message
+@dataclass(frozen=True)
+class Messages:
+    """An update's message parts (subject, text and HTML email bodies, SMS text)."""
 
+    subject: str
+    text: str
+    html: str
+    sms: str
 
-def build_sms(context: dict, subscriber: Subscriber) -> sms.SmsMessage:
-    return sms.SmsMessage(
-        to=subscriber.phone, body=render(context, "sms.txt", subscriber.unsubscribe_token)
-    )
+    @classmethod
+    def render(cls, context: dict) -> "Messages":
+        context = {**context, "unsubscribe_url": LINK_PLACEHOLDER}
+
+        def part(name: str) -> str:
+            return render_to_string(f"notifications/{context['language']}/{name}", context)
+
+        return cls(
+            subject=" ".join(part("subject.txt").split()),
+            text=part("body.txt").strip(),
+            html=part("body.html").strip(),
+            sms=part("sms.txt").strip(),
+        )
+
+    def email_for(self, subscriber: Subscriber) -> mail.EmailMultiAlternatives:
+        link = unsubscribe_url(subscriber.unsubscribe_token)
+        message = mail.EmailMultiAlternatives(
+            subject=self.subject,
+            body=self.text.replace(LINK_PLACEHOLDER, link),
+            to=[subscriber.email],
+            headers={
+                "List-Unsubscribe": f"<{link}>",
+                "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+            },
+        )
+        message.attach_alternative(self.html.replace(LINK_PLACEHOLDER, escape(link)), "text/html")
+        return message
+
+    def sms_for(self, subscriber: Subscriber) -> sms.SmsMessage:
+        link = unsubscribe_url(subscriber.unsubscribe_token)
+        return sms.SmsMessage(to=subscriber.phone, body=self.sms.replace(LINK_PLACEHOLDER, link))
 
 
 # Sending
@@ -253,14 +288,14 @@ def _attempt(delivery: Delivery, send: Callable[[], None]) -> Outcome:
     return Outcome(delivery)
 
 
-def send_emails(context: dict, deliveries: list[Delivery]) -> list[Outcome]:
+def send_emails(messages: Messages, deliveries: list[Delivery]) -> list[Outcome]:
     """Send over one connection; a broken connection is reopened for the next message."""
     outcomes = []
     with mail.get_connection() as connection:
         for delivery in deliveries:
 
             def send(d=delivery):
-                connection.send_messages([build_email(context, d.subscriber)])
+                connection.send_messages([messages.email_for(d.subscriber)])
 
             outcome = _attempt(delivery, send)
             if outcome.retry:
@@ -270,40 +305,38 @@ def send_emails(context: dict, deliveries: list[Delivery]) -> list[Outcome]:
     return outcomes
 
 
-def send_sms_messages(context: dict, deliveries: list[Delivery]) -> list[Outcome]:
+def send_sms_messages(messages: Messages, deliveries: list[Delivery]) -> list[Outcome]:
     outcomes = []
     with sms.get_connection() as connection:
         for delivery in deliveries:
 
             def send(d=delivery):
-                connection.send_messages([build_sms(context, d.subscriber)])
+                connection.send_messages([messages.sms_for(d.subscriber)])
 
             outcomes.append(_attempt(delivery, send))
     return outcomes
 
 
 def record_outcomes(outcomes: list[Outcome], channel: str) -> list[int]:
-    """Store each outcome; returns the ids to retry later."""
+    """Store each outcome, one UPDATE per (state, error) group; returns the ids to retry."""
     now = timezone.now()
-    retry_ids = []
+    groups: dict[tuple[str, str], list[int]] = defaultdict(list)
     for outcome in outcomes:
-        delivery = outcome.delivery
-        delivery.error = outcome.error[:2000]
         if outcome.sent:
-            delivery.state, delivery.sent_on = Delivery.State.SENT, now
-        elif outcome.retry and delivery.attempts < MAX_ATTEMPTS:
-            delivery.state = Delivery.State.PENDING
-            retry_ids.append(delivery.pk)
+            state = Delivery.State.SENT
+        elif outcome.retry and outcome.delivery.attempts < MAX_ATTEMPTS:
+            state = Delivery.State.PENDING
         else:
-            delivery.state = Delivery.State.FAILED
-    Delivery.objects.bulk_update(
-        [o.delivery for o in outcomes], ["state", "error", "sent_on"], batch_size=500
-    )
+            state = Delivery.State.FAILED
+        groups[state, outcome.error[:2000]].append(outcome.delivery.pk)
+    for (state, error), ids in groups.items():
+        sent_on = now if state == Delivery.State.SENT else None
+        Delivery.objects.filter(pk__in=ids).update(state=state, error=error, sent_on=sent_on)
     failed_field = "email_failed_on" if channel == Delivery.Channel.EMAIL else "phone_failed_on"
     Subscriber.objects.filter(
         pk__in=[o.delivery.subscriber_id for o in outcomes if o.permanent]
     ).update(**{failed_field: now})
-    return retry_ids
+    return [pk for (state, _), ids in groups.items() if state == "pending" for pk in ids]
 
 
 def retry_delay(attempts: int) -> int:
@@ -320,8 +353,8 @@ def send_chunk(update_id: str, channel: str, delivery_ids: list[int]) -> tuple[l
     if not deliveries:
         return [], 0
     update = Update.objects.select_related("trail_system").get(pk=update_id)
-    context = message_context(update)
+    messages = Messages.render(message_context(update))
     send = send_emails if channel == Delivery.Channel.EMAIL else send_sms_messages
-    retry_ids = record_outcomes(send(context, deliveries), channel)
+    retry_ids = record_outcomes(send(messages, deliveries), channel)
     attempts = max((d.attempts for d in deliveries if d.pk in set(retry_ids)), default=0)
     return retry_ids, retry_delay(attempts) if retry_ids else 0

@@ -9,6 +9,7 @@ permanent refusal marks the subscriber's address or number as failed so it is sk
 """
 
 import logging
+import re
 import smtplib
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -78,11 +79,15 @@ def record_deliveries(update: Update) -> int:
     """
     created = 0
     for channel in Delivery.Channel.values:
-        subscribers = Subscriber.objects.filter(
-            _reachable(channel),
-            trail_system_id=update.trail_system_id,
-            unsubscribed_on__isnull=True,
-        ).order_by().values_list("id", flat=True)
+        subscribers = (
+            Subscriber.objects.filter(
+                _reachable(channel),
+                trail_system_id=update.trail_system_id,
+                unsubscribed_on__isnull=True,
+            )
+            .order_by()
+            .values_list("id", flat=True)
+        )
         select_sql, select_params = subscribers.query.sql_with_params()
         table = connection.ops.quote_name(Delivery._meta.db_table)
         with connection.cursor() as cursor:
@@ -90,6 +95,8 @@ def record_deliveries(update: Update) -> int:
                 f"INSERT INTO {table} "
                 "(update_id, subscriber_id, channel, state, attempts, error, created_on) "
                 f"SELECT %s, ids.id, %s, %s, 0, '', %s FROM ({select_sql}) AS ids "
+                # WHERE true: SQLite needs it to read ON CONFLICT after a SELECT.
+                "WHERE true "
                 "ON CONFLICT DO NOTHING",
                 (update.pk, channel, Delivery.State.PENDING, timezone.now(), *select_params),
             )
@@ -232,9 +239,9 @@ class Messages:
 
         return cls(
             subject=" ".join(part("subject.txt").split()),
-            text=part("body.txt").strip(),
+            text=re.sub(r"\n\s*\n\s*\n+", "\n\n", part("body.txt")).strip(),
             html=part("body.html").strip(),
-            sms=part("sms.txt").strip(),
+            sms=re.sub(r"\n\s*\n+", "\n", part("sms.txt")).strip(),
         )
 
     def email_for(self, subscriber: Subscriber) -> mail.EmailMultiAlternatives:

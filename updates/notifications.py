@@ -109,7 +109,9 @@ def pending_chunks(update_id: str, size: int = CHUNK_SIZE) -> list[tuple[str, li
     chunks: list[tuple[str, list[int]]] = []
     for channel in Delivery.Channel.values:
         ids = list(
-            Delivery.objects.filter(update_id=update_id, channel=channel, state="pending")
+            Delivery.objects.filter(
+                update_id=update_id, channel=channel, state=Delivery.State.PENDING
+            )
             .order_by("pk")
             .values_list("pk", flat=True)
         )

@@ -3,63 +3,13 @@ a real Celery worker. Measures from the commit that creates the update (what the
 response waits for) to the last delivery recorded."""
 
 import os
-import subprocess
-import sys
 import tempfile
 import time
 import uuid
 from pathlib import Path
 
-from bench.common import ROOT
-
 SUBSCRIBERS = 10_000
 TIMEOUT_SECONDS = 300
-
-
-def _start_worker(queue: str, log_path: Path, concurrency: int) -> subprocess.Popen:
-    from django.conf import settings
-
-    env = {
-        **os.environ,
-        "REDIS_URL": settings.CELERY_BROKER_URL,
-        "CELERY_QUEUE": queue,
-        "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
-        "SMS_BACKEND": "updates.sms.locmem.SmsBackend",
-        "LOG_LEVEL": "WARNING",
-    }
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "--pool=prefork",
-            f"--concurrency={concurrency}",
-            "--loglevel=WARNING",
-            "--without-gossip",
-            "--without-mingle",
-            "-Q",
-            queue,
-            "-n",
-            f"bench-{queue}@localhost",
-        ],
-        env=env,
-        cwd=ROOT,
-        stdout=log_path.open("ab"),
-        stderr=subprocess.STDOUT,
-    )
-
-
-def _wait_ready(app, name: str, worker: subprocess.Popen) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if worker.poll() is not None:
-            raise RuntimeError("bench worker exited")
-        if app.control.ping(destination=[name], timeout=0.5):
-            return
-    raise RuntimeError("bench worker did not start")
 
 
 def run() -> dict[str, dict]:
@@ -67,6 +17,7 @@ def run() -> dict[str, dict]:
     from django.db import transaction
 
     from config.celery import app
+    from tests.integration.conftest import Worker
     from trails.models import TrailSystem
     from updates.models import Delivery, Subscriber, Update
     from updates.notifications import notify_subscribers_on_commit
@@ -91,11 +42,13 @@ def run() -> dict[str, dict]:
     )
     expected = 2 * SUBSCRIBERS
 
-    concurrency = max(2, os.cpu_count() or 2)
+    # The integration tests' worker: prefork, 2 processes, on this queue and database.
+    os.environ["EMAIL_BACKEND"] = "django.core.mail.backends.locmem.EmailBackend"
+    os.environ["SMS_BACKEND"] = "updates.sms.locmem.SmsBackend"
     log_path = Path(tempfile.gettempdir()) / f"{queue}.log"
-    worker = _start_worker(queue, log_path, concurrency)
+    worker = Worker(settings.MEDIA_ROOT, log_path)
+    worker.start()
     try:
-        _wait_ready(app, f"bench-{queue}@localhost", worker)
         with transaction.atomic():
             update = Update.objects.create(
                 trail_system=system,
@@ -115,14 +68,13 @@ def run() -> dict[str, dict]:
         elapsed = time.monotonic() - started
         sent = deliveries.filter(state="sent").count()
     finally:
-        worker.terminate()
-        worker.wait(timeout=60)
+        worker.stop()
 
     return {
         "notification fan-out (10,000 subscribers, email + SMS)": {
             "subscribers": SUBSCRIBERS,
             "messages sent": sent,
-            "worker processes": concurrency,
+            "worker processes": 2,
             "commit to last delivery recorded (s)": round(elapsed, 1),
             "messages per second": round(sent / elapsed),
             "target (s)": 30,

@@ -297,32 +297,21 @@ def _attempt(delivery: Delivery, send: Callable[[], None]) -> Outcome:
     return Outcome(delivery)
 
 
-def send_emails(messages: Messages, deliveries: list[Delivery]) -> list[Outcome]:
-    """Send over one connection; a broken connection is reopened for the next message."""
+def send_all(connection, build: Callable, deliveries: list[Delivery]) -> list[Outcome]:
+    """Send one message per delivery over one connection (email or SMS backend), reopened
+    after a transient failure in case that broke it."""
     outcomes = []
-    with mail.get_connection() as connection:
+    with connection:
         for delivery in deliveries:
 
             def send(d=delivery):
-                connection.send_messages([messages.email_for(d.subscriber)])
+                connection.send_messages([build(d.subscriber)])
 
             outcome = _attempt(delivery, send)
             if outcome.retry:
                 connection.close()
                 connection.open()
             outcomes.append(outcome)
-    return outcomes
-
-
-def send_sms_messages(messages: Messages, deliveries: list[Delivery]) -> list[Outcome]:
-    outcomes = []
-    with sms.get_connection() as connection:
-        for delivery in deliveries:
-
-            def send(d=delivery):
-                connection.send_messages([messages.sms_for(d.subscriber)])
-
-            outcomes.append(_attempt(delivery, send))
     return outcomes
 
 
@@ -363,7 +352,10 @@ def send_chunk(update_id: str, channel: str, delivery_ids: list[int]) -> tuple[l
         return [], 0
     update = Update.objects.select_related("trail_system").get(pk=update_id)
     messages = Messages.render(message_context(update))
-    send = send_emails if channel == Delivery.Channel.EMAIL else send_sms_messages
-    retry_ids = record_outcomes(send(messages, deliveries), channel)
+    if channel == Delivery.Channel.EMAIL:
+        connection, build = mail.get_connection(), messages.email_for
+    else:
+        connection, build = sms.get_connection(), messages.sms_for
+    retry_ids = record_outcomes(send_all(connection, build, deliveries), channel)
     attempts = max((d.attempts for d in deliveries if d.pk in set(retry_ids)), default=0)
     return retry_ids, retry_delay(attempts) if retry_ids else 0

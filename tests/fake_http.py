@@ -6,7 +6,8 @@ requests to check that they are what the service expects.
 
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
@@ -73,3 +74,14 @@ class FakeServer:
     def __exit__(self, *exc_info) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+@contextmanager
+def serving(settings, responder: Responder, url_setting: str, path: str, **more) -> Iterator:
+    """A started FakeServer with settings.<url_setting> pointing at its `path`, and any
+    further settings given (such as the provider name) in place."""
+    with FakeServer(responder) as server:
+        setattr(settings, url_setting, f"{server.url}{path}")
+        for name, value in more.items():
+            setattr(settings, name, value)
+        yield server

@@ -1,7 +1,7 @@
 import pytest
 
 from tests.factories import TrailFactory
-from tests.fake_http import FakeServer
+from tests.fake_http import serving
 from trails import elevations
 from trails.models import Trail
 
@@ -53,11 +53,19 @@ def open_meteo_elevation(request):
     return 200, {"elevation": [1000.0 + i for i in range(count)]}
 
 
+def fake_open_meteo(settings, responder):
+    return serving(
+        settings,
+        responder,
+        "OPEN_METEO_ELEVATION_URL",
+        "/v1/elevation",
+        ELEVATION_PROVIDER="open-meteo",
+    )
+
+
 @pytest.fixture
 def open_meteo(settings):
-    with FakeServer(open_meteo_elevation) as server:
-        settings.ELEVATION_PROVIDER = "open-meteo"
-        settings.OPEN_METEO_ELEVATION_URL = f"{server.url}/v1/elevation"
+    with fake_open_meteo(settings, open_meteo_elevation) as server:
         yield server
 
 
@@ -106,11 +114,11 @@ def test_a_failing_provider_leaves_the_profile_unknown(
     settings, django_capture_on_commit_callbacks
 ):
     trail = TrailFactory()
-    with FakeServer(lambda request: (503, {"error": True})) as server:
-        settings.ELEVATION_PROVIDER = "open-meteo"
-        settings.OPEN_METEO_ELEVATION_URL = f"{server.url}/v1/elevation"
-        with django_capture_on_commit_callbacks(execute=True):
-            elevations.request_elevations_on_commit(trail.pk)
+    with (
+        fake_open_meteo(settings, lambda request: (503, {"error": True})),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        elevations.request_elevations_on_commit(trail.pk)
 
     assert Trail.objects.get(pk=trail.pk).elevations is None
 

@@ -1,7 +1,7 @@
 import pytest
 
 from tests.factories import TrailSystemFactory
-from tests.fake_http import FakeServer
+from tests.fake_http import serving
 from trails.models import TrailSystem
 from updates import weather
 from updates.tasks import collect_weather
@@ -69,11 +69,15 @@ def open_meteo_reply(request):
     }
 
 
+def fake_open_meteo(settings, responder):
+    return serving(
+        settings, responder, "OPEN_METEO_URL", "/v1/forecast", WEATHER_PROVIDER="open-meteo"
+    )
+
+
 @pytest.fixture
 def open_meteo(settings):
-    with FakeServer(open_meteo_reply) as server:
-        settings.WEATHER_PROVIDER = "open-meteo"
-        settings.OPEN_METEO_URL = f"{server.url}/v1/forecast"
+    with fake_open_meteo(settings, open_meteo_reply) as server:
         yield server
 
 
@@ -139,10 +143,7 @@ def test_only_active_systems_on_a_weather_tier_are_collected(open_meteo):
 def test_a_failing_provider_leaves_the_previous_snapshot(settings, reply):
     previous = {"observedAt": "2026-01-14T08:00:00.000Z", "temperature": -5.0}
     system = TrailSystemFactory(subscription="pro", weather=previous)
-    with FakeServer(lambda request: reply) as server:
-        settings.WEATHER_PROVIDER = "open-meteo"
-        settings.OPEN_METEO_URL = f"{server.url}/v1/forecast"
-
+    with fake_open_meteo(settings, lambda request: reply):
         assert collect_weather() == 0
 
     system.refresh_from_db()

@@ -201,6 +201,10 @@ OPEN_METEO_URL = os.environ.get("OPEN_METEO_URL", "https://api.open-meteo.com/v1
 OPEN_METEO_ELEVATION_URL = os.environ.get(
     "OPEN_METEO_ELEVATION_URL", "https://api.open-meteo.com/v1/elevation"
 )
+CELERY_BEAT_SCHEDULE["sweep-notifications"] = {
+    "task": "updates.tasks.sweep_notifications",
+    "schedule": timedelta(minutes=5),
+}
 
 # Outside data providers; "fixed" serves built-in data and needs no network.
 WEATHER_PROVIDER = os.environ.get("WEATHER_PROVIDER", "fixed")

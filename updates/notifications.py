@@ -14,7 +14,7 @@ import smtplib
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.core import mail
@@ -36,6 +36,8 @@ MAX_ATTEMPTS = 5
 # Seconds before retry n (1-based): 30 s, 2 min, 8 min, 32 min.
 RETRY_BASE_SECONDS = 30
 RETRY_FACTOR = 4
+# How long a queued fan-out or chunk may wait before the sweep queues it again.
+SWEEP_AFTER = timedelta(minutes=10)
 
 DEPTH_UNITS = {"inches": "in", "centimeters": "cm"}
 SNOW_DEPTH_FIELDS = (
@@ -51,8 +53,9 @@ SNOW_DATE_FIELDS = ("lastSnowDate", "lastSnowMakingDate")
 
 
 def notify_subscribers_on_commit(update_id: str) -> None:
-    """Called by the update service when an update is created with notify true."""
-    transaction.on_commit(lambda: send_update_notifications(update_id))
+    """Called by the update service when an update is created with notify true. A broker
+    outage is logged, not turned into a failed create: the sweep queues the fan-out later."""
+    transaction.on_commit(lambda: send_update_notifications(update_id), robust=True)
 
 
 def send_update_notifications(update_id: str) -> None:
@@ -60,6 +63,29 @@ def send_update_notifications(update_id: str) -> None:
     from updates.tasks import fan_out_update
 
     fan_out_update.delay(update_id)
+
+
+def updates_to_sweep(now: datetime | None = None) -> list[str]:
+    """Notify updates whose fan-out or chunk tasks seem lost: created in the last hour more
+    than SWEEP_AFTER ago with no delivery recorded, or with deliveries never attempted
+    SWEEP_AFTER after they were recorded (within the last day)."""
+    now = now or timezone.now()
+    stale = now - SWEEP_AFTER
+    never_fanned_out = Update.objects.filter(
+        notify=True,
+        created_on__range=(now - timedelta(hours=1), stale),
+        deliveries__isnull=True,
+    ).values_list("pk", flat=True)
+    never_attempted = (
+        Delivery.objects.filter(
+            state=Delivery.State.PENDING,
+            attempts=0,
+            created_on__range=(now - timedelta(days=1), stale),
+        )
+        .values_list("update_id", flat=True)
+        .distinct()
+    )
+    return sorted({*never_fanned_out, *never_attempted})
 
 
 # Who gets what

@@ -33,6 +33,15 @@ def send_notification_chunk(update_id: str, channel: str, delivery_ids: list[int
 
 
 @shared_task
+def sweep_notifications() -> int:
+    """Every few minutes: queue again the fan-outs whose tasks a broker outage lost."""
+    update_ids = notifications.updates_to_sweep()
+    for update_id in update_ids:
+        fan_out_update.delay(update_id)
+    return len(update_ids)
+
+
+@shared_task
 def collect_weather() -> int:
     """Hourly: store current conditions on every active system of a weather tier."""
     return weather.collect_all()

@@ -1,14 +1,15 @@
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.core import mail
+from django.utils import timezone
 
 from tests.factories import SubscriberFactory, TrailFactory, TrailSystemFactory, UpdateFactory
 from tests.updates.notify_support import twilio_created, twilio_error
 from updates import notifications
 from updates.models import Delivery, Subscriber
 from updates.public_views import unsubscribe
-from updates.tasks import fan_out_update
+from updates.tasks import fan_out_update, sweep_notifications
 
 pytestmark = pytest.mark.django_db
 pytest_plugins = ["tests.updates.notify_fixtures"]
@@ -287,3 +288,34 @@ def test_email_reuses_one_smtp_connection_and_a_refused_address_is_marked(
 
 def test_retry_delay_grows_exponentially():
     assert [notifications.retry_delay(n) for n in (1, 2, 3, 4)] == [30, 120, 480, 1920]
+
+
+def test_the_sweep_finds_fan_outs_whose_tasks_were_lost(system):
+    now = timezone.now()
+    subscribe(system, email="a@example.test")
+    lost = UpdateFactory(trail_system=system, notify=True, created_on=now - timedelta(minutes=20))
+    just_queued = UpdateFactory(trail_system=system, notify=True, created_on=now)
+    silent = UpdateFactory(trail_system=system, created_on=now - timedelta(minutes=20))
+    stuck = UpdateFactory(trail_system=system, notify=True, created_on=now - timedelta(hours=2))
+    notifications.record_deliveries(stuck)
+    stuck.deliveries.update(created_on=now - timedelta(minutes=30))
+    retrying = UpdateFactory(trail_system=system, notify=True, created_on=now - timedelta(hours=2))
+    notifications.record_deliveries(retrying)
+    retrying.deliveries.update(created_on=now - timedelta(minutes=30), attempts=1)
+
+    found = notifications.updates_to_sweep(now)
+
+    assert sorted(found) == sorted([lost.pk, stuck.pk])
+    assert just_queued.pk not in found and silent.pk not in found
+
+
+def test_the_sweep_sends_what_a_broker_outage_left_unsent(system, sms_outbox):
+    subscribe(system, email="a@example.test", phone="+15145550101")
+    UpdateFactory(
+        trail_system=system, notify=True, created_on=timezone.now() - timedelta(hours=0.5)
+    )
+
+    assert sweep_notifications() == 1
+
+    assert len(mail.outbox) == 1 and len(sms_outbox) == 1
+    assert sweep_notifications() == 0

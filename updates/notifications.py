@@ -205,6 +205,11 @@ def message_context(update: Update) -> dict:
         "update_label": template.label.get(language),
         "map_url": public_map_url(system.pk),
     }
+    if update.type != UpdateType.SNOW_REPORT:  # snow reports are about the whole system
+        context |= {
+            "all_trails": update.all_trails,
+            "trail_names": list(update.trails.order_by("order").values_list("name", flat=True)),
+        }
     if update.type == UpdateType.NOTICE:
         severity = next(f for f in template.fields if f.property == "severity")
         labels = {value: text.get(language) for value, text in severity.options or ()}
@@ -221,8 +226,6 @@ def message_context(update: Update) -> dict:
                 for value in update.conditions
                 if value in SURFACE_CONDITION_CATALOG
             ],
-            "all_trails": update.all_trails,
-            "trail_names": list(update.trails.order_by("order").values_list("name", flat=True)),
         }
     elif update.type == UpdateType.SNOW_REPORT:
         unit = DEPTH_UNITS.get(system.depth_measurement, system.depth_measurement)

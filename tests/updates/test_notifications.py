@@ -319,3 +319,17 @@ def test_the_sweep_sends_what_a_broker_outage_left_unsent(system, sms_outbox):
 
     assert len(mail.outbox) == 1 and len(sms_outbox) == 1
     assert sweep_notifications() == 0
+
+
+def test_a_notice_about_some_trails_names_them(
+    system, sms_outbox, django_capture_on_commit_callbacks
+):
+    subscribe(system, email="a@example.test")
+    trail = TrailFactory(trail_system=system, name="Ridge Loop")
+    with django_capture_on_commit_callbacks(execute=True):
+        update = UpdateFactory(trail_system=system, notify=True, description="Fallen tree.")
+        update.trails.set([trail])
+        notifications.notify_subscribers_on_commit(update.pk)
+
+    assert "Trails: Ridge Loop" in mail.outbox[0].body
+    assert "Ridge Loop" in mail.outbox[0].alternatives[0][0]

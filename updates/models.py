@@ -136,6 +136,12 @@ class Delivery(models.Model):
                 fields=["update", "subscriber", "channel"], name="one_delivery_per_channel"
             )
         ]
+        # The notification sweep looks for pending rows only, among millions of sent ones.
+        indexes = [
+            models.Index(
+                fields=["created_on"], condition=Q(state="pending"), name="delivery_pending"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.channel} of {self.update_id} to {self.subscriber_id}: {self.state}"

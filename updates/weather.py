@@ -11,6 +11,7 @@ Providers (``WEATHER_PROVIDER``): ``open-meteo`` (the free current-weather API; 
 """
 
 import logging
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import requests
@@ -25,6 +26,8 @@ logger = logging.getLogger(__name__)
 # Subscription plans that include weather collection.
 WEATHER_TIERS = frozenset({"pro", "premium"})
 TIMEOUT_SECONDS = 10
+# Locations per Open-Meteo request (it takes comma-separated coordinate lists).
+BATCH_SIZE = 50
 
 OPEN_METEO_CURRENT = {
     "temperature": "temperature_2m",
@@ -82,7 +85,10 @@ class FixedWeatherProvider:
 
     name = "fixed"
 
-    def current(self, lat: float, lng: float) -> dict:
+    def current(self, points: Sequence[tuple[float, float]]) -> list[dict]:
+        return [self._conditions() for _ in points]
+
+    def _conditions(self) -> dict:
         return snapshot(
             {
                 "temperature": -4.0,
@@ -110,21 +116,33 @@ class OpenMeteoWeatherProvider:
     def __init__(self, base_url: str | None = None):
         self.base_url = base_url or settings.OPEN_METEO_URL
 
-    def current(self, lat: float, lng: float) -> dict:
+    def current(self, points: Sequence[tuple[float, float]]) -> list[dict]:
+        """Conditions at each (lat, lng) in one request; callers send at most BATCH_SIZE."""
         params = {
-            "latitude": lat,
-            "longitude": lng,
+            "latitude": ",".join(f"{lat:.4f}" for lat, _ in points),
+            "longitude": ",".join(f"{lng:.4f}" for _, lng in points),
             "current": ",".join(OPEN_METEO_CURRENT.values()),
             "timezone": "GMT",
         }
         try:
             response = requests.get(self.base_url, params=params, timeout=TIMEOUT_SECONDS)
             response.raise_for_status()
-            current = response.json()["current"]
+            body = response.json()
+        except (requests.RequestException, ValueError) as error:
+            raise WeatherError(f"Open-Meteo: {error}") from error
+        # One location gives an object, several a list of them in the order asked.
+        entries = body if isinstance(body, list) else [body]
+        if len(entries) != len(points):
+            raise WeatherError(f"Open-Meteo: {len(entries)} locations for {len(points)}")
+        return [self._snapshot(entry) for entry in entries]
+
+    def _snapshot(self, entry: dict) -> dict:
+        try:
+            current = entry["current"]
             values = {ours: current[theirs] for ours, theirs in OPEN_METEO_CURRENT.items()}
             observed = datetime.fromisoformat(current["time"]).replace(tzinfo=UTC)
-        except (requests.RequestException, ValueError, KeyError, TypeError) as error:
-            raise WeatherError(f"Open-Meteo: {error}") from error
+        except (ValueError, KeyError, TypeError) as error:
+            raise WeatherError(f"Open-Meteo: unexpected answer: {error!r}") from error
         values["isDay"] = bool(values["isDay"])
         return snapshot(values, observed_at=observed, source=self.name)
 
@@ -150,26 +168,33 @@ def collects_weather(system: TrailSystem) -> bool:
     return system.subscription in WEATHER_TIERS
 
 
-def collect(system: TrailSystem, provider=None) -> bool:
-    """Fetch and store one system's conditions; False (previous snapshot kept) on failure."""
-    if system.lat is None or system.lng is None:
-        return False
-    try:
-        weather = (provider or get_provider()).current(system.lat, system.lng)
-    except WeatherError as error:
-        logger.warning("Weather for %s not updated: %s", system.pk, error)
-        return False
-    TrailSystem.objects.filter(pk=system.pk).update(
-        weather=weather, weather_updated_on=timezone.now()
-    )
-    return True
+def collect(systems: Sequence[TrailSystem], provider=None) -> int:
+    """Fetch and store the systems' conditions, BATCH_SIZE systems per provider call.
+
+    A failed call leaves its systems' previous snapshots in place; returns how many were
+    updated.
+    """
+    provider = provider or get_provider()
+    located = [s for s in systems if s.lat is not None and s.lng is not None]
+    updated = 0
+    for start in range(0, len(located), BATCH_SIZE):
+        batch = located[start : start + BATCH_SIZE]
+        try:
+            conditions = provider.current([(s.lat, s.lng) for s in batch])
+        except WeatherError as error:
+            logger.warning("Weather of %d systems not updated: %s", len(batch), error)
+            continue
+        now = timezone.now()
+        for system, weather in zip(batch, conditions, strict=True):
+            TrailSystem.objects.filter(pk=system.pk).update(weather=weather, weather_updated_on=now)
+        updated += len(batch)
+    return updated
 
 
 def collect_all() -> int:
     """Collect for every active system of a weather tier; returns how many were updated."""
-    provider = get_provider()
     systems = TrailSystem.objects.filter(inactive=False, subscription__in=WEATHER_TIERS)
-    return sum(collect(system, provider) for system in systems.only("pk", "lat", "lng"))
+    return collect(list(systems.only("pk", "lat", "lng")))
 
 
 def weather_for(system: TrailSystem) -> dict | None:

@@ -27,10 +27,20 @@ SNAPSHOT_KEYS = {
 
 
 def open_meteo_reply(request):
-    """Open-Meteo's answer to a `current=` request, metric units (its defaults)."""
-    return 200, {
-        "latitude": float(request.query["latitude"][0]),
-        "longitude": float(request.query["longitude"][0]),
+    """Open-Meteo's answer to a `current=` request, metric units (its defaults): an object for
+    one location, a list of them for several."""
+    latitudes = request.query["latitude"][0].split(",")
+    longitudes = request.query["longitude"][0].split(",")
+    entries = [
+        location(float(lat), float(lng)) for lat, lng in zip(latitudes, longitudes, strict=True)
+    ]
+    return 200, entries[0] if len(entries) == 1 else entries
+
+
+def location(lat: float, lng: float) -> dict:
+    return {
+        "latitude": lat,
+        "longitude": lng,
         "generationtime_ms": 0.05,
         "utc_offset_seconds": 0,
         "timezone": "GMT",
@@ -54,7 +64,7 @@ def open_meteo_reply(request):
         "current": {
             "time": "2026-01-14T09:45",
             "interval": 900,
-            "temperature_2m": -6.3,
+            "temperature_2m": round(lat - 52, 1),
             "relative_humidity_2m": 91,
             "apparent_temperature": -11.8,
             "is_day": 1,
@@ -84,20 +94,21 @@ def open_meteo(settings):
 def test_open_meteo_is_asked_for_current_conditions_at_the_system(open_meteo):
     system = TrailSystemFactory(subscription="pro", lat=45.69, lng=-113.95)
 
-    weather.collect(system)
+    weather.collect([system])
 
     [request] = open_meteo.requests
     assert (request.method, request.path) == ("GET", "/v1/forecast")
-    assert request.query["latitude"] == ["45.69"] and request.query["longitude"] == ["-113.95"]
+    assert request.query["latitude"] == ["45.6900"]
+    assert request.query["longitude"] == ["-113.9500"]
     asked = set(request.query["current"][0].split(","))
     assert asked == set(weather.OPEN_METEO_CURRENT.values())
     assert request.query["timezone"] == ["GMT"]
 
 
 def test_the_snapshot_is_stored_in_metric_current_conditions_format(open_meteo):
-    system = TrailSystemFactory(subscription="premium")
+    system = TrailSystemFactory(subscription="premium", lat=45.69)
 
-    assert weather.collect(system) is True
+    assert weather.collect([system]) == 1
 
     system.refresh_from_db()
     assert system.weather == {
@@ -117,6 +128,21 @@ def test_the_snapshot_is_stored_in_metric_current_conditions_format(open_meteo):
         "source": "open-meteo",
     }
     assert system.weather_updated_on is not None
+
+
+def test_many_systems_are_asked_in_batches_and_each_gets_its_own_conditions(open_meteo):
+    systems = [
+        TrailSystemFactory(subscription="pro", lat=40 + n / 10, lng=-110)
+        for n in range(weather.BATCH_SIZE + 1)
+    ]
+
+    assert weather.collect(systems) == len(systems)
+
+    sizes = [len(r.query["latitude"][0].split(",")) for r in open_meteo.requests]
+    assert sizes == [weather.BATCH_SIZE, 1]
+    for system in systems:
+        system.refresh_from_db()
+        assert system.weather["temperature"] == round(system.lat - 52, 1)
 
 
 def test_only_active_systems_on_a_weather_tier_are_collected(open_meteo):

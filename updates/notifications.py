@@ -8,6 +8,7 @@ Transient provider errors go back to pending and are retried with exponential ba
 permanent refusal marks the subscriber's address or number as failed so it is skipped next time.
 """
 
+import contextlib
 import logging
 import re
 import smtplib
@@ -326,22 +327,33 @@ def _attempt(delivery: Delivery, send: Callable[[], None]) -> Outcome:
     return Outcome(delivery)
 
 
-def send_all(connection, build: Callable, deliveries: list[Delivery]) -> list[Outcome]:
-    """Send one message per delivery over one connection (email or SMS backend), reopened
-    after a transient failure in case that broke it."""
+def send_all(backend, build: Callable, deliveries: list[Delivery]) -> list[Outcome]:
+    """Send one message per delivery over one connection of an email or SMS backend.
+
+    A connection that cannot be opened, or breaks, is reopened for the next message; the
+    messages it fails are recorded for retry like any other transient failure.
+    """
     outcomes = []
-    with connection:
+    _reopen(backend)
+    try:
         for delivery in deliveries:
 
             def send(d=delivery):
-                connection.send_messages([build(d.subscriber)])
+                backend.send_messages([build(d.subscriber)])
 
             outcome = _attempt(delivery, send)
             if outcome.retry:
-                connection.close()
-                connection.open()
+                _reopen(backend)
             outcomes.append(outcome)
+    finally:
+        backend.close()
     return outcomes
+
+
+def _reopen(backend) -> None:
+    backend.close()
+    with contextlib.suppress(smtplib.SMTPException, OSError):
+        backend.open()
 
 
 def record_outcomes(outcomes: list[Outcome], channel: str) -> list[int]:
@@ -363,7 +375,9 @@ def record_outcomes(outcomes: list[Outcome], channel: str) -> list[int]:
     Subscriber.objects.filter(
         pk__in=[o.delivery.subscriber_id for o in outcomes if o.permanent]
     ).update(**{failed_field: now})
-    return [pk for (state, _), ids in groups.items() if state == "pending" for pk in ids]
+    return [
+        pk for (state, _), ids in groups.items() if state == Delivery.State.PENDING for pk in ids
+    ]
 
 
 def retry_delay(attempts: int) -> int:
@@ -382,9 +396,9 @@ def send_chunk(update_id: str, channel: str, delivery_ids: list[int]) -> tuple[l
     update = Update.objects.select_related("trail_system").get(pk=update_id)
     messages = Messages.render(message_context(update))
     if channel == Delivery.Channel.EMAIL:
-        connection, build = mail.get_connection(), messages.email_for
+        backend, build = mail.get_connection(), messages.email_for
     else:
-        connection, build = sms.get_connection(), messages.sms_for
-    retry_ids = record_outcomes(send_all(connection, build, deliveries), channel)
+        backend, build = sms.get_connection(), messages.sms_for
+    retry_ids = record_outcomes(send_all(backend, build, deliveries), channel)
     attempts = max((d.attempts for d in deliveries if d.pk in set(retry_ids)), default=0)
     return retry_ids, retry_delay(attempts) if retry_ids else 0

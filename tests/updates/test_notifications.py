@@ -333,3 +333,19 @@ def test_a_notice_about_some_trails_names_them(
 
     assert "Trails: Ridge Loop" in mail.outbox[0].body
     assert "Ridge Loop" in mail.outbox[0].alternatives[0][0]
+
+
+def test_an_unreachable_mail_server_is_retried_and_nothing_is_left_half_sent(
+    system, fake_smtp, sms_outbox, settings, django_capture_on_commit_callbacks
+):
+    smtp = fake_smtp()
+    smtp.shutdown()
+    smtp.server_close()
+    subscribe(system, email="a@example.test", phone="+15145550101")
+
+    update = post_update(django_capture_on_commit_callbacks, system)
+
+    email = update.deliveries.get(channel="email")
+    assert email.state == "failed" and email.attempts == notifications.MAX_ATTEMPTS
+    assert "Connection" in email.error
+    assert update.deliveries.get(channel="sms").state == "sent"

@@ -388,17 +388,23 @@ def retry_delay(attempts: int) -> int:
 def send_chunk(update_id: str, channel: str, delivery_ids: list[int]) -> tuple[list[int], int]:
     """Send the claimable deliveries among delivery_ids.
 
-    Returns the ids to retry and the delay before retrying them.
+    Returns the ids to retry and the delay before retrying them. Everything that can fail
+    before sending (the update deleted meanwhile, rendering, the backend's settings) happens
+    before the rows are claimed, so it leaves them pending rather than claimed and unsent.
     """
-    deliveries = claim(delivery_ids, channel)
-    if not deliveries:
+    update = Update.objects.select_related("trail_system").filter(pk=update_id).first()
+    if update is None:
         return [], 0
-    update = Update.objects.select_related("trail_system").get(pk=update_id)
     messages = Messages.render(message_context(update))
     if channel == Delivery.Channel.EMAIL:
         backend, build = mail.get_connection(), messages.email_for
     else:
         backend, build = sms.get_connection(), messages.sms_for
+    deliveries = claim(delivery_ids, channel)
+    if not deliveries:
+        return [], 0
     retry_ids = record_outcomes(send_all(backend, build, deliveries), channel)
-    attempts = max((d.attempts for d in deliveries if d.pk in set(retry_ids)), default=0)
-    return retry_ids, retry_delay(attempts) if retry_ids else 0
+    if not retry_ids:
+        return [], 0
+    retrying = set(retry_ids)
+    return retry_ids, retry_delay(max(d.attempts for d in deliveries if d.pk in retrying))

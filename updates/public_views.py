@@ -10,9 +10,22 @@ from twilio.request_validator import RequestValidator
 
 from updates.models import Subscriber
 
-# Carrier-standard opt-out words, in English and French, compared without case or accents.
+# Twilio's standard opt-out words and their French equivalents, compared without case.
 STOP_WORDS = frozenset(
-    {"STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT", "ARRET", "ARRÊT", "DESABONNER"}
+    {
+        "STOP",
+        "STOPALL",
+        "UNSUBSCRIBE",
+        "CANCEL",
+        "END",
+        "QUIT",
+        "REVOKE",
+        "OPTOUT",
+        "ARRET",
+        "ARRÊT",
+        "DESABONNER",
+        "DÉSABONNER",
+    }
 )
 
 
@@ -31,8 +44,10 @@ def unsubscribe_phone(phone: str) -> int:
     )
 
 
-def is_stop_message(body: str) -> bool:
-    return body.strip().upper().rstrip(".!") in STOP_WORDS
+def is_stop_message(fields: dict) -> bool:
+    """STOP and its equivalents, or any keyword Twilio's Advanced Opt-Out classed as STOP."""
+    body = fields.get("Body", "").strip().upper().rstrip(".!")
+    return body in STOP_WORDS or fields.get("OptOutType", "").upper() == "STOP"
 
 
 @csrf_exempt
@@ -62,6 +77,6 @@ def inbound_sms_view(request: HttpRequest) -> HttpResponse:
         validator = RequestValidator(settings.TWILIO_AUTH_TOKEN)
         if not validator.validate(url, request.POST.dict(), signature):
             return HttpResponseForbidden("invalid signature")
-    if is_stop_message(request.POST.get("Body", "")):
+    if is_stop_message(request.POST.dict()):
         unsubscribe_phone(request.POST.get("From", ""))
     return HttpResponse("<Response/>", content_type="text/xml")

@@ -85,7 +85,7 @@ def signed_post(client, settings, data: dict, token: str = TOKEN):
     return client.post("/sms/inbound", data, HTTP_X_TWILIO_SIGNATURE=signature)
 
 
-@pytest.mark.parametrize("word", ["STOP", "stop", "Unsubscribe", "ARRET", "arrêt"])
+@pytest.mark.parametrize("word", ["STOP", "stop", "Unsubscribe", "optout", "ARRET", "arrêt"])
 def test_an_sms_stop_reply_unsubscribes_every_subscription_of_the_number(
     client, settings, subscriber, word
 ):
@@ -99,6 +99,14 @@ def test_an_sms_stop_reply_unsubscribes_every_subscription_of_the_number(
     assert not Subscriber.objects.filter(
         pk__in=[subscriber.pk, elsewhere.pk], unsubscribed_on=None
     ).exists()
+
+
+def test_a_keyword_twilio_classed_as_opt_out_unsubscribes(client, settings, subscriber):
+    settings.TWILIO_AUTH_TOKEN = TOKEN
+
+    signed_post(client, settings, {"From": subscriber.phone, "Body": "FIN", "OptOutType": "STOP"})
+
+    assert Subscriber.objects.get(pk=subscriber.pk).unsubscribed_on is not None
 
 
 def test_other_replies_change_nothing(client, settings, subscriber):

@@ -1,10 +1,10 @@
 import pytest
 from django.db import transaction
 
-from tests.factories import SubscriberFactory, TrailSystemFactory, UpdateFactory
+from tests.factories import TrailSystemFactory, UpdateFactory
 from tests.integration.conftest import wait_for
-from updates.models import Delivery
-from updates.notifications import notify_subscribers_on_commit
+from updates.models import Delivery, Subscriber
+from updates.notifications import CHUNK_SIZE, notify_subscribers_on_commit
 from updates.tasks import fan_out_update
 
 pytestmark = pytest.mark.integration
@@ -18,8 +18,10 @@ def locmem_backends(monkeypatch):
 
 
 def subscribers(system, count: int) -> None:
-    for n in range(count):
-        SubscriberFactory(trail_system=system, email=f"s{n}@example.test", phone=f"+1514555{n:04d}")
+    Subscriber.objects.bulk_create(
+        Subscriber(trail_system=system, email=f"s{n}@example.test", phone=f"+1514555{n:04d}")
+        for n in range(count)
+    )
 
 
 def all_done(update, expected: int) -> bool:
@@ -41,12 +43,13 @@ def test_a_notify_update_is_delivered_by_a_real_worker(locmem_backends, celery_w
 
 def test_duplicated_fan_out_tasks_send_each_message_once(locmem_backends, celery_worker):
     system = TrailSystemFactory()
-    subscribers(system, 30)
+    count = CHUNK_SIZE + 100  # two chunks per channel, sent by both worker processes
+    subscribers(system, count)
     update = UpdateFactory(trail_system=system, notify=True)
 
     for _ in range(3):
         fan_out_update.delay(update.pk)
 
-    wait_for(lambda: all_done(update, 60))
+    wait_for(lambda: all_done(update, 2 * count), timeout=60)
     deliveries = Delivery.objects.filter(update=update)
     assert set(deliveries.values_list("state", "attempts")) == {("sent", 1)}

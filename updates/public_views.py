@@ -32,9 +32,9 @@ STOP_WORDS = frozenset(
 def unsubscribe(token: str) -> Subscriber | None:
     """Mark the subscriber of this token unsubscribed (keeping the first date); None if
     no subscriber has the token."""
-    subscriber = Subscriber.objects.select_related("trail_system").filter(unsubscribe_token=token)
-    subscriber.filter(unsubscribed_on__isnull=True).update(unsubscribed_on=timezone.now())
-    return subscriber.first()
+    matches = Subscriber.objects.select_related("trail_system").filter(unsubscribe_token=token)
+    matches.filter(unsubscribed_on__isnull=True).update(unsubscribed_on=timezone.now())
+    return matches.first()
 
 
 def unsubscribe_phone(phone: str) -> int:

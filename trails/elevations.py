@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import requests
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 
 from trails.geometry import WGS84, lines
@@ -104,6 +105,8 @@ PROVIDERS = {"fixed": FixedElevationProvider, "open-meteo": OpenMeteoElevationPr
 
 
 def get_provider() -> FixedElevationProvider | OpenMeteoElevationProvider:
+    if settings.ELEVATION_PROVIDER not in PROVIDERS:
+        raise ImproperlyConfigured(f"ELEVATION_PROVIDER must be one of {', '.join(PROVIDERS)}.")
     return PROVIDERS[settings.ELEVATION_PROVIDER]()
 
 

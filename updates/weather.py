@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 
 import requests
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.utils import timezone
 
 from config.dates import iso_ms
@@ -151,6 +152,8 @@ PROVIDERS = {"fixed": FixedWeatherProvider, "open-meteo": OpenMeteoWeatherProvid
 
 
 def get_provider() -> FixedWeatherProvider | OpenMeteoWeatherProvider:
+    if settings.WEATHER_PROVIDER not in PROVIDERS:
+        raise ImproperlyConfigured(f"WEATHER_PROVIDER must be one of {', '.join(PROVIDERS)}.")
     return PROVIDERS[settings.WEATHER_PROVIDER]()
 
 

@@ -1,4 +1,5 @@
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 
 from tests.factories import TrailSystemFactory
 from tests.fake_http import serving
@@ -200,3 +201,10 @@ def test_weather_is_collected_hourly_by_beat(settings):
         e for e in settings.CELERY_BEAT_SCHEDULE.values() if e["task"] == collect_weather.name
     )
     assert entry["schedule"].minute == {5} and len(entry["schedule"].hour) == 24
+
+
+def test_an_unknown_provider_name_is_a_clear_configuration_error(settings):
+    settings.WEATHER_PROVIDER = "openmeteo"
+
+    with pytest.raises(ImproperlyConfigured, match="fixed, open-meteo"):
+        collect_weather()

@@ -199,6 +199,15 @@ SMS_FILE_PATH = os.environ.get("SMS_FILE_PATH", str(VAR_DIR / "sms"))
 SMS_FROM_NUMBER = os.environ.get("SMS_FROM_NUMBER", "")
 TWILIO_ACCOUNT_SID = os.environ.get("TWILIO_ACCOUNT_SID", "")
 TWILIO_AUTH_TOKEN = os.environ.get("TWILIO_AUTH_TOKEN", "")
+# Open-Meteo endpoints of the weather and elevation providers (overridden in tests).
+OPEN_METEO_URL = os.environ.get("OPEN_METEO_URL", "https://api.open-meteo.com/v1/forecast")
+OPEN_METEO_ELEVATION_URL = os.environ.get(
+    "OPEN_METEO_ELEVATION_URL", "https://api.open-meteo.com/v1/elevation"
+)
+CELERY_BEAT_SCHEDULE["sweep-notifications"] = {
+    "task": "updates.tasks.sweep_notifications",
+    "schedule": timedelta(minutes=5),
+}
 
 # Outside data providers; "fixed" serves built-in data and needs no network.
 WEATHER_PROVIDER = os.environ.get("WEATHER_PROVIDER", "fixed")

@@ -113,8 +113,12 @@ class Delivery(models.Model):
 
     class State(models.TextChoices):
         PENDING = "pending"
+        # Claimed by a worker; never claimed again, so a crash mid-send cannot send twice.
+        SENDING = "sending"
         SENT = "sent"
         FAILED = "failed"
+        # Not sent: the subscriber left, or the address failed permanently, before its turn.
+        SKIPPED = "skipped"
 
     update = models.ForeignKey(Update, on_delete=models.CASCADE, related_name="deliveries")
     subscriber = models.ForeignKey(Subscriber, on_delete=models.CASCADE, related_name="deliveries")
@@ -130,6 +134,12 @@ class Delivery(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["update", "subscriber", "channel"], name="one_delivery_per_channel"
+            )
+        ]
+        # The notification sweep looks for pending rows only, among millions of sent ones.
+        indexes = [
+            models.Index(
+                fields=["created_on"], condition=Q(state="pending"), name="delivery_pending"
             )
         ]
 

@@ -1,6 +1,47 @@
-from celery import shared_task
+"""Background work of the updates app: notification fan-out and hourly weather collection."""
+
+from celery import group, shared_task
+
+from updates import notifications, weather
+from updates.models import Update
+
+
+@shared_task(acks_late=True)
+def fan_out_update(update_id: str) -> int:
+    """Record the deliveries of an update and send them in parallel chunks.
+
+    Safe to run twice: existing deliveries are kept and only pending ones are queued.
+    Returns the number of chunks queued.
+    """
+    update = Update.objects.filter(pk=update_id, notify=True).first()
+    if update is None:
+        return 0
+    notifications.record_deliveries(update)
+    chunks = notifications.pending_chunks(update_id)
+    if chunks:
+        group(send_notification_chunk.s(update_id, channel, ids) for channel, ids in chunks)()
+    return len(chunks)
+
+
+@shared_task(acks_late=True)
+def send_notification_chunk(update_id: str, channel: str, delivery_ids: list[int]) -> int:
+    """Send one chunk; transient failures are queued again after a growing delay."""
+    retry_ids, delay = notifications.send_chunk(update_id, channel, delivery_ids)
+    if retry_ids:
+        send_notification_chunk.apply_async((update_id, channel, retry_ids), countdown=delay)
+    return len(delivery_ids) - len(retry_ids)
 
 
 @shared_task
-def collect_weather() -> None:
-    """Hourly weather collection for paid tiers (notifications/weather issue)."""
+def sweep_notifications() -> int:
+    """Every few minutes: queue again the fan-outs whose tasks a broker outage lost."""
+    update_ids = notifications.updates_to_sweep()
+    for update_id in update_ids:
+        fan_out_update.delay(update_id)
+    return len(update_ids)
+
+
+@shared_task
+def collect_weather() -> int:
+    """Hourly: store current conditions on every active system of a weather tier."""
+    return weather.collect_all()

@@ -17,7 +17,6 @@ from trails.enums import ActivityStatus, TrailStatus
 from trails.geometry import GeometryError
 from trails.models import Point, Trail, TrailActivity, TrailSystem
 from trails.serializers import TEXT_LIMIT
-from trails.tiers import WEATHER_TIERS
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
@@ -51,10 +50,6 @@ def change_trail_system(system: TrailSystem, changes: dict, by: str) -> None:
 def compile_now(system: TrailSystem) -> CompileRequest:
     with transaction.atomic():
         return request_compile(system, "requested through the API")
-
-
-def weather_of(system: TrailSystem) -> dict | None:
-    return system.weather if system.subscription in WEATHER_TIERS else None
 
 
 # Trails

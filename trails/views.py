@@ -19,6 +19,7 @@ from trails import selectors, services
 from trails import serializers as shapes
 from trails.models import TrailSystem
 from trails.trash import trash_point, trash_trail
+from updates.weather import weather_for
 
 
 def managed_system(request: Request, system_id: str, *, admin: bool = False) -> TrailSystem:
@@ -150,7 +151,7 @@ class CompileView(APIView):
 class WeatherView(APIView):
     def get(self, request: Request, system_id: str) -> Response:
         system = managed_system(request, system_id)
-        return Response({"trail_system_id": system.pk, "weather": services.weather_of(system)})
+        return Response({"trail_system_id": system.pk, "weather": weather_for(system)})
 
 
 # Trails

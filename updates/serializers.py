@@ -101,7 +101,8 @@ class UpdateFieldsSerializer(serializers.Serializer):
     notify = StrictBooleanField(required=False)
     trail_ids = serializers.ListField(child=StrictCharField(), required=False)
     all_trails = StrictBooleanField(required=False)
-    description = StrictCharField(required=False)
+    # The spec sets no limit; 5000 characters, like a trail description, keeps messages sane.
+    description = StrictCharField(max_length=5000, required=False)
     severity = serializers.ChoiceField(enums.NoticeSeverity.choices, required=False)
     link_url = StrictCharField(max_length=TEXT_LIMIT, required=False, allow_blank=True)
     conditions = serializers.ListField(

@@ -226,8 +226,9 @@ def test_all_systems_file_lists_active_unblocked_systems_as_points(client, syste
         "openTrails": 1,
         "cautionTrails": 1,
         "closedTrails": 1,
-        "activities": ["nordic-classic"],
+        "activities": system.activity_totals,
     }
+    assert [entry["value"] for entry in system.activity_totals] == ["nordic-classic"]
 
 
 def test_timestamps_before_1970_floor_seconds_and_keep_nanoseconds_positive(client):

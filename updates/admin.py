@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 from trails.admin import CompileOnWriteAdmin, ReadOnlyAdmin
 from trails.enums import SURFACE_CONDITIONS
 from updates.models import Delivery, Subscriber, Update
+from updates.serializers import SNOW_DEPTHS
 from updates.subscribers import clean_contact
 from updates.types import SURFACE_CONDITION_CATALOG
 
@@ -31,13 +32,7 @@ class UpdateForm(forms.ModelForm):
             "severity",
             "link_url",
             "conditions",
-            "base_depth",
-            "twenty_four_hours",
-            "fourty_eight_hours",
-            "seven_days",
-            "season_total",
-            "last_snow_amount",
-            "upper_elevation_depth",
+            *SNOW_DEPTHS,
             "last_snow_date",
             "last_snow_time",
             "last_snow_making_date",

@@ -3,12 +3,15 @@ milliseconds out, and JSON types checked strictly (a string is not a number, 1 i
 
 from datetime import datetime
 
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from config.dates import iso_ms
 from config.jsdate import InvalidDate, parse_js_date
 
 
+@extend_schema_field(OpenApiTypes.DATETIME)
 class JsDateTimeField(serializers.Field):
     """In: any string JavaScript's Date reads (zone-less means UTC). Out: ISO 8601 with ms, Z."""
 
@@ -65,6 +68,14 @@ class StrictFloatField(serializers.FloatField):
         return super().to_internal_value(data)
 
 
+@extend_schema_field(
+    {
+        "type": "object",
+        "nullable": True,
+        "properties": {"lat": {"type": "number"}, "lng": {"type": "number"}},
+        "required": ["lat", "lng"],
+    }
+)
 class GeolocationField(serializers.Field):
     """{lat, lng} from a model's lat and lng columns (read-only)."""
 

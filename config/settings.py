@@ -246,6 +246,13 @@ SPECTACULAR_SETTINGS = {
     "SCHEMA_PATH_PREFIX_TRIM": True,
     "SERVERS": [{"url": "/api/v1"}],
     "COMPONENT_SPLIT_REQUEST": True,
+    # Fields named status and type hold different choice sets: name each set after its enum.
+    "ENUM_NAME_OVERRIDES": {
+        "TrailStatusEnum": "trails.enums.TrailStatus",
+        "StatusEnum": "trails.enums.PointStatus",  # points and activities
+        "TrailTypeEnum": "trails.enums.TrailType",
+        "UpdateTypeEnum": "trails.enums.UpdateType",
+    },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "drf_spectacular.contrib.djangorestframework_camel_case.camelize_serializer_fields",

@@ -8,6 +8,13 @@ from collections.abc import Callable, Iterable
 from functools import partial
 
 from django.db.models import Model
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_view,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -15,7 +22,7 @@ from rest_framework.views import APIView
 
 from apikeys.permissions import authorize
 from config.errors import bad_request
-from trails import selectors, services
+from trails import enums, selectors, services
 from trails import serializers as shapes
 from trails.models import TrailSystem
 from trails.trash import trash_point, trash_trail
@@ -46,6 +53,22 @@ def flag(request: Request, name: str) -> bool:
     return request.query_params.get(name, "").lower() == "true"
 
 
+# OpenAPI: the views build their responses by hand, so each operation names its shapes here.
+
+
+def true_flag(name: str, description: str) -> OpenApiParameter:
+    return OpenApiParameter(name, OpenApiTypes.BOOL, description=f"true: {description}")
+
+
+def shape(name: str, **fields: serializers.Field) -> serializers.Serializer:
+    """A one-off response wrapper; the renderer camelizes its field names like any other."""
+    return inline_serializer(name, fields)
+
+
+def done(name: str, **fields: serializers.Field) -> serializers.Serializer:
+    return shape(name, ok=serializers.BooleanField(), **fields)
+
+
 class SystemCollectionView(APIView):
     """GET (list) and POST (create) of /trail-systems/:id/<key>; subclasses name the parts."""
 
@@ -55,6 +78,20 @@ class SystemCollectionView(APIView):
     create_serializer: type[serializers.Serializer]
     create: Callable[[TrailSystem, dict, str], Model]
     lookup: Callable[[str], Model]
+
+    def __init_subclass__(cls, **kwargs):
+        """OpenAPI of every subclass: GET is {trailSystemId, <key>: [item]} (a trail list adds
+        geoJson only on ?include=geoJson), POST takes create_serializer and answers 201 item."""
+        super().__init_subclass__(**kwargs)
+        wrapper = shape(
+            cls.__name__.removesuffix("View"),
+            trail_system_id=serializers.CharField(),
+            **{cls.key: cls.item_serializer(many=True)},
+        )
+        extend_schema_view(
+            get=extend_schema(responses=wrapper),
+            post=extend_schema(request=cls.create_serializer, responses={201: cls.item_serializer}),
+        )(cls)
 
     def rows(self, request: Request, system: TrailSystem) -> Iterable[Model]:
         raise NotImplementedError
@@ -83,6 +120,21 @@ class ItemView(APIView):
     change: Callable[[Model, dict, str], None]
     remove: Callable[[Model, str], None]
     removed: dict  # what DELETE adds to {ok, id}
+
+    def __init_subclass__(cls, **kwargs):
+        """OpenAPI of every subclass: GET item, PATCH change -> changed row, DELETE {ok, id,
+        **removed}. changed_serializer is read from an instance: the base's is a property."""
+        super().__init_subclass__(**kwargs)
+        removed = done(
+            cls.__name__.removesuffix("View") + "Removed",
+            id=serializers.CharField(),
+            **{name: serializers.BooleanField() for name in cls.removed},
+        )
+        extend_schema_view(
+            get=extend_schema(responses=cls.item_serializer),
+            patch=extend_schema(request=cls.change_serializer, responses=cls().changed_serializer),
+            delete=extend_schema(responses={200: removed}),
+        )(cls)
 
     def find(self, pk: str) -> Model:
         """The row as writes need it and show it (lighter than GET's when that differs)."""
@@ -113,6 +165,13 @@ class ItemView(APIView):
 # Trail systems
 
 
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="trail_systems_list",
+        parameters=[true_flag("all", "a superAdmin sees every system, not only their own")],
+        responses=shape("TrailSystems", trail_systems=shapes.TrailSystemListSerializer(many=True)),
+    )
+)
 class TrailSystemListView(APIView):
     def get(self, request: Request) -> Response:
         systems = selectors.managed_systems(
@@ -123,6 +182,12 @@ class TrailSystemListView(APIView):
         )
 
 
+@extend_schema_view(
+    get=extend_schema(responses=shapes.TrailSystemSerializer),
+    patch=extend_schema(
+        request=shapes.TrailSystemChangeSerializer, responses=shapes.TrailSystemSerializer
+    ),
+)
 class TrailSystemView(APIView):
     administrator_methods = ("PATCH",)  # read by GET / to describe the route
 
@@ -140,6 +205,10 @@ class TrailSystemView(APIView):
         return Response(shapes.TrailSystemSerializer(changed).data)
 
 
+@extend_schema(
+    request=None,
+    responses={202: done("CompileRequested", compile_request_id=serializers.CharField())},
+)
 class CompileView(APIView):
     def post(self, request: Request, system_id: str) -> Response:
         compile_request = services.compile_now(managed_system(request, system_id))
@@ -148,6 +217,13 @@ class CompileView(APIView):
         )
 
 
+@extend_schema(
+    responses=shape(
+        "TrailSystemWeather",
+        trail_system_id=serializers.CharField(),
+        weather=serializers.JSONField(allow_null=True, help_text="null off the paid tiers"),
+    )
+)
 class WeatherView(APIView):
     def get(self, request: Request, system_id: str) -> Response:
         system = managed_system(request, system_id)
@@ -157,6 +233,17 @@ class WeatherView(APIView):
 # Trails
 
 
+@extend_schema_view(
+    get=extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "include",
+                enum=["geoJson"],
+                description="geoJson: each trail also shows geoJson, as GET /trails/{id} does",
+            )
+        ]
+    )
+)
 class TrailsView(SystemCollectionView):
     """geoJson is shown only by GET /trails/:id and ?include=geoJson (section 2)."""
 
@@ -190,6 +277,18 @@ class TrailView(ItemView):
     removed = {"trashed": True}
 
 
+@extend_schema(
+    request=shapes.TrailsStatusSerializer,
+    responses=done(
+        "TrailsStatusChanged",
+        status=serializers.ChoiceField(enums.TrailStatus.choices),
+        updated=inline_serializer(
+            "StatusChangedTrail",
+            {"id": serializers.CharField(), "name": serializers.CharField()},
+            many=True,
+        ),
+    ),
+)
 class TrailsStatusView(APIView):
     def post(self, request: Request, system_id: str) -> Response:
         system = managed_system(request, system_id)

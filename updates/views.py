@@ -1,10 +1,15 @@
 """Management endpoints of updates (section 4), on the same bases as trails and points."""
 
-from trails.views import ItemView, SystemCollectionView, flag
+from drf_spectacular.utils import extend_schema, extend_schema_view
+
+from trails.views import ItemView, SystemCollectionView, flag, true_flag
 from updates import selectors, services
 from updates.serializers import UpdateCreateSerializer, UpdateFieldsSerializer, UpdateSerializer
 
 
+@extend_schema_view(
+    get=extend_schema(parameters=[true_flag("includeExpired", "expired updates are listed too")])
+)
 class UpdatesView(SystemCollectionView):
     key = "updates"
     list_serializer = item_serializer = UpdateSerializer

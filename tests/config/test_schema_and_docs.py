@@ -4,6 +4,7 @@ import re
 
 import pytest
 from django.core.management import call_command
+from drf_spectacular.drainage import GENERATOR_STATS
 from drf_spectacular.validation import validate_schema
 
 
@@ -21,6 +22,64 @@ def test_schema_validates(schema):
 
 def test_schema_command_validates(tmp_path, db):
     call_command("spectacular", "--validate", "--file", str(tmp_path / "schema.yaml"))
+
+
+def test_schema_generation_has_no_errors_or_warnings(tmp_path, db):
+    """--fail-on-warn exits non-zero on any error ("unable to guess serializer") or warning."""
+    GENERATOR_STATS.reset()
+    try:
+        call_command(
+            "spectacular", "--fail-on-warn", "--validate", "--file", str(tmp_path / "s.yaml")
+        )
+    except SystemExit as exit:  # pragma: no cover - the failure path
+        pytest.fail(f"schema generation had errors or warnings (exit {exit.code})")
+    assert not GENERATOR_STATS._error_cache and not GENERATOR_STATS._warn_cache
+
+
+def test_schema_operation_ids_are_unique(schema):
+    ids = [
+        operation["operationId"]
+        for operations in schema["paths"].values()
+        for method, operation in operations.items()
+        if method != "parameters"
+    ]
+    assert len(ids) == len(set(ids))
+
+
+def body(schema: dict, holder: dict) -> dict:
+    ref = holder["content"]["application/json"]["schema"]["$ref"]
+    return schema["components"]["schemas"][ref.rsplit("/", 1)[1]]
+
+
+def test_schema_describes_management_bodies(schema):
+    trails = schema["paths"]["/trail-systems/{system_id}/trails"]
+    create = trails["post"]
+    request = body(schema, create["requestBody"])
+    assert {"name", "geometry"} <= set(request["required"])
+    created = body(schema, create["responses"]["201"])
+    assert {"id", "trailSystemId", "name", "status", "geolocation"} <= set(created["properties"])
+    listed = body(schema, trails["get"]["responses"]["200"])
+    assert set(listed["properties"]) == {"trailSystemId", "trails"}
+    assert [p["name"] for p in trails["get"]["parameters"] if p["in"] == "query"] == ["include"]
+
+    trail = schema["paths"]["/trails/{id}"]
+    assert "geoJson" in body(schema, trail["get"]["responses"]["200"])["properties"]
+    assert "activities" in body(schema, trail["patch"]["requestBody"])["properties"]
+    removed = body(schema, trail["delete"]["responses"]["200"])
+    assert set(removed["properties"]) == {"ok", "id", "trashed"}
+    deleted = body(schema, schema["paths"]["/updates/{id}"]["delete"]["responses"]["200"])
+    assert set(deleted["properties"]) == {"ok", "id", "deleted"}
+
+    compile_ = schema["paths"]["/trail-systems/{system_id}/compile"]["post"]
+    assert set(body(schema, compile_["responses"]["202"])["properties"]) == {
+        "ok",
+        "compileRequestId",
+    }
+    systems = schema["paths"]["/trail-systems"]["get"]
+    assert systems["operationId"] == "trail_systems_list"
+    assert [p["name"] for p in systems["parameters"]] == ["all"]
+    updates = schema["paths"]["/trail-systems/{system_id}/updates"]["get"]
+    assert "includeExpired" in [p["name"] for p in updates["parameters"]]
 
 
 def test_schema_describes_both_credentials(schema):

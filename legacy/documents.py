@@ -16,7 +16,7 @@ from django.db.models.functions import Cast
 
 from legacy.firestore import encode, geopoint, stored_json, timestamp, with_timestamps
 from publishing.storage import public_url
-from trails.activities import CATALOG
+from trails.activities import activity_entry
 from trails.geometry import feature_collection
 from trails.models import Point, Trail, TrailActivity, TrailSystem
 
@@ -152,16 +152,7 @@ def _activities_by_trail(activities: QuerySet, language: str) -> dict[str, list[
         "trail_id", "value", "status", "difficulty"
     )
     for trail_id, value, status, difficulty in rows:
-        known = CATALOG.get(value)
-        entry = {
-            "value": value,
-            "label": known.label(language) if known else value,
-            "iconClass": known.icon_class if known else "",
-            "status": status,
-        }
-        if difficulty:
-            entry["difficulty"] = difficulty
-        grouped[trail_id].append(entry)
+        grouped[trail_id].append(activity_entry(value, status, difficulty, language))
     return grouped
 
 

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import NamedTuple
 
 from config.dates import iso_ms
-from trails.activities import CATALOG
+from trails.activities import CATALOG, activity_entry, describe
 from trails.enums import Difficulty, TrailType, UpdateType, enum_values
 from trails.geometry import lines
 from updates.types import SURFACE_CONDITION_CATALOG, UPDATE_TYPES
@@ -147,16 +147,7 @@ def resolve_status(status: str, activity_statuses) -> str:
 
 
 def _activity_entry(activity: ActivityRow, language: str) -> dict:
-    known = CATALOG.get(activity.value)
-    entry = {
-        "value": activity.value,
-        "label": known.label(language) if known else activity.value,
-        "iconClass": known.icon_class if known else "",
-        "status": activity.status,
-    }
-    if activity.difficulty:
-        entry["difficulty"] = activity.difficulty
-    return entry
+    return activity_entry(activity.value, activity.status, activity.difficulty, language)
 
 
 def ordered_activities(activities: Sequence[ActivityRow], language: str) -> list[dict]:
@@ -304,11 +295,8 @@ def _km(value: float) -> float:
 
 
 def _activity_total(value: str, totals: _Totals, language: str) -> dict:
-    known = CATALOG.get(value)
     return {
-        "value": value,
-        "label": known.label(language) if known else value,
-        "iconClass": known.icon_class if known else "",
+        **describe(value, language),
         "totalTrails": totals.total,
         "openTrails": totals.counts[OPEN],
         "cautionTrails": totals.counts[CAUTION],

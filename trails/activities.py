@@ -45,3 +45,21 @@ def get_activity(value: str) -> Activity:
         raise ValidationError(
             f"Unknown activity {value!r}; known activities: {', '.join(sorted(CATALOG))}."
         ) from None
+
+
+def describe(value: str, language: str) -> dict:
+    """{value, label, iconClass}; a key missing from the catalog is shown as its own label."""
+    known = CATALOG.get(value)
+    return {
+        "value": value,
+        "label": known.label(language) if known else value,
+        "iconClass": known.icon_class if known else "",
+    }
+
+
+def activity_entry(value: str, status: str, difficulty: str, language: str) -> dict:
+    """An activity as every interface shows it: {value, label, iconClass, status, difficulty?}."""
+    entry = {**describe(value, language), "status": status}
+    if difficulty:
+        entry["difficulty"] = difficulty
+    return entry

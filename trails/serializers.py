@@ -15,8 +15,8 @@ from config.fields import (
     StrictFloatField,
     StrictIntegerField,
 )
+from trails import activities as catalog
 from trails import enums
-from trails.activities import CATALOG
 from trails.geometry import feature_collection
 from trails.models import Point, Trail, TrailActivity, TrailSystem
 
@@ -25,17 +25,7 @@ INT_LIMIT = 2**31 - 1  # what the integer columns hold
 
 
 def activity_entry(activity: TrailActivity, language: str) -> dict:
-    """{value, label, iconClass, status, difficulty?} with the label in the system's language."""
-    known = CATALOG.get(activity.value)
-    entry = {
-        "value": activity.value,
-        "label": known.label(language) if known else activity.value,
-        "icon_class": known.icon_class if known else "",
-        "status": activity.status,
-    }
-    if activity.difficulty:
-        entry["difficulty"] = activity.difficulty
-    return entry
+    return catalog.activity_entry(activity.value, activity.status, activity.difficulty, language)
 
 
 def trail_activities(trail: Trail) -> list[dict]:

@@ -75,7 +75,3 @@ class ApiKey(models.Model):
     @property
     def is_expired(self) -> bool:
         return self.expires_at is not None and self.expires_at <= timezone.now()
-
-    @property
-    def is_active(self) -> bool:
-        return not self.revoked and not self.is_expired

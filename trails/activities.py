@@ -43,7 +43,7 @@ def get_activity(value: str) -> Activity:
         return CATALOG[value]
     except KeyError:
         raise ValidationError(
-            f"Unknown activity {value!r}; known activities: {', '.join(sorted(CATALOG))}."
+            f"unknown activity {value!r}; known activities: {', '.join(sorted(CATALOG))}."
         ) from None
 
 

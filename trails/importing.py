@@ -13,13 +13,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from apikeys.models import User
 from config.ids import ID_MAX_LENGTH, new_id
 from publishing.scheduling import request_compile
 from trails import enums
-from trails.activities import CATALOG
+from trails.activities import get_activity
 from trails.geometry import GeometryError, lines
 from trails.geometry import validate as validate_line
 from trails.models import Membership, Point, Trail, TrailActivity, TrailSystem
@@ -164,11 +165,10 @@ def _activities(props: _Properties) -> list[TrailActivity]:
             raise FeatureError(f"activities[{position}] must be an object.")
         entry_props = _Properties(entry)
         key = entry.get("value")
-        if key not in CATALOG:
-            raise FeatureError(
-                f"activities[{position}]: unknown activity {key!r}; known activities: "
-                f"{', '.join(sorted(CATALOG))}."
-            )
+        try:
+            get_activity(key)
+        except ValidationError as error:
+            raise FeatureError(f"activities[{position}]: {error.message}") from None
         if any(a.value == key for a in activities):
             raise FeatureError(f"activities[{position}]: {key} is listed twice.")
         try:

@@ -38,13 +38,14 @@ CATALOG: dict[str, Activity] = {
 }
 
 
-def get_activity(value: str) -> Activity:
-    try:
-        return CATALOG[value]
-    except KeyError:
+def get_activity(value: object) -> Activity:
+    """The catalog entry; any other value, a non-string from an import file included, is refused."""
+    known = CATALOG.get(value) if isinstance(value, str) else None
+    if known is None:
         raise ValidationError(
             f"unknown activity {value!r}; known activities: {', '.join(sorted(CATALOG))}."
-        ) from None
+        )
+    return known
 
 
 def describe(value: str, language: str) -> dict:

@@ -196,6 +196,10 @@ BAD_FEATURES = [
         "unknown activity 'curling'",
     ),
     (
+        trail_feature(LINE_A, name="L", activities=[{"value": ["hiking"], "status": "Open"}]),
+        "unknown activity ['hiking']",
+    ),
+    (
         trail_feature(LINE_A, name="N", activities=[{"value": "hiking", "status": "None"}]),
         "activities[0]: status 'None' is not one of",
     ),

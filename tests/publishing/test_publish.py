@@ -75,6 +75,19 @@ def test_a_write_publishes_a_file_and_stores_the_statistics(
     assert request.published_path == system.geo_json_path
 
 
+def test_the_published_file_is_served_as_geojson_without_credentials(
+    system, client, django_capture_on_commit_callbacks
+):
+    write(system, django_capture_on_commit_callbacks)
+    system.refresh_from_db()
+
+    response = client.get(public_url(system.geo_json_path))
+
+    assert response.status_code == 200
+    assert response["Content-Type"] == GEOJSON_CONTENT_TYPE
+    assert orjson.loads(b"".join(response.streaming_content)) == published(system)
+
+
 def test_the_file_equals_a_compile_of_the_current_rows(system, django_capture_on_commit_callbacks):
     UpdateFactory(trail_system=system, type="snowReport", base_depth=50)
     write(system, django_capture_on_commit_callbacks)

@@ -10,8 +10,12 @@ urlpatterns = [
     path("", include("updates.public_urls")),
 ]
 
+
+def serve_media(request, path: str):
+    """Local published files; MEDIA_ROOT is read per request, not frozen at URLconf import."""
+    return serve(request, path, document_root=settings.MEDIA_ROOT)
+
+
 if settings.SERVE_MEDIA and settings.STORAGE_BACKEND == "local":
     prefix = settings.MEDIA_URL.lstrip("/")
-    urlpatterns.append(
-        re_path(rf"^{prefix}(?P<path>.*)$", serve, {"document_root": settings.MEDIA_ROOT})
-    )
+    urlpatterns.append(re_path(rf"^{prefix}(?P<path>.*)$", serve_media))

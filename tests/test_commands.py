@@ -17,6 +17,7 @@ from apikeys.models import User
 from publishing.models import CompileRequest
 from tests.factories import SubscriberFactory, TrailSystemFactory, UserFactory
 from trails.demo import DEMO_OWNER_UID, DEMO_SYSTEM_ID
+from trails.enums import MARKER_CLASSES
 from trails.models import Membership, Point, Trail, TrailSystem
 from updates.models import Subscriber, Update
 
@@ -161,8 +162,12 @@ def test_create_trail_system_reports_bad_features_and_imports_nothing(tmp_path):
     path = write_json(tmp_path, collection)
     with pytest.raises(CommandError) as failure:
         run("create_trail_system", "--name", "X", "--owner", "o", "--from-geojson", path)
-    lines = str(failure.value).splitlines()
-    assert [line.split(":")[0] for line in lines] == ["feature 1", "feature 2"]
+    header, *lines = str(failure.value).splitlines()
+    assert header == "Nothing was imported: 2 problems (--skip-invalid imports the rest)."
+    assert lines == [
+        "feature 1: geometry type 'Polygon' cannot be imported (Point or LineString).",
+        "feature 2 (Bad): markerClass 'igloo' is not one of " + ", ".join(MARKER_CLASSES) + ".",
+    ]
     assert not TrailSystem.objects.exists()
     assert not Point.all_objects.exists()
 

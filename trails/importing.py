@@ -9,7 +9,7 @@ ignored: the compile recomputes them.
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,16 +31,35 @@ UID_MAX_LENGTH = User._meta.get_field("uid").max_length
 TIER_MAX_LENGTH = TrailSystem._meta.get_field("subscription").max_length
 
 
-class InvalidInput(ValueError):
-    """Bad input to create a system; `problems` lists every reason (feature index first)."""
+@dataclass(frozen=True)
+class Problem:
+    """One reason why one feature cannot be imported: where (index, name), which field, why."""
 
-    def __init__(self, problems: Sequence[str]):
+    index: int
+    name: str
+    field: str
+    reason: str
+
+    def __str__(self) -> str:
+        where = f"feature {self.index}" + (f" ({self.name})" if self.name else "")
+        return f"{where}: {self.field} {self.reason}" if self.field else f"{where}: {self.reason}"
+
+
+class InvalidInput(ValueError):
+    """Bad input to an import; `problems` lists every reason, each feature's by index."""
+
+    def __init__(self, problems: Sequence[Problem | str]):
         self.problems = list(problems)
-        super().__init__("\n".join(self.problems))
+        super().__init__("\n".join(str(problem) for problem in self.problems))
 
 
 class FeatureError(ValueError):
-    """One feature cannot be imported."""
+    """One field of one feature cannot be imported."""
+
+    def __init__(self, field: str, reason: str):
+        self.field = field
+        self.reason = reason
+        super().__init__(f"{field}: {reason}")
 
 
 def validate_uid(uid: str) -> str:
@@ -86,33 +105,36 @@ def read_collection(path: str | Path) -> dict:
 
 
 class _Properties:
-    """Typed reads of one feature's properties; each failure is a FeatureError."""
+    """Typed reads of one feature's properties; each bad field is recorded in `problems`
+    and read as its default, so one pass finds every problem of the feature."""
 
-    def __init__(self, properties: dict):
+    def __init__(self, properties: dict, prefix: str = ""):
         self.properties = properties
+        self.prefix = prefix
+        self.problems: list[tuple[str, str]] = []
+
+    def fail(self, key: str, reason: str, fallback=None):
+        self.problems.append((self.prefix + key, reason))
+        return fallback
 
     def text(self, key: str, max_length: int, *, required: bool = False) -> str:
         value = self.properties.get(key)
         if value is None or (value == "" and not required):
-            if required:
-                raise FeatureError(f"{key} is required.")
-            return ""
+            return self.fail(key, "is required.", "") if required else ""
         if not isinstance(value, str) or (required and not value.strip()):
-            raise FeatureError(f"{key} must be a {'non-empty ' if required else ''}string.")
+            return self.fail(key, f"must be a {'non-empty ' if required else ''}string.", "")
         if len(value) > max_length:
-            raise FeatureError(f"{key} is longer than {max_length} characters.")
+            return self.fail(key, f"is longer than {max_length} characters.", "")
         return value
 
     def choice(self, key: str, choices: Iterable[str], default: str | None) -> str:
         """The value, which must be one of choices; default None makes the key required."""
         value = self.properties.get(key)
         if value is None:
-            if default is None:
-                raise FeatureError(f"{key} is required.")
-            return default
+            return self.fail(key, "is required.", "") if default is None else default
         allowed = list(choices)
         if value not in allowed:
-            raise FeatureError(f"{key} {value!r} is not one of {', '.join(allowed)}.")
+            return self.fail(key, f"{value!r} is not one of {', '.join(allowed)}.", default or "")
         return value
 
     def flag(self, key: str) -> bool:
@@ -120,7 +142,7 @@ class _Properties:
         if value is None:
             return False
         if not isinstance(value, bool):
-            raise FeatureError(f"{key} must be true or false.")
+            return self.fail(key, "must be true or false.", False)
         return value
 
     def integer(self, key: str, default: int | None, *, minimum: int | None = None) -> int | None:
@@ -130,27 +152,30 @@ class _Properties:
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         if not isinstance(value, int) or isinstance(value, bool):
-            raise FeatureError(f"{key} must be an integer.")
+            return self.fail(key, "must be an integer.", default)
         if minimum is not None and value < minimum:
-            raise FeatureError(f"{key} must be at least {minimum}.")
+            return self.fail(key, f"must be at least {minimum}.", default)
         return value
 
-    def identifier(self, key: str) -> str:
+    def identifier(self, key: str, fresh: dict[str, str] | None) -> str:
+        """The feature's id, or a new one when it has none; with `fresh` (a map kept across
+        features) every id is replaced by a new one, the same for the same old id."""
         value = self.properties.get(key)
         if value is None:
             return new_id()
         if not isinstance(value, str) or not value or len(value) > ID_MAX_LENGTH:
-            raise FeatureError(f"{key} must be a string of 1 to {ID_MAX_LENGTH} characters.")
+            return self.fail(key, f"must be a string of 1 to {ID_MAX_LENGTH} characters.", "")
+        if fresh is not None:
+            return fresh.setdefault(value, new_id())
         return value
 
-
-def _categories(props: _Properties) -> list[str]:
-    value = props.properties.get("categories")
-    if value is None:
-        return []
-    if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
-        raise FeatureError("categories must be a list of strings.")
-    return value
+    def categories(self) -> list[str]:
+        value = self.properties.get("categories")
+        if value is None:
+            return []
+        if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
+            return self.fail("categories", "must be a list of strings.", [])
+        return value
 
 
 def _activities(props: _Properties) -> list[TrailActivity]:
@@ -158,24 +183,24 @@ def _activities(props: _Properties) -> list[TrailActivity]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise FeatureError("activities must be a list of {value, status, difficulty?}.")
+        return props.fail("activities", "must be a list of {value, status, difficulty?}.", [])
     activities: list[TrailActivity] = []
     for position, entry in enumerate(value):
+        where = f"activities[{position}]"
         if not isinstance(entry, dict):
-            raise FeatureError(f"activities[{position}] must be an object.")
-        entry_props = _Properties(entry)
+            props.fail(where, "must be an object.")
+            continue
+        entry_props = _Properties(entry, prefix=f"{props.prefix}{where}.")
         key = entry.get("value")
         try:
             get_activity(key)
         except ValidationError as error:
-            raise FeatureError(f"activities[{position}]: {error.message}") from None
+            props.fail(f"{where}.value", error.message)
         if any(a.value == key for a in activities):
-            raise FeatureError(f"activities[{position}]: {key} is listed twice.")
-        try:
-            status = entry_props.choice("status", enums.ActivityStatus.values, "Open")
-            difficulty = entry_props.choice("difficulty", [*enums.Difficulty.values, ""], "")
-        except FeatureError as error:
-            raise FeatureError(f"activities[{position}]: {error}") from None
+            props.fail(f"{where}.value", f"{key} is listed twice.")
+        status = entry_props.choice("status", enums.ActivityStatus.values, "Open")
+        difficulty = entry_props.choice("difficulty", [*enums.Difficulty.values, ""], "")
+        props.problems += entry_props.problems
         activities.append(
             TrailActivity(value=key, status=status, difficulty=difficulty, position=position)
         )
@@ -196,27 +221,33 @@ def _trail(props: _Properties, trail_id: str, by_uid: str) -> Trail:
         one_way=props.flag("oneWay"),
         one_way_reversed=props.flag("oneWayReversed"),
         order=props.integer("order", 0),
-        categories=_categories(props),
+        categories=props.categories(),
         created_by=by_uid,
         updated_by=by_uid,
     )
 
 
-def _point(props: _Properties, coordinates, by_uid: str) -> Point:
+def _coordinates(props: _Properties, coordinates) -> tuple[float, float]:
+    """(lng, lat) of a Point geometry."""
     if (
         not isinstance(coordinates, list)
         or len(coordinates) not in (2, 3)
         or not all(isinstance(n, int | float) and not isinstance(n, bool) for n in coordinates)
     ):
-        raise FeatureError("Point coordinates must be [lng, lat].")
+        return props.fail("geometry", "Point coordinates must be [lng, lat].", (0.0, 0.0))
     lng, lat = coordinates[0], coordinates[1]
     if not -180 <= lng <= 180 or not -90 <= lat <= 90:
-        raise FeatureError("Point coordinates are out of range (lng -180..180, lat -90..90).")
+        props.fail("geometry", "Point coordinates are out of range (lng -180..180, lat -90..90).")
+    return float(lng), float(lat)
+
+
+def _point(props: _Properties, point_id: str, coordinates, by_uid: str) -> Point:
+    lng, lat = _coordinates(props, coordinates)
     dining = props.properties.get("diningOptions")
     if dining is not None and not isinstance(dining, bool | dict):
-        raise FeatureError("diningOptions must be true, false or an object.")
+        dining = props.fail("diningOptions", "must be true, false or an object.")
     return Point(
-        id=props.identifier("pointId"),
+        id=point_id,
         name=props.text("name", 200, required=True),
         description=props.text("description", 100_000),
         marker_class=props.choice("markerClass", enums.MARKER_CLASSES, None),
@@ -225,8 +256,8 @@ def _point(props: _Properties, coordinates, by_uid: str) -> Point:
         wait_time=props.integer("waitTime", None, minimum=0),
         web_cam_url=props.text("webCamUrl", 2000),
         dining_options=dining,
-        lat=float(lat),
-        lng=float(lng),
+        lat=lat,
+        lng=lng,
         created_by=by_uid,
         updated_by=by_uid,
     )
@@ -242,8 +273,12 @@ class _TrailDraft:
 
 @dataclass
 class ParsedCollection:
+    """The good features of a file, ready to write; `skipped` lists the bad ones (only
+    with skip_invalid: otherwise a bad feature raises InvalidInput)."""
+
     trails: list[tuple[Trail, list[TrailActivity]]]
     points: list[Point]
+    skipped: list[Problem] = field(default_factory=list)
 
     def centre(self) -> tuple[float, float] | None:
         """(lat, lng) of the centre of the bounding box of everything imported."""
@@ -254,73 +289,143 @@ class ParsedCollection:
         lngs, lats = [p[0] for p in positions], [p[1] for p in positions]
         return (min(lats) + max(lats)) / 2, (min(lngs) + max(lngs)) / 2
 
+    def summary(self, verb: str = "Imported") -> str:
+        """What will be (or was) imported and what was left out, for a person to read."""
+        counts = f"{len(self.trails)} trails and {len(self.points)} points"
+        if not self.skipped:
+            return f"{verb} {counts}."
+        indexes = {problem.index for problem in self.skipped}
+        listed = "\n".join(f"  {problem}" for problem in self.skipped)
+        return f"{verb} {counts}; skipped {len(indexes)} invalid features:\n{listed}"
 
-def parse_collection(collection, by_uid: str = "") -> ParsedCollection:
-    """Validate every feature; InvalidInput lists each bad one by index and reason."""
+
+class _CollectionParser:
+    """Reads features one by one, keeping trails (several features per trailId), points and
+    every problem found."""
+
+    def __init__(self, by_uid: str, new_ids: bool):
+        self.by_uid = by_uid
+        self.fresh: dict[str, str] | None = {} if new_ids else None
+        self.drafts: dict[str, _TrailDraft] = {}
+        self.points: dict[str, tuple[int, Point]] = {}
+        self.problems: list[Problem] = []
+
+    def feature(self, index: int, feature) -> None:
+        if not isinstance(feature, dict) or feature.get("type") != "Feature":
+            self.problems.append(Problem(index, "", "", "not a GeoJSON Feature."))
+            return
+        properties = feature.get("properties") or {}
+        if not isinstance(properties, dict):
+            self.problems.append(Problem(index, "", "properties", "must be an object."))
+            return
+        name = properties.get("name")
+        props = _Properties(properties)
+        geometry = feature.get("geometry")
+        kind = geometry.get("type") if isinstance(geometry, dict) else None
+        if kind == "Point":
+            self._point(index, props, geometry)
+        elif kind in ("LineString", "MultiLineString"):
+            self._trail(index, props, geometry)
+        elif geometry is None:
+            props.fail("geometry", "is missing.")
+        else:
+            props.fail("geometry", f"type {kind!r} cannot be imported (Point or LineString).")
+        label = name.strip()[:80] if isinstance(name, str) else ""
+        self.problems += [Problem(index, label, key, reason) for key, reason in props.problems]
+
+    def _point(self, index: int, props: _Properties, geometry: dict) -> None:
+        point = _point(
+            props, props.identifier("pointId", self.fresh), geometry.get("coordinates"), self.by_uid
+        )
+        if point.id in self.points:
+            props.fail("pointId", f"{point.id} is used by feature {self.points[point.id][0]}.")
+        if not props.problems:
+            self.points[point.id] = (index, point)
+
+    def _trail(self, index: int, props: _Properties, geometry: dict) -> None:
+        try:
+            parts = lines(validate_line(geometry))
+        except GeometryError as error:
+            parts = props.fail("geometry", str(error), [])
+        trail_id = props.identifier("trailId", self.fresh)
+        trail = _trail(props, trail_id, self.by_uid)
+        activities = _activities(props)
+        if props.problems:
+            return
+        if trail_id not in self.drafts:
+            self.drafts[trail_id] = _TrailDraft(index, trail, activities)
+        self.drafts[trail_id].lines.extend(parts)
+
+    def check_taken(self) -> None:
+        """Ids kept from the file must be new to this database."""
+        first_index = {trail_id: d.index for trail_id, d in self.drafts.items()}
+        first_index |= {point_id: i for point_id, (i, _) in self.points.items()}
+        names = {trail_id: d.trail.name for trail_id, d in self.drafts.items()}
+        names |= {point_id: point.name for point_id, (_, point) in self.points.items()}
+        taken = list(Trail.all_objects.filter(pk__in=self.drafts).values_list("pk", flat=True))
+        taken += Point.all_objects.filter(pk__in=self.points).values_list("pk", flat=True)
+        for pk in taken:
+            self.problems.append(
+                Problem(first_index[pk], names[pk], "id", f"{pk} already exists in this service.")
+            )
+            self.drafts.pop(pk, None)
+            self.points.pop(pk, None)
+
+    def result(self) -> ParsedCollection:
+        trails = []
+        for draft in self.drafts.values():
+            geometry = (
+                {"type": "LineString", "coordinates": draft.lines[0]}
+                if len(draft.lines) == 1
+                else {"type": "MultiLineString", "coordinates": draft.lines}
+            )
+            draft.trail.apply_geometry(geometry)
+            trails.append((draft.trail, draft.activities))
+        points = [point for _, point in self.points.values()]
+        skipped = sorted(self.problems, key=lambda problem: problem.index)
+        return ParsedCollection(trails, points, skipped)
+
+
+def parse_collection(
+    collection,
+    by_uid: str = "",
+    *,
+    skip_invalid: bool = False,
+    new_ids: bool = False,
+    progress: Callable[[Iterable], Iterable] = iter,
+) -> ParsedCollection:
+    """Validate every feature. A bad feature raises InvalidInput listing every problem of
+    every feature, unless skip_invalid, which keeps the good ones and lists the rest.
+    new_ids gives every trail and point a fresh id (a copy next to the original)."""
     if (
         not isinstance(collection, dict)
         or collection.get("type") != "FeatureCollection"
         or not isinstance(collection.get("features"), list)
     ):
         raise InvalidInput(["Not a GeoJSON FeatureCollection with a features list."])
-    drafts: dict[str, _TrailDraft] = {}
-    points: dict[str, tuple[int, Point]] = {}
-    problems: list[tuple[int, str]] = []
-    for index, feature in enumerate(collection["features"]):
-        try:
-            _parse_feature(feature, index, drafts, points, by_uid)
-        except FeatureError as error:
-            problems.append((index, str(error)))
-    first_index = {trail_id: d.index for trail_id, d in drafts.items()}
-    first_index |= {point_id: i for point_id, (i, _) in points.items()}
-    taken = list(Trail.all_objects.filter(pk__in=drafts).values_list("pk", flat=True))
-    taken += Point.all_objects.filter(pk__in=points).values_list("pk", flat=True)
-    problems += [(first_index[pk], f"id {pk} already exists.") for pk in taken]
-    if problems:
-        raise InvalidInput([f"feature {index}: {reason}" for index, reason in sorted(problems)])
-    trails = []
-    for draft in drafts.values():
-        geometry = (
-            {"type": "LineString", "coordinates": draft.lines[0]}
-            if len(draft.lines) == 1
-            else {"type": "MultiLineString", "coordinates": draft.lines}
-        )
-        draft.trail.apply_geometry(geometry)
-        trails.append((draft.trail, draft.activities))
-    return ParsedCollection(trails, [point for _, point in points.values()])
+    parser = _CollectionParser(by_uid, new_ids)
+    for index, feature in enumerate(progress(collection["features"])):
+        parser.feature(index, feature)
+    parser.check_taken()
+    parsed = parser.result()
+    if parsed.skipped and not skip_invalid:
+        raise InvalidInput(parsed.skipped)
+    return parsed
 
 
-def _parse_feature(feature, index: int, drafts, points, by_uid: str) -> None:
-    if not isinstance(feature, dict) or feature.get("type") != "Feature":
-        raise FeatureError("not a GeoJSON Feature.")
-    geometry = feature.get("geometry")
-    properties = feature.get("properties") or {}
-    if not isinstance(geometry, dict):
-        raise FeatureError("has no geometry.")
-    if not isinstance(properties, dict):
-        raise FeatureError("properties must be an object.")
-    props = _Properties(properties)
-    kind = geometry.get("type")
-    if kind == "Point":
-        point = _point(props, geometry.get("coordinates"), by_uid)
-        if point.id in points:
-            raise FeatureError(f"pointId {point.id} is used by feature {points[point.id][0]}.")
-        points[point.id] = (index, point)
-        return
-    if kind not in ("LineString", "MultiLineString"):
-        raise FeatureError(f"geometry type {kind!r} cannot be imported (Point or LineString).")
-    try:
-        parts = lines(validate_line(geometry))
-    except GeometryError as error:
-        raise FeatureError(f"invalid geometry: {error}") from None
-    trail_id = props.identifier("trailId")
-    if trail_id not in drafts:
-        trail = _trail(props, trail_id, by_uid)
-        drafts[trail_id] = _TrailDraft(index, trail, _activities(props))
-    drafts[trail_id].lines.extend(parts)
+@dataclass
+class SystemDraft:
+    """A validated trail system to create: everything is checked before anything is written."""
+
+    name: str
+    owner_uid: str
+    members: list[tuple[str, str]]
+    inactive: bool
+    fields: dict
+    parsed: ParsedCollection | None
 
 
-def create_trail_system(
+def draft_trail_system(
     *,
     name: str,
     owner_uid: str,
@@ -328,10 +433,10 @@ def create_trail_system(
     tier: str = "",
     inactive: bool = False,
     collection: dict | None = None,
+    parsed: ParsedCollection | None = None,
     **fields,
-) -> TrailSystem:
-    """Create a system with its owner, members and (optionally) imported trails and points,
-    all in one transaction, and queue its first compile."""
+) -> SystemDraft:
+    """Check a system's details; `collection` is parsed here unless already `parsed`."""
     name = name.strip()
     if not name or len(name) > 2000:
         raise InvalidInput(["The name must be 1 to 2000 characters."])
@@ -343,23 +448,40 @@ def create_trail_system(
     tier = tier.strip()
     if len(tier) > TIER_MAX_LENGTH:
         raise InvalidInput([f"The tier is longer than {TIER_MAX_LENGTH} characters."])
-    parsed = parse_collection(collection, owner_uid) if collection is not None else None
+    if "id" in fields and TrailSystem.objects.filter(pk=fields["id"]).exists():
+        raise InvalidInput([f"A trail system with id {fields['id']} already exists here."])
+    if parsed is None and collection is not None:
+        parsed = parse_collection(collection, owner_uid)
     if parsed and (centre := parsed.centre()):
         fields.setdefault("lat", centre[0])
         fields.setdefault("lng", centre[1])
     if tier:
         fields["subscription"] = tier
+    return SystemDraft(name, owner_uid, list(members), inactive, fields, parsed)
 
+
+def create_trail_system(**arguments) -> TrailSystem:
+    """Create a system with its owner, members and (optionally) imported trails and points,
+    all in one transaction, and queue its first compile (arguments of draft_trail_system)."""
+    return write_trail_system(draft_trail_system(**arguments))
+
+
+def write_trail_system(draft: SystemDraft) -> TrailSystem:
+    """The write side of every import that creates a system."""
     with transaction.atomic():
-        owner, _ = User.objects.get_or_create(uid=owner_uid)
+        owner, _ = User.objects.get_or_create(uid=draft.owner_uid)
         system = TrailSystem.objects.create(
-            name=name, owner=owner, inactive=inactive, updated_by=owner_uid, **fields
+            name=draft.name,
+            owner=owner,
+            inactive=draft.inactive,
+            updated_by=draft.owner_uid,
+            **draft.fields,
         )
-        for uid, role in members:
+        for uid, role in draft.members:
             user, _ = User.objects.get_or_create(uid=uid)
             Membership.objects.create(trail_system=system, user=user, role=role)
-        if parsed:
-            _write(system, parsed)
+        if draft.parsed:
+            _write(system, draft.parsed)
         request_compile(system, reason="trail system created")
     return system
 

@@ -11,6 +11,11 @@ Choices where OSM and our model differ:
 - Every trail starts Open with its activities Open; the demo sets a mix of statuses.
 """
 
+import difflib
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
 from trails.enums import Difficulty, LineStyle, TrailStatus, TrailType
 
 DIFFICULTIES = {
@@ -124,24 +129,100 @@ def osm_id(feature: dict) -> str:
     return "osm-" + str(feature.get("id") or feature["properties"]["id"]).replace("/", "-")
 
 
+SKIP_POLYGON = "area (polygon), not a line"
+SKIP_ABSORBED = "way of a piste/ski route (imported as the route)"
+SKIP_UNNAMED_TRAIL = "unnamed path or track"
+SKIP_OTHER_AREA = "in another ski area"
+SKIP_NOT_OSM = "not an OpenStreetMap feature (no properties)"
+
+
+@dataclass
+class Conversion:
+    """A published-file FeatureCollection, with what was kept (by kind) and skipped (by
+    reason) to show the person importing."""
+
+    collection: dict
+    kept: Counter = field(default_factory=Counter)
+    skipped: Counter = field(default_factory=Counter)
+
+    def summary(self) -> str:
+        kept = ", ".join(f"{count} {kind}" for kind, count in sorted(self.kept.items()))
+        lines = [f"OpenStreetMap features kept: {kept or 'none'}."]
+        lines += [f"  skipped {count}: {reason}" for reason, count in self.skipped.most_common()]
+        return "\n".join(lines)
+
+
+def ski_areas(collection: dict) -> list[str]:
+    """The ski areas a file covers: its `ski_areas` member, else those its features name."""
+    listed = collection.get("ski_areas")
+    if isinstance(listed, list):
+        return [str(name) for name in listed]
+    names = {(f.get("properties") or {}).get("ski_area") for f in collection.get("features", [])}
+    return sorted(name for name in names if isinstance(name, str))
+
+
+def find_ski_area(collection: dict, wanted: str) -> str:
+    """The file's ski area named `wanted` (any case); ValueError naming the closest ones."""
+    known = ski_areas(collection)
+    for name in known:
+        if name.casefold() == wanted.strip().casefold():
+            return name
+    close = difflib.get_close_matches(wanted, known, n=5, cutoff=0.5)
+    hint = f" Did you mean: {', '.join(close)}?" if close else ""
+    raise ValueError(f"No ski area {wanted!r} in this file ({len(known)} areas).{hint}")
+
+
 def convert(collection: dict) -> dict:
     """An OSM FeatureCollection -> a published-file FeatureCollection of trail features."""
-    features: list[dict] = []
+    return convert_with_report(collection).collection
+
+
+def convert_with_report(
+    collection: dict,
+    ski_area: str | None = None,
+    progress: Callable[[Iterable], Iterable] = iter,
+) -> Conversion:
+    """convert(), keeping only `ski_area`'s features when given, counting what was kept and
+    skipped; `progress` wraps the features (a progress bar on large files)."""
+    conversion = Conversion({"type": "FeatureCollection", "features": []})
+    features = conversion.collection["features"]
     unnamed: dict[str, int] = {}
-    for feature in collection["features"]:
-        properties = feature["properties"]
-        geometry = feature["geometry"]
-        if geometry["type"] not in ("LineString", "MultiLineString") or _absorbed(properties):
+    for feature in progress(collection["features"]):
+        properties = feature.get("properties")
+        geometry = feature.get("geometry") or {}
+        reason = _skip_reason(properties, geometry, ski_area)
+        if reason:
+            conversion.skipped[reason] += 1
             continue
         name = (properties.get("name") or "").strip()
         if not name:
-            if properties.get("kind") == "trail":
-                continue
             label = _unnamed_label(properties)
             unnamed[label] = unnamed.get(label, 0) + 1
             name = f"Unnamed {label} {unnamed[label]}"
+        conversion.kept[_kind_label(properties)] += 1
         features += trail_features(feature, name, order=len(features))
-    return {"type": "FeatureCollection", "features": features}
+    return conversion
+
+
+def _skip_reason(properties, geometry: dict, ski_area: str | None) -> str | None:
+    if not isinstance(properties, dict):
+        return SKIP_NOT_OSM
+    if ski_area is not None and properties.get("ski_area") != ski_area:
+        return SKIP_OTHER_AREA
+    if geometry.get("type") not in ("LineString", "MultiLineString"):
+        return SKIP_POLYGON
+    if _absorbed(properties):
+        return SKIP_ABSORBED
+    if properties.get("kind") == "trail" and not (properties.get("name") or "").strip():
+        return SKIP_UNNAMED_TRAIL
+    return None
+
+
+def _kind_label(properties: dict) -> str:
+    kind = properties.get("kind")
+    if kind == "route":
+        return f"{properties.get('route') or 'other'} routes"
+    return {"piste": "pistes", "lift": "lifts", "trail": "paths and tracks"}.get(kind, "others")
 
 
 def trail_features(feature: dict, name: str, order: int) -> list[dict]:

@@ -176,12 +176,12 @@ def test_the_system_gets_owner_members_tier_centre_and_one_compile():
 
 BAD_FEATURES = [
     ("not a feature", "not a GeoJSON Feature"),
-    ({"type": "Feature", "properties": {"name": "x"}}, "has no geometry"),
+    ({"type": "Feature", "properties": {"name": "x"}}, "geometry is missing"),
     (
         {"type": "Feature", "geometry": {"type": "Polygon", "coordinates": []}, "properties": {}},
         "geometry type 'Polygon' cannot be imported",
     ),
-    (trail_feature([[-113.9, 45.7]], name="Stub"), "invalid geometry"),
+    (trail_feature([[-113.9, 45.7]], name="Stub"), "geometry coordinates needs at least two"),
     (trail_feature([[-113.9, 45.7], [-200, 45.8]], name="Far"), "out of range"),
     (trail_feature(LINE_A), "name is required"),
     (trail_feature(LINE_A, name="  "), "name must be a non-empty string"),
@@ -201,7 +201,7 @@ BAD_FEATURES = [
     ),
     (
         trail_feature(LINE_A, name="N", activities=[{"value": "hiking", "status": "None"}]),
-        "activities[0]: status 'None' is not one of",
+        "activities[0].status 'None' is not one of",
     ),
     (
         trail_feature(LINE_A, name="T", activities=[{"value": "hiking"}, {"value": "hiking"}]),
@@ -226,7 +226,7 @@ def test_a_bad_feature_is_reported_by_index_and_nothing_is_imported(feature, rea
     collection["features"].append(copy.deepcopy(feature))
     with pytest.raises(InvalidInput) as failure:
         import_file(collection)
-    assert failure.value.problems == [f"feature 4: {failure.value.problems[0].split(': ', 1)[1]}"]
+    assert [problem.index for problem in failure.value.problems] == [4]
     assert reason in str(failure.value)
     assert not TrailSystem.objects.exists()
     assert not Trail.all_objects.exists()
@@ -241,7 +241,10 @@ def test_every_bad_feature_is_reported_not_just_the_first():
     collection["features"][3]["properties"]["status"] = "Shut"
     with pytest.raises(InvalidInput) as failure:
         import_file(collection)
-    assert [p.split(":")[0] for p in failure.value.problems] == ["feature 1", "feature 3"]
+    assert [str(p).split(":")[0] for p in failure.value.problems] == [
+        "feature 1 (Lodge)",
+        "feature 3 (Chair 1)",
+    ]
 
 
 def test_ids_already_in_the_database_are_reported():
@@ -249,9 +252,9 @@ def test_ids_already_in_the_database_are_reported():
     PointFactory(id="lodgePoint0000000001")
     with pytest.raises(InvalidInput) as failure:
         import_file(published_file())
-    assert failure.value.problems == [
-        "feature 1: id lodgePoint0000000001 already exists.",
-        "feature 3: id chair1 already exists.",
+    assert [str(problem) for problem in failure.value.problems] == [
+        "feature 1 (Lodge): id lodgePoint0000000001 already exists in this service.",
+        "feature 3 (Chair 1): id chair1 already exists in this service.",
     ]
     assert TrailSystem.objects.count() == 2  # only the factories' systems
 

@@ -1,28 +1,22 @@
-import json
+from trails.importing import (
+    draft_trail_system,
+    parse_collection,
+    parse_member,
+    read_collection,
+    write_trail_system,
+)
+from trails.management.importer import ImportCommand, add_owner_and_members
 
-from django.core.management.base import BaseCommand, CommandError
 
-from trails.importing import InvalidInput, create_trail_system, parse_member, read_collection
-
-
-class Command(BaseCommand):
+class Command(ImportCommand):
     help = (
         "Create a trail system with its owner and members, optionally importing trails and "
-        'points from a published map file. Prints {"id": "..."}.'
+        'points from a published map file or an export. Prints {"id": "..."}.'
     )
 
     def add_arguments(self, parser):
         parser.add_argument("--name", required=True, help="Name of the trail system.")
-        parser.add_argument(
-            "--owner", required=True, metavar="UID", help="Firebase uid of the owner."
-        )
-        parser.add_argument(
-            "--member",
-            action="append",
-            default=[],
-            metavar="UID=ROLE",
-            help="A member and role (Administrator, Trustee or another name); repeatable.",
-        )
+        add_owner_and_members(parser)
         parser.add_argument("--tier", default="", help="Subscription plan key (default free).")
         parser.add_argument(
             "--inactive", action="store_true", help="Hide the system from the public map."
@@ -30,21 +24,36 @@ class Command(BaseCommand):
         parser.add_argument(
             "--from-geojson",
             metavar="FILE",
-            help="Published-file FeatureCollection whose trails and points to import.",
+            help="Published-file FeatureCollection (or export_trail_system output) whose "
+            "trails and points to import.",
         )
+        parser.add_argument(
+            "--new-ids",
+            action="store_true",
+            help="Give the imported trails and points fresh ids (a copy next to the original).",
+        )
+        self.add_import_options(parser)
 
-    def handle(self, *args, **options):
-        try:
-            members = [parse_member(spec) for spec in options["member"]]
-            path = options["from_geojson"]
-            system = create_trail_system(
-                name=options["name"],
-                owner_uid=options["owner"],
-                members=members,
-                tier=options["tier"],
-                inactive=options["inactive"],
-                collection=read_collection(path) if path else None,
+    def run_import(self, **options) -> None:
+        path = options["from_geojson"]
+        parsed = None
+        if path:
+            parsed = parse_collection(
+                read_collection(path),
+                options["owner"].strip(),
+                skip_invalid=options["skip_invalid"],
+                new_ids=options["new_ids"],
+                progress=self.progress("Checking"),
             )
-        except InvalidInput as error:
-            raise CommandError(str(error)) from None
-        self.stdout.write(json.dumps({"id": system.pk}))
+        draft = draft_trail_system(
+            name=options["name"],
+            owner_uid=options["owner"],
+            members=[parse_member(spec) for spec in options["member"]],
+            tier=options["tier"],
+            inactive=options["inactive"],
+            parsed=parsed,
+        )
+        dry_run = options["dry_run"]
+        if parsed:
+            self.report(parsed.summary("Would import" if dry_run else "Importing"))
+        self.finish(None if dry_run else write_trail_system(draft).pk)

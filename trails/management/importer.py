@@ -1,0 +1,81 @@
+"""What every import command shares: --dry-run and --skip-invalid, a progress bar on large
+inputs, the report on stderr and the `{"id": ...}` line on stdout, last, so scripts can read
+it with `$(...)` while a person reads the report."""
+
+import json
+from collections.abc import Callable, Iterable
+
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from trails.importing import InvalidInput
+
+# Below this many features an import is quick and a progress bar would only flicker.
+PROGRESS_THRESHOLD = 500
+
+
+class ImportCommand(BaseCommand):
+    def add_import_options(self, parser, *, what: str = "features") -> None:
+        parser.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="Read and check everything, print the report, write nothing.",
+        )
+        parser.add_argument(
+            "--skip-invalid",
+            action="store_true",
+            help=f"Import the good {what} and list the bad ones (by default one bad "
+            f"{what[:-1]} means nothing is imported).",
+        )
+
+    def handle(self, *args, **options):
+        try:
+            self.run_import(**options)
+        except InvalidInput as error:
+            count = len(error.problems)
+            header = (
+                f"Nothing was imported: {count} problem{'s' if count != 1 else ''} "
+                "(--skip-invalid imports the rest)."
+                if any(not isinstance(p, str) for p in error.problems)
+                else "Nothing was imported."
+            )
+            raise CommandError(f"{header}\n{error}") from None
+
+    def run_import(self, **options) -> None:
+        raise NotImplementedError
+
+    def progress(self, description: str) -> Callable[[Iterable], Iterable]:
+        """Wraps a sized iterable in a progress bar on stderr when it is large."""
+
+        def wrap(items):
+            return tqdm(
+                items,
+                desc=description,
+                unit=" features",
+                disable=len(items) < PROGRESS_THRESHOLD,
+                file=self.stderr._out,
+                leave=False,
+            )
+
+        return wrap
+
+    def report(self, text: str) -> None:
+        self.stderr.write(text)
+
+    def finish(self, created_id: str | None) -> None:
+        """The last line: the id of what was created, or a note that a dry run wrote nothing."""
+        if created_id is None:
+            self.report("Dry run: nothing was written.")
+        else:
+            self.stdout.write(json.dumps({"id": created_id}))
+
+
+def add_owner_and_members(parser) -> None:
+    parser.add_argument("--owner", required=True, metavar="UID", help="Firebase uid of the owner.")
+    parser.add_argument(
+        "--member",
+        action="append",
+        default=[],
+        metavar="UID=ROLE",
+        help="A member and role (Administrator, Trustee or another name); repeatable.",
+    )

@@ -33,15 +33,17 @@ TIER_MAX_LENGTH = TrailSystem._meta.get_field("subscription").max_length
 
 @dataclass(frozen=True)
 class Problem:
-    """One reason why one feature cannot be imported: where (index, name), which field, why."""
+    """One reason why one feature (or segment, or document: the `unit`) cannot be imported:
+    where (index, name), which field, why."""
 
     index: int
     name: str
     field: str
     reason: str
+    unit: str = "feature"
 
     def __str__(self) -> str:
-        where = f"feature {self.index}" + (f" ({self.name})" if self.name else "")
+        where = f"{self.unit} {self.index}" + (f" ({self.name})" if self.name else "")
         return f"{where}: {self.field} {self.reason}" if self.field else f"{where}: {self.reason}"
 
 
@@ -366,7 +368,7 @@ class _CollectionParser:
         taken += Point.all_objects.filter(pk__in=self.points).values_list("pk", flat=True)
         for pk in taken:
             self.problems.append(
-                Problem(first_index[pk], names[pk], "id", f"{pk} already exists in this service.")
+                Problem(first_index[pk], names[pk], "id", f"{pk} already exists here (--new-ids imports a copy).")
             )
             self.drafts.pop(pk, None)
             self.points.pop(pk, None)

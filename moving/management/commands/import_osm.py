@@ -52,6 +52,8 @@ class Command(ImportCommand):
             conversion.collection,
             options["owner"].strip(),
             skip_invalid=options["skip_invalid"],
+            # OSM way ids are not ids of this service: every import is a new system.
+            new_ids=True,
             progress=self.progress("Checking"),
         )
         draft = draft_trail_system(

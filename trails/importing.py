@@ -106,7 +106,7 @@ def read_collection(path: str | Path) -> dict:
         raise InvalidInput([f"{path} is not valid JSON: {error}."]) from None
 
 
-class _Properties:
+class Properties:
     """Typed reads of one feature's properties; each bad field is recorded in `problems`
     and read as its default, so one pass finds every problem of the feature."""
 
@@ -180,7 +180,7 @@ class _Properties:
         return value
 
 
-def _activities(props: _Properties) -> list[TrailActivity]:
+def _activities(props: Properties) -> list[TrailActivity]:
     value = props.properties.get("activities")
     if value is None:
         return []
@@ -192,7 +192,7 @@ def _activities(props: _Properties) -> list[TrailActivity]:
         if not isinstance(entry, dict):
             props.fail(where, "must be an object.")
             continue
-        entry_props = _Properties(entry, prefix=f"{props.prefix}{where}.")
+        entry_props = Properties(entry, prefix=f"{props.prefix}{where}.")
         key = entry.get("value")
         try:
             get_activity(key)
@@ -209,7 +209,7 @@ def _activities(props: _Properties) -> list[TrailActivity]:
     return activities
 
 
-def _trail(props: _Properties, trail_id: str, by_uid: str) -> Trail:
+def _trail(props: Properties, trail_id: str, by_uid: str) -> Trail:
     difficulty = props.choice("difficulty", [*enums.Difficulty.values, ""], "") or "notRated"
     return Trail(
         id=trail_id,
@@ -229,7 +229,7 @@ def _trail(props: _Properties, trail_id: str, by_uid: str) -> Trail:
     )
 
 
-def _coordinates(props: _Properties, coordinates) -> tuple[float, float]:
+def _coordinates(props: Properties, coordinates) -> tuple[float, float]:
     """(lng, lat) of a Point geometry."""
     if (
         not isinstance(coordinates, list)
@@ -243,7 +243,7 @@ def _coordinates(props: _Properties, coordinates) -> tuple[float, float]:
     return float(lng), float(lat)
 
 
-def _point(props: _Properties, point_id: str, coordinates, by_uid: str) -> Point:
+def _point(props: Properties, point_id: str, coordinates, by_uid: str) -> Point:
     lng, lat = _coordinates(props, coordinates)
     dining = props.properties.get("diningOptions")
     if dining is not None and not isinstance(dining, bool | dict):
@@ -321,7 +321,7 @@ class _CollectionParser:
             self.problems.append(Problem(index, "", "properties", "must be an object."))
             return
         name = properties.get("name")
-        props = _Properties(properties)
+        props = Properties(properties)
         geometry = feature.get("geometry")
         kind = geometry.get("type") if isinstance(geometry, dict) else None
         if kind == "Point":
@@ -335,7 +335,7 @@ class _CollectionParser:
         label = name.strip()[:80] if isinstance(name, str) else ""
         self.problems += [Problem(index, label, key, reason) for key, reason in props.problems]
 
-    def _point(self, index: int, props: _Properties, geometry: dict) -> None:
+    def _point(self, index: int, props: Properties, geometry: dict) -> None:
         point = _point(
             props, props.identifier("pointId", self.fresh), geometry.get("coordinates"), self.by_uid
         )
@@ -344,7 +344,7 @@ class _CollectionParser:
         if not props.problems:
             self.points[point.id] = (index, point)
 
-    def _trail(self, index: int, props: _Properties, geometry: dict) -> None:
+    def _trail(self, index: int, props: Properties, geometry: dict) -> None:
         try:
             parts = lines(validate_line(geometry))
         except GeometryError as error:
@@ -368,7 +368,12 @@ class _CollectionParser:
         taken += Point.all_objects.filter(pk__in=self.points).values_list("pk", flat=True)
         for pk in taken:
             self.problems.append(
-                Problem(first_index[pk], names[pk], "id", f"{pk} already exists here (--new-ids imports a copy).")
+                Problem(
+                    first_index[pk],
+                    names[pk],
+                    "id",
+                    f"{pk} already exists here (--new-ids imports a copy).",
+                )
             )
             self.drafts.pop(pk, None)
             self.points.pop(pk, None)
@@ -420,7 +425,7 @@ class SystemDraft:
     """A validated trail system to create: everything is checked before anything is written."""
 
     name: str
-    owner_uid: str
+    owner_uid: str | None
     members: list[tuple[str, str]]
     inactive: bool
     fields: dict
@@ -430,7 +435,7 @@ class SystemDraft:
 def draft_trail_system(
     *,
     name: str,
-    owner_uid: str,
+    owner_uid: str | None,
     members: Sequence[tuple[str, str]] = (),
     tier: str = "",
     inactive: bool = False,
@@ -438,11 +443,13 @@ def draft_trail_system(
     parsed: ParsedCollection | None = None,
     **fields,
 ) -> SystemDraft:
-    """Check a system's details; `collection` is parsed here unless already `parsed`."""
+    """Check a system's details; `collection` is parsed here unless already `parsed`.
+    A system without an owner (owner_uid None) is managed by its members and super admins."""
     name = name.strip()
     if not name or len(name) > 2000:
         raise InvalidInput(["The name must be 1 to 2000 characters."])
-    owner_uid = validate_uid(owner_uid)
+    if owner_uid is not None:
+        owner_uid = validate_uid(owner_uid)
     uids = [uid for uid, _ in members]
     duplicates = sorted({uid for uid in uids if uids.count(uid) > 1})
     if duplicates:
@@ -453,7 +460,7 @@ def draft_trail_system(
     if "id" in fields and TrailSystem.objects.filter(pk=fields["id"]).exists():
         raise InvalidInput([f"A trail system with id {fields['id']} already exists here."])
     if parsed is None and collection is not None:
-        parsed = parse_collection(collection, owner_uid)
+        parsed = parse_collection(collection, owner_uid or "")
     if parsed and (centre := parsed.centre()):
         fields.setdefault("lat", centre[0])
         fields.setdefault("lng", centre[1])
@@ -471,12 +478,12 @@ def create_trail_system(**arguments) -> TrailSystem:
 def write_trail_system(draft: SystemDraft) -> TrailSystem:
     """The write side of every import that creates a system."""
     with transaction.atomic():
-        owner, _ = User.objects.get_or_create(uid=draft.owner_uid)
+        owner = User.objects.get_or_create(uid=draft.owner_uid)[0] if draft.owner_uid else None
         system = TrailSystem.objects.create(
             name=draft.name,
             owner=owner,
             inactive=draft.inactive,
-            updated_by=draft.owner_uid,
+            updated_by=draft.owner_uid or "",
             **draft.fields,
         )
         for uid, role in draft.members:

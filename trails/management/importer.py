@@ -15,7 +15,7 @@ PROGRESS_THRESHOLD = 500
 
 
 class ImportCommand(BaseCommand):
-    def add_import_options(self, parser, *, what: str = "features") -> None:
+    def add_import_options(self, parser, *, what: str = "feature") -> None:
         parser.add_argument(
             "--dry-run",
             action="store_true",
@@ -24,8 +24,8 @@ class ImportCommand(BaseCommand):
         parser.add_argument(
             "--skip-invalid",
             action="store_true",
-            help=f"Import the good {what} and list the bad ones (by default one bad "
-            f"{what[:-1]} means nothing is imported).",
+            help=f"When a {what} is invalid, import the rest and list the invalid ones "
+            "(by default nothing is imported).",
         )
 
     def handle(self, *args, **options):

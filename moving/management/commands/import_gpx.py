@@ -31,7 +31,7 @@ class Command(ImportCommand):
             "web app; a trail without activities publishes as Closed).",
         )
         parser.add_argument("--difficulty", choices=Difficulty.values, default=Difficulty.NOT_RATED)
-        self.add_import_options(parser, what="segments")
+        self.add_import_options(parser, what="segment")
 
     def run_import(self, **options) -> None:
         system = TrailSystem.objects.filter(pk=options["system_id"]).first()

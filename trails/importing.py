@@ -136,7 +136,8 @@ class Properties:
             return self.fail(key, "is required.", "") if default is None else default
         allowed = list(choices)
         if value not in allowed:
-            return self.fail(key, f"{value!r} is not one of {', '.join(allowed)}.", default or "")
+            shown = ", ".join(choice for choice in allowed if choice)
+            return self.fail(key, f"{value!r} is not one of {shown}.", default or "")
         return value
 
     def flag(self, key: str) -> bool:

@@ -87,7 +87,7 @@ def test_a_large_network_checks_whole_in_a_dry_run_and_writes_nothing():
 
 
 def test_an_unknown_ski_area_is_refused_with_the_closest_names():
-    with pytest.raises(CommandError, match="No ski area 'kilington'.*Did you mean: Killington"):
+    with pytest.raises(CommandError, match=r"No ski area 'kilington'.*Did you mean: Killington"):
         import_osm("osm_ski_network_northeast.geojson", "--ski-area", "kilington")
     assert not TrailSystem.objects.exists()
 

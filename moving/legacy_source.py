@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from urllib.parse import urljoin
 
 import requests
+import urllib3
 from django.db import transaction
 from django.utils import timezone
 from requests.adapters import HTTPAdapter
@@ -76,11 +77,20 @@ class LegacyClient:
         url = urljoin(self.base_url, path_or_url)
         try:
             response = self.session.get(url, timeout=self.timeout)
-        except requests.Timeout:
-            raise SourceError(f"{url} did not answer within {self.timeout:g} s ({what}).") from None
         except requests.RequestException as error:
+            cause = _cause(error)
+            timed_out = requests.Timeout | TimeoutError | urllib3.exceptions.TimeoutError
+            # urllib3's NewConnectionError (refused, unknown host) is a kind of timeout error.
+            if isinstance(cause, timed_out) and not isinstance(
+                cause, urllib3.exceptions.NewConnectionError
+            ):
+                raise SourceError(
+                    f"{url} did not answer within {self.timeout:g} s ({what}), "
+                    f"{self.retries} retries included."
+                ) from None
+            reason = str(cause).split(": ", 1)[-1]
             raise SourceError(
-                f"Cannot reach {url} ({what}) after {self.retries} retries: {_cause(error)}"
+                f"Cannot reach {url} ({what}) after {self.retries} retries: {reason}"
             ) from None
         if response.status_code == 500 and not response.content:
             raise SourceError(
@@ -98,11 +108,10 @@ class LegacyClient:
             ) from None
 
 
-def _cause(error: Exception) -> str:
-    """The innermost reason of a requests failure (e.g. 'Connection refused')."""
-    while error.__context__ is not None and error.__context__ is not error:
-        error = error.__context__
-    return str(error) or type(error).__name__
+def _cause(error: requests.RequestException) -> Exception:
+    """What made requests give up: urllib3's last reason once retries ran out."""
+    inner = error.args[0] if error.args else None
+    return getattr(inner, "reason", None) or (inner if isinstance(inner, Exception) else error)
 
 
 @dataclass

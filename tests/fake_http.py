@@ -26,7 +26,7 @@ class Recorded:
         return parse_qs(self.body.decode())
 
 
-Reply = tuple[int, object]  # status and a JSON-serialisable body
+Reply = tuple[int, object]  # status and a JSON-serialisable body (or bytes, sent as they are)
 Responder = Callable[[Recorded], Reply]
 
 
@@ -49,9 +49,10 @@ class FakeServer:
                 )
                 server.requests.append(recorded)
                 status, body = server.responder(recorded)
-                payload = json.dumps(body).encode()
+                raw = isinstance(body, bytes)  # sent as it is, e.g. an HTML error page
+                payload = body if raw else json.dumps(body).encode()
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", "text/html" if raw else "application/json")
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
                 self.wfile.write(payload)

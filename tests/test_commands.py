@@ -29,6 +29,10 @@ ALL_COMMANDS = [
     "dev_token",
     "add_subscriber",
     "load_demo",
+    "import_osm",
+    "import_trail_system",
+    "export_trail_system",
+    "import_gpx",
 ]
 
 
@@ -163,9 +167,10 @@ def test_create_trail_system_reports_bad_features_and_imports_nothing(tmp_path):
     with pytest.raises(CommandError) as failure:
         run("create_trail_system", "--name", "X", "--owner", "o", "--from-geojson", path)
     header, *lines = str(failure.value).splitlines()
-    assert header == "Nothing was imported: 2 problems (--skip-invalid imports the rest)."
+    assert header == "Nothing was imported: 3 problems (--skip-invalid imports the rest)."
     assert lines == [
         "feature 1: geometry type 'Polygon' cannot be imported (Point or LineString).",
+        "feature 1: name is required.",
         "feature 2 (Bad): markerClass 'igloo' is not one of " + ", ".join(MARKER_CLASSES) + ".",
     ]
     assert not TrailSystem.objects.exists()

@@ -302,6 +302,10 @@ class ParsedCollection:
         return f"{verb} {counts}; skipped {len(indexes)} invalid features:\n{listed}"
 
 
+def _looks_like_point(properties: dict) -> bool:
+    return "pointId" in properties or "markerClass" in properties
+
+
 class _CollectionParser:
     """Reads features one by one, keeping trails (several features per trailId), points and
     every problem found."""
@@ -325,29 +329,33 @@ class _CollectionParser:
         props = Properties(properties)
         geometry = feature.get("geometry")
         kind = geometry.get("type") if isinstance(geometry, dict) else None
-        if kind == "Point":
+        if kind not in ("Point", "LineString", "MultiLineString"):
+            props.fail(
+                "geometry",
+                "is missing." if geometry is None
+                else f"type {kind!r} cannot be imported (Point or LineString).",
+            )  # fmt: skip
+            geometry = None
+        # Without a usable geometry the properties still say what the feature is meant to be,
+        # so their problems are reported too.
+        if kind == "Point" or (geometry is None and _looks_like_point(properties)):
             self._point(index, props, geometry)
-        elif kind in ("LineString", "MultiLineString"):
-            self._trail(index, props, geometry)
-        elif geometry is None:
-            props.fail("geometry", "is missing.")
         else:
-            props.fail("geometry", f"type {kind!r} cannot be imported (Point or LineString).")
+            self._trail(index, props, geometry)
         label = name.strip()[:80] if isinstance(name, str) else ""
         self.problems += [Problem(index, label, key, reason) for key, reason in props.problems]
 
-    def _point(self, index: int, props: Properties, geometry: dict) -> None:
-        point = _point(
-            props, props.identifier("pointId", self.fresh), geometry.get("coordinates"), self.by_uid
-        )
+    def _point(self, index: int, props: Properties, geometry: dict | None) -> None:
+        coordinates = geometry.get("coordinates") if geometry else [0, 0]
+        point = _point(props, props.identifier("pointId", self.fresh), coordinates, self.by_uid)
         if point.id in self.points:
             props.fail("pointId", f"{point.id} is used by feature {self.points[point.id][0]}.")
         if not props.problems:
             self.points[point.id] = (index, point)
 
-    def _trail(self, index: int, props: Properties, geometry: dict) -> None:
+    def _trail(self, index: int, props: Properties, geometry: dict | None) -> None:
         try:
-            parts = lines(validate_line(geometry))
+            parts = lines(validate_line(geometry)) if geometry else []
         except GeometryError as error:
             parts = props.fail("geometry", str(error), [])
         trail_id = props.identifier("trailId", self.fresh)

@@ -15,17 +15,32 @@ from config.celery import app as celery_app
 WORKER_START_TIMEOUT = 60
 
 
-def worker_environment(media_root) -> dict[str, str]:
+def database_url(name: str | None = None) -> str:
+    """The test database's URL for another process (or that of database `name` beside it)."""
     db = connection.settings_dict
     password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
-    database_url = (
+    return (
         f"postgres://{db['USER']}{password}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}"
-        f"/{db['NAME']}"
+        f"/{name or db['NAME']}"
     )
+
+
+def terminate(process: subprocess.Popen | None) -> None:
+    """Stop a child process politely, then forcibly if it does not exit."""
+    if process and process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def worker_environment(media_root) -> dict[str, str]:
     return {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DATABASE_URL": database_url,
+        "DATABASE_URL": database_url(),
         "REDIS_URL": settings.CELERY_BROKER_URL,
         "CELERY_QUEUE": celery_app.conf.task_default_queue,
         "MEDIA_ROOT": str(media_root),
@@ -82,13 +97,7 @@ class Worker:
             self.process.wait(timeout=30)
 
     def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
+        terminate(self.process)
 
 
 @pytest.fixture

@@ -79,3 +79,7 @@ def add_owner_and_members(parser) -> None:
         metavar="UID=ROLE",
         help="A member and role (Administrator, Trustee or another name); repeatable.",
     )
+
+
+def add_system_argument(parser) -> None:
+    parser.add_argument("system_id", metavar="TS_ID", help="Id of the trail system.")

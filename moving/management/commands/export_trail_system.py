@@ -3,6 +3,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from moving.exporting import export_collection
+from trails.management.importer import add_system_argument
 from trails.models import TrailSystem
 
 
@@ -13,7 +14,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("system_id", metavar="TS_ID", help="Id of the trail system.")
+        add_system_argument(parser)
         parser.add_argument(
             "--output", metavar="FILE", help="Write to FILE instead of standard output."
         )

@@ -1,7 +1,7 @@
 from moving.gpx import pick_line, read_gpx
 from trails.enums import Difficulty, TrailStatus
 from trails.importing import InvalidInput
-from trails.management.importer import ImportCommand
+from trails.management.importer import ImportCommand, add_system_argument
 from trails.models import Trail, TrailSystem
 from trails.services import create_trail
 
@@ -15,7 +15,7 @@ class Command(ImportCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("system_id", metavar="TS_ID", help="Id of the trail system.")
+        add_system_argument(parser)
         parser.add_argument("file", metavar="FILE", help="GPX file.")
         parser.add_argument("--name", required=True, help="Name of the new trail.")
         parser.add_argument(

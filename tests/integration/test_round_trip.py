@@ -19,6 +19,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from publishing.scheduling import request_compile
+from tests.integration.conftest import database_url, terminate
 from trails.demo import DEMO_SYSTEM_ID, load_demo
 from trails.models import Point, Trail, TrailSystem
 from updates.models import Update
@@ -28,14 +29,6 @@ FIRST_PORT, SECOND_PORT = 18600, 18601
 START_TIMEOUT = 60
 TIMESTAMP_KEYS = {"createdOn", "updatedOn"}
 ADDRESS_KEYS = {"geoJsonUrl"}
-
-
-def database_url(name: str) -> str:
-    db = connection.settings_dict
-    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
-    return (
-        f"postgres://{db['USER']}{password}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{name}"
-    )
 
 
 def environment(database: str, media_root, port: int) -> dict[str, str]:
@@ -91,12 +84,7 @@ class Instance:
         return requests.get(self.legacy(f"ts/{system_id}")["geoJsonUrl"], timeout=10).json()
 
     def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
+        terminate(self.process)
         self.log.close()
 
 

@@ -267,7 +267,7 @@ class TrailsView(SystemCollectionView):
         return shapes.TrailSerializer
 
     def rows(self, request, system):
-        return selectors.system_trails(system, with_geometry=self.with_geometry(request))
+        return selectors.trails_of_system(system, with_geometry=self.with_geometry(request))
 
 
 class TrailView(ItemView):
@@ -313,7 +313,7 @@ class PointsView(SystemCollectionView):
     lookup = staticmethod(selectors.point_or_404)
 
     def rows(self, request, system):
-        return selectors.system_points(system)
+        return selectors.points_of_system(system)
 
 
 class PointView(ItemView):

@@ -21,6 +21,7 @@ from django.utils import timezone
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
+from core.actors import Actor, Via
 from trails import enums
 from trails.importing import (
     InvalidInput,
@@ -33,7 +34,9 @@ from trails.importing import (
     write_trail_system,
 )
 from trails.models import TrailSystem
+from updates.enums import NoticeSeverity, UpdateType
 from updates.models import Update
+from updates.services import import_update
 from updates.types import UPDATE_TYPES
 
 DEFAULT_TIMEOUT = 30.0
@@ -442,7 +445,7 @@ def _updates(
 
 
 def _is_trail_level(draft: UpdateDraft) -> bool:
-    return draft.type == enums.UpdateType.SURFACE_CONDITIONS or bool(draft.trail_ids)
+    return draft.type == UpdateType.SURFACE_CONDITIONS or bool(draft.trail_ids)
 
 
 class _BadUpdate(Exception):
@@ -461,13 +464,13 @@ def _update(entry: dict, key: str, now: datetime) -> UpdateDraft | None:
     if expiration <= now:
         return None
     props = Properties(entry)
-    if kind == enums.UpdateType.NOTICE:
+    if kind == UpdateType.NOTICE:
         fields = {
             "description": props.text("description", 100_000, required=True),
-            "severity": props.choice("severity", enums.NoticeSeverity.values, "info"),
+            "severity": props.choice("severity", NoticeSeverity.values, "info"),
             "link_url": props.text("linkUrl", 2000),
         }
-    elif kind == enums.UpdateType.SURFACE_CONDITIONS:
+    elif kind == UpdateType.SURFACE_CONDITIONS:
         conditions = entry.get("conditions")
         values = [c.get("value") if isinstance(c, dict) else c for c in conditions or []]
         if not values or not all(isinstance(v, str) for v in values):
@@ -495,22 +498,19 @@ def _update(entry: dict, key: str, now: datetime) -> UpdateDraft | None:
 
 
 def write_import(plan: LegacyImport) -> TrailSystem:
-    """Create the system, its trails and points, then its updates, in one transaction."""
+    """The system with its trails and points, then its updates, in one transaction."""
+    actor = Actor(plan.system.owner_uid or "", Via.IMPORT)
     with transaction.atomic():
         system = write_trail_system(plan.system)
-        by = plan.system.owner_uid or ""
         for draft in plan.updates:
-            update = Update.objects.create(
-                id=draft.id,
-                trail_system=system,
-                type=draft.type,
+            import_update(
+                system=system,
+                update_id=draft.id,
+                kind=draft.type,
+                fields=draft.fields,
+                trail_ids=draft.trail_ids,
                 expiration_date=draft.expiration_date,
-                source=Update.Source.IMPORT,
-                created_on=draft.updated_on,
                 updated_on=draft.updated_on,
-                created_by=by,
-                updated_by=by,
-                **draft.fields,
+                actor=actor,
             )
-            update.trails.set(draft.trail_ids)
     return system

@@ -18,9 +18,9 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from publishing.scheduling import request_compile
+from core.compiles import request_compile
+from demo.loader import DEMO_SYSTEM_ID, load_demo
 from tests.integration.conftest import database_url, terminate
-from trails.demo import DEMO_SYSTEM_ID, load_demo
 from trails.models import Point, Trail, TrailSystem
 from updates.models import Update
 

@@ -150,6 +150,9 @@ def test_a_system_is_copied_with_its_ids_trails_points_and_active_updates(source
     assert groomed.conditions == ["skateGroomed"]
     assert list(groomed.trails.values_list("pk", flat=True)) == ["timber00000000000001"]
     assert Update.objects.count() == 2  # the expired notice is left out
+    assert set(system.status_changes.values_list("via", "uid", "new_value")) == {
+        ("import", "uid-owner", "None"), ("import", "uid-owner", "Open"),
+    }  # fmt: skip
     assert "left out 1 expired updates" in output.stderr
 
 

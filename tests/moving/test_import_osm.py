@@ -43,6 +43,10 @@ def test_each_single_area_file_imports_with_lifts_activities_and_open_statuses(
     assert with_activities >= 0.9 * runs.count()  # OSM's free-form piste:type leaves a few out
     assert set(runs.values_list("status", flat=True)) == {"Open"}
     assert "OpenStreetMap contributors" in system.description
+    first_statuses = system.status_changes.filter(
+        via="import", field="status", old_value__isnull=True
+    )
+    assert first_statuses.count() == trails  # the history starts at the import
     # The compile ran: the system publishes open trails, not a closed map.
     system.refresh_from_db()
     assert system.open_trails == system.total_trails > 0

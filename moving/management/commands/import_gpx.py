@@ -1,3 +1,4 @@
+from core.actors import Actor, Via
 from moving.gpx import pick_line, read_gpx
 from trails.enums import Difficulty, TrailStatus
 from trails.importing import InvalidInput
@@ -56,5 +57,5 @@ class Command(ImportCommand):
             "difficulty": options["difficulty"],
             "geometry": line.geometry(),
         }
-        by = system.owner.uid if system.owner else ""
-        self.finish(create_trail(system, data, by).pk)
+        actor = Actor(system.owner.uid if system.owner else "", Via.IMPORT)
+        self.finish(create_trail(system=system, fields=data, actor=actor).pk)

@@ -3,9 +3,16 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from django.views.static import serve
 
+from moving.views import export_download
+
 urlpatterns = [
     path("api/v1/", include("api.urls")),
     path("legacy/", include("legacy.urls")),
+    path(
+        "admin/trail-systems/<str:system_id>/export.geojson",
+        admin.site.admin_view(export_download),
+        name="export-download",
+    ),
     path("admin/", admin.site.urls),
     path("", include("webapp.urls")),
 ]

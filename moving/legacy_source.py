@@ -340,7 +340,7 @@ def _system_fields(document: dict) -> tuple[dict, list[Problem]]:
     if created := moment(document.get("createdOn")):
         fields["created_on"] = created
     problems = [
-        Problem(0, document.get("name", ""), key, reason, unit="trail system")
+        Problem(None, document.get("name", ""), key, reason, unit="trail system")
         for key, reason in props.problems
     ]
     return fields, problems
@@ -364,21 +364,17 @@ def _keep_source_details(snapshot: LegacySnapshot, parsed: ParsedCollection) -> 
 def draft_import(
     snapshot: LegacySnapshot, owner_uid: str | None, *, skip_invalid: bool = False
 ) -> LegacyImport:
-    """Check everything read; InvalidInput lists every problem (unless skip_invalid)."""
-    fields, problems = _system_fields(snapshot.system)
-    if problems:
-        raise InvalidInput(problems)
+    """Check everything read; InvalidInput lists every problem of the system, its trails,
+    points and updates at once (with skip_invalid, only the system's own problems)."""
+    fields, system_problems = _system_fields(snapshot.system)
     combined = _combined(snapshot)
-    try:
-        parsed = parse_collection(combined.collection, owner_uid or "", skip_invalid=skip_invalid)
-    except InvalidInput as error:
-        raise InvalidInput([combined.located(p) for p in error.problems]) from None
+    parsed = parse_collection(combined.collection, owner_uid or "", skip_invalid=True)
     parsed.skipped = [combined.located(p) for p in parsed.skipped]
     _keep_source_details(snapshot, parsed)
     updates, update_problems, expired = _updates(snapshot, {t.id for t, _ in parsed.trails})
-    if update_problems and not skip_invalid:
-        raise InvalidInput(update_problems)
     parsed.skipped += update_problems
+    if system_problems or (parsed.skipped and not skip_invalid):
+        raise InvalidInput(system_problems + parsed.skipped)
     draft = draft_trail_system(
         name=snapshot.system["name"],
         owner_uid=owner_uid,

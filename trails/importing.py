@@ -36,14 +36,16 @@ class Problem:
     """One reason why one feature (or segment, or document: the `unit`) cannot be imported:
     where (index, name), which field, why."""
 
-    index: int
+    index: int | None  # None for a problem of the one `unit` there is (a trail system)
     name: str
     field: str
     reason: str
     unit: str = "feature"
 
     def __str__(self) -> str:
-        where = f"{self.unit} {self.index}" + (f" ({self.name})" if self.name else "")
+        where = self.unit if self.index is None else f"{self.unit} {self.index}"
+        if self.name:
+            where += f" ({self.name})"
         return f"{where}: {self.field} {self.reason}" if self.field else f"{where}: {self.reason}"
 
 

@@ -240,3 +240,17 @@ def test_a_source_slower_than_the_timeout_is_a_clear_error(source):
     with pytest.raises(CommandError, match=r"did not answer within 0\.1 s"):
         import_from(source, "--timeout", "0.1")
     assert_nothing_written()
+
+
+def test_problems_of_the_system_trails_and_updates_are_reported_together(source):
+    source.system["language"] = "de"
+    source.system["updates"]["notice"][0]["description"] = ""
+    source.trails[1]["status"] = "Shut"
+    with pytest.raises(CommandError) as failure:
+        import_from(source, "--skip-invalid")  # the system itself cannot be skipped
+    assert str(failure.value).splitlines()[1:] == [
+        "trail system (Pine Hill): language 'de' is not one of en, fr.",
+        "trail 1 (Chair): status 'Shut' is not one of Open, Caution, Closed, None.",
+        "update 0 (notice): description must be a non-empty string.",
+    ]
+    assert_nothing_written()

@@ -1,3 +1,5 @@
+pytest_plugins = ["tests.browser"]
+
 import socket
 from urllib.parse import urlparse
 

@@ -12,7 +12,7 @@ Ids and creation times are kept, so embeds keep working and lists keep their ord
 import json
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
-from urllib.parse import urljoin
+from urllib.parse import quote, urljoin
 
 import requests
 import urllib3
@@ -22,6 +22,7 @@ from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
 from core.actors import Actor, Via
+from core.ids import new_id
 from trails import enums
 from trails.importing import (
     InvalidInput,
@@ -135,12 +136,13 @@ def _require(condition: bool, message: str) -> None:
 
 def read_snapshot(client: LegacyClient, system_id: str) -> LegacySnapshot:
     """Every document the import needs, or SourceError before anything is checked or written."""
-    system = client.get(f"ts/{system_id}", f"trail system {system_id}")
+    quoted = quote(system_id, safe="")
+    system = client.get(f"ts/{quoted}", f"trail system {system_id}")
     _require(
         isinstance(system, dict) and isinstance(system.get("name"), str),
         "/ts/:id is not a trail system document with a name.",
     )
-    trails = client.get(f"trails/{system_id}", f"trails of {system_id}")
+    trails = client.get(f"trails/{quoted}", f"trails of {system_id}")
     _require(isinstance(trails, list), "/trails/:id is not a JSON array.")
     url = system.get("geoJsonUrl")
     _require(
@@ -156,7 +158,7 @@ def read_snapshot(client: LegacyClient, system_id: str) -> LegacySnapshot:
     for feature in published["features"]:
         point_id = _point_id(feature)
         if point_id:
-            document = client.get(f"point/{point_id}", f"point {point_id}")
+            document = client.get(f"point/{quote(point_id, safe='')}", f"point {point_id}")
             _require(isinstance(document, dict), f"/point/{point_id} is not an object.")
             points[point_id] = document
     return LegacySnapshot(system_id, system, trails, published, points)
@@ -485,7 +487,7 @@ def _update(entry: dict, key: str, now: datetime) -> UpdateDraft | None:
             fields[column] = moment(entry.get(name))
     if props.problems:
         raise _BadUpdate(props.problems)
-    update_id = key if isinstance(entry.get("id"), str) else Update._meta.pk.default()
+    update_id = key if isinstance(entry.get("id"), str) else new_id()
     updated_on = moment(entry.get("updatedOn")) or now
     return UpdateDraft(update_id, kind, expiration, updated_on, fields)
 

@@ -53,6 +53,7 @@ class ImportCommand(BaseCommand):
                 desc=description,
                 unit=" features",
                 disable=len(items) < PROGRESS_THRESHOLD,
+                # The stream itself: Django's wrapper would end every redraw with a newline.
                 file=self.stderr._out,
                 leave=False,
             )

@@ -152,6 +152,15 @@ class Conversion:
         return "\n".join(lines)
 
 
+def looks_like_osm(collection) -> bool:
+    """Whether a FeatureCollection is an OpenStreetMap export (ids such as `way/123`)."""
+    features = collection.get("features") if isinstance(collection, dict) else None
+    return any(
+        isinstance(f, dict) and str(f.get("id", "")).startswith(("way/", "relation/", "node/"))
+        for f in (features if isinstance(features, list) else [])[:50]
+    )
+
+
 def ski_areas(collection: dict) -> list[str]:
     """The ski areas a file covers: its `ski_areas` member, else those its features name."""
     listed = collection.get("ski_areas")

@@ -108,3 +108,10 @@ def test_a_file_that_is_not_geojson_is_refused(tmp_path):
     path.write_text("<osm version='0.6'/>")
     with pytest.raises(CommandError, match="is not valid JSON"):
         run("import_osm", str(path), "--name", "X", "--owner", "o")
+
+
+def test_create_trail_system_points_an_openstreetmap_export_to_import_osm():
+    path = str(SHARED_DATA / "killington_vt_osm.geojson")
+    with pytest.raises(CommandError, match=r"is an OpenStreetMap export.*import_osm"):
+        run("create_trail_system", "--name", "X", "--owner", "o", "--from-geojson", path)
+    assert not TrailSystem.objects.exists()

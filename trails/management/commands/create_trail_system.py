@@ -1,4 +1,6 @@
+from trails import osm
 from trails.importing import (
+    InvalidInput,
     draft_trail_system,
     parse_collection,
     parse_member,
@@ -38,8 +40,14 @@ class Command(ImportCommand):
         path = options["from_geojson"]
         parsed = None
         if path:
+            collection = read_collection(path)
+            if osm.looks_like_osm(collection):
+                raise InvalidInput(
+                    [f"{path} is an OpenStreetMap export, not a published map file: import it "
+                     "with import_osm, which converts pistes, lifts and routes."]
+                )  # fmt: skip
             parsed = parse_collection(
-                read_collection(path),
+                collection,
                 options["owner"].strip(),
                 skip_invalid=options["skip_invalid"],
                 new_ids=options["new_ids"],

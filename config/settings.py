@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "updates",
     "publishing",
     "legacy",
+    "public",
 ]
 
 MIDDLEWARE = [
@@ -222,6 +223,20 @@ CELERY_BEAT_SCHEDULE["sweep-notifications"] = {
 # Outside data providers; "fixed" serves built-in data and needs no network.
 WEATHER_PROVIDER = os.environ.get("WEATHER_PROVIDER", "fixed")
 ELEVATION_PROVIDER = os.environ.get("ELEVATION_PROVIDER", "fixed")
+
+# The public map (public/): how often it re-reads the legacy system document (at least a
+# minute in production; tests shorten it), and an optional base map. With no tile URL the map
+# draws on a plain background and needs no outside server.
+MAP_POLL_SECONDS = max(float(os.environ.get("MAP_POLL_SECONDS", "60")), 1.0)
+MAP_TILE_URL = os.environ.get("MAP_TILE_URL", "")
+MAP_TILE_ATTRIBUTION = os.environ.get("MAP_TILE_ATTRIBUTION", "")
+# Rate limits of the public sign-up count in this cache: Redis when there is one, so every
+# web process shares the counts; process memory in the embedded default.
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    if REDIS_URL
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+}
 
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 

@@ -8,6 +8,7 @@ urlpatterns = [
     path("legacy/", include("legacy.urls")),
     path("admin/", admin.site.urls),
     path("", include("updates.public_urls")),
+    path("", include("public.urls")),
 ]
 
 

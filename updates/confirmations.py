@@ -148,7 +148,7 @@ def _subscribe(pending: PendingSubscription, *, email: str = "", phone: str = ""
 def confirm_email(*, token: str) -> Confirmation:
     """Follow the link: the first use within 24 hours subscribes the address."""
     pending = (
-        PendingSubscription.objects.select_for_update()
+        PendingSubscription.objects.select_for_update(of=("self",))
         .select_related("trail_system", "subscriber")
         .filter(email_token_digest=_token_digest(token))
         .first()
@@ -168,7 +168,7 @@ def confirm_phone(*, system: TrailSystem, pending_id: str, code: str) -> Confirm
     """Check the code sent by SMS; a right code within 30 minutes and 5 tries subscribes
     the number."""
     pending = (
-        PendingSubscription.objects.select_for_update()
+        PendingSubscription.objects.select_for_update(of=("self",))
         .select_related("trail_system", "subscriber")
         .filter(pk=pending_id, trail_system=system)
         .exclude(phone="")

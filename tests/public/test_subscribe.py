@@ -1,8 +1,8 @@
 """Subscribing from the map: nothing is subscribed until the contact is confirmed."""
 
 import re
-from urllib.parse import urlparse
 from datetime import timedelta
+from urllib.parse import urlparse
 
 import pytest
 from django.core import mail
@@ -209,7 +209,7 @@ def test_a_french_system_confirms_in_french_and_unsubscribes_in_french(
     response = subscribe(system, email="skieur@example.test", phone="+15145550101")
 
     assert "Vérifiez vos messages" in response.content.decode()
-    assert "Confirmez votre abonnement à Sentiers du Lac" == mail.outbox[0].subject
+    assert mail.outbox[0].subject == "Confirmez votre abonnement à Sentiers du Lac"
     assert "est votre code" in sms_outbox[0].body
     confirmed = client.get(confirmation_link())
     assert "Vous êtes abonné" in confirmed.content.decode()

@@ -28,7 +28,7 @@
     "first-aid": "\u271a", fishing: "F", generic: "\u2022", hazard: "\u26a0", ice: "\u2744",
     "ice-rink": "\u2744", lodge: "\u2302", lodging: "\u2302", mud: "\u26a0", parking: "P",
     "parking-busy": "P", "parking-very-busy": "P", playground: "\u263a", restaurant: "\u2615",
-    restroom: "WC", scenic: "\u2605", star: "\u2605", trailhead: "\u2691", "wait-time": "\u231a",
+    restroom: "WC", scenic: "\u2605", star: "\u2605", trailhead: "\u2691", "wait-time": "\u25f7",
     "water-access": "\u2248", "web-cam": "\u25c9", yurt: "\u2302",
   };
   var SNOW_FIGURES = [
@@ -184,7 +184,8 @@
       var at = alongLine(line, fraction);
       var arrow = el("span", "arrow");
       arrow.style.transform = "rotate(" + at.degrees + "deg)";
-      layers.push(symbolMarker(at.latLng, "oneway-arrow", arrow));
+      var className = "oneway-arrow" + (properties.type === "Lift" ? " on-lift" : "");
+      layers.push(symbolMarker(at.latLng, className, arrow));
     });
   }
 

@@ -540,6 +540,11 @@
       });
   }
 
+  // Escape closes a popup opened from the list, where the map itself does not have focus.
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape") map.closePopup();
+  });
+
   var filter = document.getElementById("activity-filter");
   if (filter) {
     filter.addEventListener("change", function () {

@@ -24,7 +24,7 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 from trails.models import TrailSystem
 from updates import sms
 from updates.models import PendingSubscription, Subscriber
-from updates.notifications import public_map_url
+from updates.notifications.rendering import public_map_url
 from updates.subscribers import normalize_email, normalize_phone
 
 logger = logging.getLogger(__name__)

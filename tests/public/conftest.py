@@ -2,7 +2,7 @@ import pytest
 from django.core.cache import cache
 from django.db import transaction
 
-from publishing.scheduling import request_compile
+from core.compiles import request_compile
 from tests.factories import PointFactory, TrailActivityFactory, TrailFactory, TrailSystemFactory
 from updates import sms
 

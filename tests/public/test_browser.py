@@ -14,9 +14,9 @@ from django.db import transaction
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from publishing.scheduling import request_compile
+from core.compiles import request_compile
+from demo.loader import load_demo
 from tests.factories import PointFactory, TrailActivityFactory, TrailFactory, TrailSystemFactory
-from trails.demo import load_demo
 from trails.models import TrailSystem
 from updates import sms
 from updates.models import Subscriber

@@ -7,7 +7,7 @@ import pytest
 
 from public.embeds import embed_snippets
 from tests.factories import TrailSystemFactory
-from updates.notifications import public_map_url
+from updates.notifications.rendering import public_map_url
 
 pytestmark = pytest.mark.django_db
 

@@ -6,10 +6,10 @@ from apikeys.authentication import API_KEY, ID_TOKEN
 from apikeys.models import ApiKey
 from config.dates import iso_ms
 from config.ids import ID_MAX_LENGTH
+from config.limits import EXPIRES_IN_DAYS_MAX, KEY_SCOPES_MAX, KEY_SYSTEMS_MAX
 from trails.enums import KeyScope
 
 KEY_NAME_MAX_LENGTH = 100
-EXPIRES_IN_DAYS_MAX = 3650
 
 
 class StrictCharField(serializers.CharField):
@@ -50,6 +50,7 @@ class KeyCreateSerializer(StrictSerializer):
     scopes = serializers.ListField(
         child=serializers.ChoiceField(choices=KeyScope.choices),
         required=False,
+        max_length=KEY_SCOPES_MAX,
         help_text="Subset of read and write; read is always added. Default: both.",
     )
     trail_system_ids = serializers.ListField(
@@ -57,6 +58,8 @@ class KeyCreateSerializer(StrictSerializer):
         required=False,
         allow_null=True,
         allow_empty=False,
+        min_length=1,
+        max_length=KEY_SYSTEMS_MAX,
         help_text="Only these systems (each one you manage); null or absent: unrestricted.",
     )
     expires_in_days = StrictIntegerField(

@@ -1,6 +1,7 @@
 """DRF fields of the management interface: JavaScript-style dates in, ISO dates with
 milliseconds out, and JSON types checked strictly (a string is not a number, 1 is not true)."""
 
+import re
 from datetime import datetime
 
 from drf_spectacular.types import OpenApiTypes
@@ -8,7 +9,16 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from config.dates import iso_ms
-from config.jsdate import InvalidDate, parse_js_date
+from config.jsdate import DateOutOfRange, InvalidDate, parse_js_date
+from config.limits import YEAR_MAX, YEAR_MIN
+
+# An http(s) URL with a host; the OpenAPI schema states the same pattern.
+HTTP_URL_PATTERN = r"^([hH][tT][tT][pP][sS]?://[^/?#\s]+[\s\S]*)?$"
+_HTTP_URL = re.compile(HTTP_URL_PATTERN)
+
+
+def is_http_url(url: str) -> bool:
+    return bool(url) and _HTTP_URL.match(url) is not None
 
 
 @extend_schema_field(OpenApiTypes.DATETIME)
@@ -18,6 +28,7 @@ class JsDateTimeField(serializers.Field):
     default_error_messages = {
         "invalid_date": "is not a date JavaScript's Date can read.",
         "invalid": "must be a date string.",
+        "out_of_range": f"must be between the years {YEAR_MIN:04d} and {YEAR_MAX} (UTC).",
     }
 
     def to_internal_value(self, data) -> datetime:
@@ -25,6 +36,8 @@ class JsDateTimeField(serializers.Field):
             self.fail("invalid")
         try:
             return parse_js_date(data)
+        except DateOutOfRange:
+            self.fail("out_of_range")
         except InvalidDate:
             self.fail("invalid_date")
 
@@ -39,6 +52,20 @@ class StrictCharField(serializers.CharField):
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+@extend_schema_field({"type": "string", "pattern": HTTP_URL_PATTERN})
+class HttpUrlField(StrictCharField):
+    """A link shown to people (e-mail, embeds): http or https only, never javascript: or data:.
+    The empty string clears it."""
+
+    default_error_messages = {"scheme": "must be an http:// or https:// URL."}
+
+    def to_internal_value(self, data) -> str:
+        url = super().to_internal_value(data)
+        if url and not is_http_url(url):
+            self.fail("scheme")
+        return url
 
 
 class StrictBooleanField(serializers.BooleanField):

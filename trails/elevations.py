@@ -15,6 +15,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 
+from config.limits import ELEVATION_MAX, ELEVATION_MIN
 from trails.geometry import WGS84, lines
 from trails.models import Trail
 
@@ -58,9 +59,14 @@ def sample(geometry: dict, count: int = SAMPLES) -> list[list[float]]:
     return samples
 
 
+def _plausible(elevation: float) -> bool:
+    return ELEVATION_MIN <= elevation <= ELEVATION_MAX
+
+
 def profile_from_geometry(geometry: dict) -> list[float] | None:
-    """The profile from the third coordinate; None when any position lacks one."""
-    if any(len(p) < 3 for line in lines(geometry) for p in line):
+    """The profile from the third coordinate; None when any position lacks one or holds an
+    impossible value (stored before the input bound existed), so the provider is asked."""
+    if not all(len(p) >= 3 and _plausible(p[2]) for line in lines(geometry) for p in line):
         return None
     return [round(p[2], 1) for p in sample(geometry)]
 
@@ -95,8 +101,8 @@ class OpenMeteoElevationProvider:
                 elevation = [float(v) for v in response.json()["elevation"]]
             except (requests.RequestException, ValueError, KeyError, TypeError) as error:
                 raise ElevationError(f"Open-Meteo: {error}") from error
-            if len(elevation) != len(batch):
-                raise ElevationError(f"Open-Meteo: {len(elevation)} values for {len(batch)}")
+            if len(elevation) != len(batch) or not all(map(_plausible, elevation)):
+                raise ElevationError(f"Open-Meteo: {elevation[:3]}... for {len(batch)} points")
             values.extend(elevation)
         return values
 

@@ -10,6 +10,8 @@ from django.db import models, transaction
 from django.utils import timezone
 
 from config.errors import bad_request, not_found
+from config.fields import is_http_url
+from config.limits import some_of
 from publishing.models import CompileRequest
 from publishing.scheduling import request_compile
 from trails.elevations import request_elevations_on_commit
@@ -37,6 +39,8 @@ def normalize_website(website: str) -> str:
         raise bad_request(
             "invalid_field", f"website: at most {TEXT_LIMIT} characters with its http:// prefix."
         )
+    if website and not is_http_url(website):
+        raise bad_request("invalid_field", "website: must be an http:// or https:// URL.")
     return website
 
 
@@ -94,7 +98,7 @@ def _change_activities(trail: Trail, activity_changes: list[dict]) -> None:
     if unknown:
         raise bad_request(
             "unknown_activity",
-            f"Not on this trail: {', '.join(unknown)}; activities are added in the web app.",
+            f"Not on this trail: {some_of(unknown)}; activities are added in the web app.",
         )
     for change in activity_changes:
         fields = {key: value for key, value in change.items() if key != "value"}
@@ -113,9 +117,7 @@ def set_trails_status(
         found = list(trails.order_by("order", "created_on").values("id", "name"))
         missing = set(trail_ids or ()) - {trail["id"] for trail in found}
         if missing:
-            raise not_found(
-                "trail_not_found", f"Not trails of this system: {', '.join(sorted(missing))}."
-            )
+            raise not_found("trail_not_found", f"Not trails of this system: {some_of(missing)}.")
         ids = [trail["id"] for trail in found]
         Trail.objects.filter(pk__in=ids).update(
             status=status, updated_on=timezone.now(), updated_by=by

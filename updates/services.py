@@ -6,6 +6,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from config.errors import bad_request, not_found
+from config.limits import some_of
 from publishing.scheduling import request_compile
 from trails.enums import NoticeSeverity, UpdateType
 from trails.models import Trail, TrailSystem
@@ -39,9 +40,7 @@ def _trails(system: TrailSystem, kind: str, data: dict) -> tuple[list[Trail], bo
     trails = list(Trail.objects.filter(trail_system=system, pk__in=ids).only("id"))
     missing = ids - {trail.pk for trail in trails}
     if missing:
-        raise not_found(
-            "trail_not_found", f"Not trails of this system: {', '.join(sorted(missing))}."
-        )
+        raise not_found("trail_not_found", f"Not trails of this system: {some_of(missing)}.")
     if kind == UpdateType.SURFACE_CONDITIONS and not trails:
         raise bad_request("missing_field", "trailIds: surface conditions need trails.")
     return trails, False

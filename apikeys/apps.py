@@ -5,4 +5,5 @@ class ApikeysConfig(AppConfig):
     name = "apikeys"
 
     def ready(self) -> None:
+        from apikeys import checks  # noqa: F401 - registers the system checks
         from config import schema  # noqa: F401 - registers the OpenAPI security schemes

@@ -16,6 +16,8 @@ from rest_framework.authentication import BaseAuthentication
 from apikeys import keys
 from apikeys.models import ApiKey, User
 from config.errors import unauthorized
+from config.limits import ID_TOKEN_CLOCK_SKEW_SECONDS
+from config.middleware import CONTROL_CHARACTER
 
 API_KEY = "apiKey"
 ID_TOKEN = "idToken"
@@ -135,14 +137,30 @@ def verify_id_token(token: str) -> dict:
     answers a logged 500 instead of telling the client its token is bad.
     """
     try:
-        claims = firebase_auth.verify_id_token(token, app=firebase_app())
+        claims = firebase_auth.verify_id_token(
+            token, app=firebase_app(), clock_skew_seconds=ID_TOKEN_CLOCK_SKEW_SECONDS
+        )
     except (ValueError, firebase_auth.InvalidIdTokenError) as error:
         raise unauthorized("invalid_token", "ID token is invalid or expired.") from error
-    # The emulator path of firebase-admin checks neither signature nor expiry.
-    exp = claims.get("exp")
-    if not isinstance(exp, int | float) or exp <= time.time():
+    # The emulator path of firebase-admin checks neither signature nor dates.
+    now = time.time()
+    exp, iat = claims.get("exp"), claims.get("iat")
+    if not _is_number(exp) or exp <= now:
         raise unauthorized("invalid_token", "ID token is invalid or expired.")
+    if not _is_number(iat) or iat > now + ID_TOKEN_CLOCK_SKEW_SECONDS:
+        raise unauthorized("invalid_token", "ID token is issued in the future.")
+    if not all(_is_plain_text(claims.get(name, "")) for name in ("uid", "email")):
+        raise unauthorized("invalid_token", "ID token names an impossible account.")
     return claims
+
+
+def _is_plain_text(value) -> bool:
+    """A string without control characters (a NUL cannot even be stored)."""
+    return isinstance(value, str) and not CONTROL_CHARACTER.search(value)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def user_for_claims(claims: dict) -> User:

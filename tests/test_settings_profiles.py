@@ -58,28 +58,21 @@ def test_check_deploy_flags_emulator_tokens(tmp_path):
     assert "unsigned ID tokens are accepted" in result.stderr
 
 
-def test_emulator_host_with_a_real_project_refuses_to_start(tmp_path):
+@pytest.mark.parametrize(
+    ("project", "starts"), [("trails-prod", False), ("demo-other", True), ("demo", False)]
+)
+def test_emulator_host_is_refused_unless_the_project_is_a_demo_one(tmp_path, project, starts):
     result = manage(
         "check",
         tmp_path=tmp_path,
         SECRET_KEY="x",
-        FIREBASE_PROJECT_ID="trails-prod",
+        FIREBASE_PROJECT_ID=project,
         FIREBASE_AUTH_EMULATOR_HOST="127.0.0.1:9099",
     )
-    assert result.returncode != 0
-    assert "ImproperlyConfigured" in result.stderr
-    assert "FIREBASE_PROJECT_ID 'trails-prod' is a real project" in result.stderr
-
-
-def test_emulator_host_with_a_demo_project_starts(tmp_path):
-    result = manage(
-        "check",
-        tmp_path=tmp_path,
-        SECRET_KEY="x",
-        FIREBASE_PROJECT_ID="demo-other",
-        FIREBASE_AUTH_EMULATOR_HOST="127.0.0.1:9099",
-    )
-    assert result.returncode == 0, result.stderr
+    assert (result.returncode == 0) == starts, result.stderr
+    if not starts:
+        assert "ImproperlyConfigured" in result.stderr
+        assert f"FIREBASE_PROJECT_ID {project!r} is a real project" in result.stderr
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,8 @@ from django.utils import timezone
 
 from core.compiles import request_compile
 from core.errors import Invalid, NotFound
-from core.limits import TEXT_LIMIT
+from core.http_urls import is_http_url
+from core.limits import TEXT_LIMIT, some_of
 from trails.enums import ActivityStatus, TrailStatus
 from trails.geometry import GeometryError
 from trails.models import Point, Trail, TrailActivity, TrailSystem
@@ -36,6 +37,8 @@ def normalize_website(website: str) -> str:
         raise Invalid(
             "invalid_field", f"website: at most {TEXT_LIMIT} characters with its http:// prefix."
         )
+    if website and not is_http_url(website):
+        raise Invalid("invalid_field", "website: must be an http:// or https:// URL.")
     return website
 
 
@@ -88,7 +91,7 @@ def _change_activities(trail: Trail, activity_changes: list[dict]) -> None:
     if unknown:
         raise Invalid(
             "unknown_activity",
-            f"Not on this trail: {', '.join(unknown)}; activities are added in the web app.",
+            f"Not on this trail: {some_of(unknown)}; activities are added in the web app.",
         )
     for change in activity_changes:
         fields = {key: value for key, value in change.items() if key != "value"}
@@ -107,9 +110,7 @@ def set_trails_status(
         found = list(trails.order_by("order", "created_on").values("id", "name"))
         missing = set(trail_ids or ()) - {trail["id"] for trail in found}
         if missing:
-            raise NotFound(
-                "trail_not_found", f"Not trails of this system: {', '.join(sorted(missing))}."
-            )
+            raise NotFound("trail_not_found", f"Not trails of this system: {some_of(missing)}.")
         ids = [trail["id"] for trail in found]
         Trail.objects.filter(pk__in=ids).update(
             status=status, updated_on=timezone.now(), updated_by=by

@@ -5,6 +5,9 @@ script element, so a strict Content-Security-Policy holds. The embeds may be fra
 site; every other page keeps the site-wide X-Frame-Options.
 """
 
+from urllib.parse import urlsplit
+
+from csp.decorators import csp_replace, csp_update
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
@@ -17,6 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 from public import ratelimit
 from public.selectors import index_rows, public_system, published_trails
 from public.texts import texts_for
+from publishing.storage import public_url
 from trails.models import TrailSystem
 from updates.confirmations import Outcome, confirm_email, confirm_phone, request_subscription
 from updates.subscribers import normalize_email, normalize_phone
@@ -30,14 +34,24 @@ WINDOW_SECONDS = 3600
 
 def frameable(view):
     """Any site may frame this page: no X-Frame-Options, CSP frame-ancestors *."""
+    return xframe_options_exempt(csp_replace({"frame-ancestors": ["*"]})(view))
 
-    def wrapped(request, *args, **kwargs):
-        response = view(request, *args, **kwargs)
-        response["Content-Security-Policy"] = "frame-ancestors *"
-        return response
 
-    wrapped.__name__, wrapped.__doc__ = view.__name__, view.__doc__
-    return xframe_options_exempt(wrapped)
+def _origin(url: str) -> str | None:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else None
+
+
+def _allow_map_sources(response: HttpResponse) -> HttpResponse:
+    """The map script reads the published files, which may live on object storage, and may
+    draw tiles from MAP_TILE_URL's server: the policy names those origins for this page."""
+    connect = {_origin(settings.PUBLIC_BASE_URL), _origin(public_url("published/maps/x"))}
+    tiles = {_origin(settings.MAP_TILE_URL)}
+    config = {
+        "connect-src": sorted(o for o in connect if o),
+        "img-src": sorted(o for o in tiles if o),
+    }
+    return csp_update({name: value for name, value in config.items() if value})(lambda: response)()
 
 
 def not_found(request: HttpRequest, language: str = "en") -> HttpResponse:
@@ -71,7 +85,7 @@ def _map_page(request: HttpRequest, system_id: str, *, embed: bool) -> HttpRespo
         "config": _map_config(system),
         "list_url": reverse("public-embed-list", args=[system.pk]),
     }
-    return render(request, "public/map.html", context)
+    return _allow_map_sources(render(request, "public/map.html", context))
 
 
 @require_GET

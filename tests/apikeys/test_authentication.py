@@ -17,7 +17,7 @@ from api.authentication import firebase_app
 from apikeys import keys
 from apikeys.models import ApiKey
 from apikeys.tokens import mint_emulator_token
-from config import limits
+from core import limits
 from tests.config.api_surface import assert_envelope
 from tests.factories import UserFactory, create_api_key
 

@@ -3,7 +3,7 @@ and stored data from before the bounds never breaks the legacy interface (defect
 
 import pytest
 
-from config import limits
+from core import limits
 from legacy.firestore import with_timestamps
 from tests.factories import TrailFactory, TrailSystemFactory
 from trails import elevations

@@ -84,17 +84,41 @@ def test_unknown_and_inactive_systems_get_a_styled_404(client, route):
         assert "/static/public/public.css" in html
 
 
+def policy(response) -> dict[str, list[str]]:
+    directives = [d.split() for d in response["Content-Security-Policy"].split(";") if d.strip()]
+    return {name: values for name, *values in directives}
+
+
 def test_only_the_embeds_may_be_framed_by_any_site(client, published_system):
     for path in (f"/embed/{published_system.pk}", f"/embed/{published_system.pk}/list"):
         response = client.get(path)
         assert response.status_code == 200
-        assert response["Content-Security-Policy"] == "frame-ancestors *"
+        assert policy(response)["frame-ancestors"] == ["*"]
         assert "X-Frame-Options" not in response
 
     for path in (f"/map/{published_system.pk}", "/"):
         response = client.get(path)
         assert response["X-Frame-Options"] == "DENY"
-        assert "frame-ancestors" not in response.get("Content-Security-Policy", "")
+        assert policy(response)["frame-ancestors"] == ["'self'"]
+
+
+def test_the_map_may_fetch_files_from_object_storage_and_tiles_from_their_server(
+    client, published_system, settings
+):
+    settings.MAP_TILE_URL = "https://tiles.example/{z}/{x}/{y}.png"
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "default": {
+            "BACKEND": "storages.backends.s3.S3Storage",
+            "OPTIONS": {"bucket_name": "maps", "custom_domain": "maps.example.net"},
+        },
+    }
+
+    directives = policy(client.get(f"/map/{published_system.pk}"))
+
+    assert "https://maps.example.net" in directives["connect-src"]
+    assert "https://tiles.example" in directives["img-src"]
+    assert directives["script-src"] == ["'self'"]
 
 
 def test_the_embed_is_the_map_without_page_chrome(client, published_system):

@@ -7,6 +7,7 @@ from urllib.parse import urlparse
 import pytest
 from django.core import mail
 from django.utils import timezone
+from twilio.request_validator import RequestValidator
 
 from tests.factories import SubscriberFactory, TrailSystemFactory
 from updates.models import PendingSubscription, Subscriber
@@ -220,7 +221,7 @@ def test_a_french_system_confirms_in_french_and_unsubscribes_in_french(
 
 
 def test_a_phone_subscribed_from_the_map_leaves_with_a_french_stop(
-    client, subscribe, system, sms_outbox
+    client, subscribe, system, sms_outbox, settings
 ):
     response = subscribe(system, phone="+15145550101")
     client.post(
@@ -228,6 +229,12 @@ def test_a_phone_subscribed_from_the_map_leaves_with_a_french_stop(
         {"pending": pending_id(response), "code": sent_code(sms_outbox)},
     )
 
-    client.post("/sms/inbound", {"From": "+15145550101", "Body": "Arrêt"})
+    settings.SMS_BACKEND = settings.TWILIO_SMS_BACKEND
+    settings.TWILIO_AUTH_TOKEN = "twilio-auth-token"
+    reply = {"From": "+15145550101", "Body": "Arrêt"}
+    signature = RequestValidator("twilio-auth-token").compute_signature(
+        f"{settings.PUBLIC_BASE_URL}/sms/inbound", reply
+    )
+    client.post("/sms/inbound", reply, HTTP_X_TWILIO_SIGNATURE=signature)
 
     assert Subscriber.objects.get().unsubscribed_on is not None

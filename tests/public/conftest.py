@@ -4,7 +4,6 @@ from django.db import transaction
 
 from core.compiles import request_compile
 from tests.factories import PointFactory, TrailActivityFactory, TrailFactory, TrailSystemFactory
-from updates import sms
 
 
 @pytest.fixture(autouse=True)
@@ -13,14 +12,6 @@ def _fresh_rate_limits():
     cache.clear()
     yield
     cache.clear()
-
-
-@pytest.fixture
-def sms_outbox(settings):
-    settings.SMS_BACKEND = "updates.sms.locmem.SmsBackend"
-    sms.outbox.clear()
-    yield sms.outbox
-    sms.outbox.clear()
 
 
 @pytest.fixture

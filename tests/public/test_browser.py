@@ -16,7 +16,13 @@ from playwright.sync_api import expect
 
 from core.compiles import request_compile
 from demo.loader import load_demo
-from tests.factories import PointFactory, TrailActivityFactory, TrailFactory, TrailSystemFactory
+from tests.factories import (
+    PointFactory,
+    TrailActivityFactory,
+    TrailFactory,
+    TrailSystemFactory,
+    UpdateFactory,
+)
 from trails.models import TrailSystem
 from updates import sms
 from updates.models import Subscriber
@@ -57,7 +63,9 @@ def small_system() -> TrailSystem:
     trail = TrailFactory(trail_system=system, name="Meadow Loop", status="Open")
     TrailActivityFactory(trail=trail, value="nordic-classic", status="Open")
     TrailFactory(trail_system=system, name="Ridge Run", status="Caution", order=1)
+    TrailFactory(trail_system=system, name="Secret Path", status="Open", hidden=True, order=2)
     PointFactory(trail_system=system, name="Main lodge", marker_class="lodge")
+    PointFactory(trail_system=system, name="Hidden shed", marker_class="cabin", hidden=True)
     with transaction.atomic():
         request_compile(system, reason="test")
     return system
@@ -155,6 +163,41 @@ def test_a_status_change_made_through_the_api_appears_after_the_poll(
     assert page.locator("body").get_attribute("data-file") != first_file
     expect(page.locator(".group-closed")).to_contain_text("Meadow Loop")
     screenshot("map-after-status-change")
+
+
+def test_a_french_system_speaks_french_in_its_units_with_its_weather(live, page, screenshot):
+    system = TrailSystemFactory(
+        name="Sentiers du Lac",
+        language="fr",
+        depth_measurement="centimeters",
+        temp_measurement="celsius",
+        length_measurement="kilometers",
+        weather={
+            "observedAt": timezone.now().isoformat(),
+            "temperature": -6.4,
+            "apparentTemperature": -11.2,
+            "windSpeed": 18.0,
+            "description": "Neige légère",
+        },
+    )
+    TrailFactory(trail_system=system, name="Boucle du Lac", status="Closed")
+    UpdateFactory(trail_system=system, type="snowReport", description="", base_depth=85)
+    UpdateFactory(
+        trail_system=system, severity="warning", description="Glace sur le sentier du Lac."
+    )
+    with transaction.atomic():
+        request_compile(system, reason="test")
+
+    page.goto(f"{live.url}/map/{system.pk}")
+
+    expect(page.locator("html")).to_have_attribute("lang", "fr")
+    expect(page.locator(".group-closed .group-heading")).to_contain_text("Fermé")
+    expect(page.locator("#snow")).to_contain_text("85 cm")
+    expect(page.locator("#weather")).to_contain_text("-6 °C")
+    expect(page.locator("#weather")).to_contain_text("vent 18 km/h")
+    expect(page.locator("#notices")).to_contain_text("Avertissement: Glace sur le sentier")
+    expect(page.locator("#legend")).to_contain_text("Prudence")
+    screenshot("map-french")
 
 
 class FramingPage(BaseHTTPRequestHandler):

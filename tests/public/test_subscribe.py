@@ -13,6 +13,7 @@ from tests.factories import SubscriberFactory, TrailSystemFactory
 from updates.models import PendingSubscription, Subscriber
 
 pytestmark = pytest.mark.django_db
+pytest_plugins = ["tests.updates.notify_fixtures"]
 
 
 @pytest.fixture

@@ -256,6 +256,10 @@ CELERY_BEAT_SCHEDULE["sweep-notifications"] = {
     "task": "updates.tasks.sweep_notifications",
     "schedule": timedelta(minutes=5),
 }
+CELERY_BEAT_SCHEDULE["purge-expired-confirmations"] = {
+    "task": "updates.tasks.purge_expired_confirmations",
+    "schedule": crontab(minute=30, hour=3),
+}
 
 # Outside data providers; "fixed" serves built-in data and needs no network.
 WEATHER_PROVIDER = os.environ.get("WEATHER_PROVIDER", "fixed")

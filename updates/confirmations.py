@@ -10,7 +10,7 @@ import hashlib
 import logging
 import secrets
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from enum import StrEnum
 
 from django.conf import settings
@@ -193,3 +193,11 @@ def confirm_phone(*, system: TrailSystem, pending_id: str, code: str) -> Confirm
     pending.phone_confirmed_on = timezone.now()
     pending.save(update_fields=["code_attempts", "phone_confirmed_on", "subscriber"])
     return Confirmation(Outcome.CONFIRMED, pending)
+
+
+@transaction.atomic
+def purge_expired_confirmations(*, now: datetime | None = None) -> int:
+    """Delete sign-ups past their 24 hours, confirmed or not: they hold contacts that
+    nobody confirmed, or whose confirmation is done. Returns how many went."""
+    deleted, _ = PendingSubscription.objects.filter(expires_on__lte=now or timezone.now()).delete()
+    return deleted

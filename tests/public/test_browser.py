@@ -195,7 +195,7 @@ def test_a_french_system_speaks_french_in_its_units_with_its_weather(live, page,
     expect(page.locator("#snow")).to_contain_text("85 cm")
     expect(page.locator("#weather")).to_contain_text("-6 °C")
     expect(page.locator("#weather")).to_contain_text("vent 18 km/h")
-    expect(page.locator("#notices")).to_contain_text("Avertissement: Glace sur le sentier")
+    expect(page.locator("#notices")).to_contain_text("Avertissement : Glace sur le sentier")
     expect(page.locator("#legend")).to_contain_text("Prudence")
     screenshot("map-french")
 

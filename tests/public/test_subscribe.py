@@ -11,6 +11,7 @@ from twilio.request_validator import RequestValidator
 
 from tests.factories import SubscriberFactory, TrailSystemFactory
 from updates.models import PendingSubscription, Subscriber
+from updates.tasks import purge_expired_confirmations
 
 pytestmark = pytest.mark.django_db
 pytest_plugins = ["tests.updates.notify_fixtures"]
@@ -239,3 +240,15 @@ def test_a_phone_subscribed_from_the_map_leaves_with_a_french_stop(
     client.post("/sms/inbound", reply, HTTP_X_TWILIO_SIGNATURE=signature)
 
     assert Subscriber.objects.get().unsubscribed_on is not None
+
+
+def test_sign_ups_older_than_a_day_are_forgotten(subscribe, system):
+    subscribe(system, email="old@example.test")
+    subscribe(system, email="new@example.test")
+    PendingSubscription.objects.filter(email="old@example.test").update(
+        expires_on=timezone.now() - timedelta(minutes=1)
+    )
+
+    assert purge_expired_confirmations() == 1
+
+    assert list(PendingSubscription.objects.values_list("email", flat=True)) == ["new@example.test"]

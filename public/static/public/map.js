@@ -213,7 +213,7 @@
     if (activities.length) {
       var list = el("ul", "activities");
       activities.forEach(function (activity) {
-        var item = el("li", "activity", activity.label + ": ");
+        var item = el("li", "activity", format(t.label_colon, { label: activity.label }));
         item.appendChild(statusBadge(activity.status));
         list.appendChild(item);
       });
@@ -325,7 +325,7 @@
       drawn.addLayer(layer);
     });
     if (!state.fitted && layers.length) {
-      map.fitBounds(L.featureGroup(layers).getBounds(), { padding: [20, 20] });
+      map.fitBounds(L.featureGroup(layers).getBounds(), { padding: [20, 20], maxZoom: 16 });
       state.fitted = true;
     }
   }
@@ -335,7 +335,7 @@
   function noticeItem(notice, tag) {
     var severity = notice.severity || "info";
     var item = el(tag, "notice severity-" + severity);
-    item.appendChild(el("strong", "severity", t[severity] + ": "));
+    item.appendChild(el("strong", "severity", format(t.label_colon, { label: t[severity] })));
     item.appendChild(document.createTextNode(notice.description || ""));
     if (notice.linkUrl && /^https?:\/\//i.test(notice.linkUrl)) {
       var link = el("a", "notice-link", t.more);

@@ -52,7 +52,7 @@ class KeysView(APIView):
     def post(self, request):
         body = KeyCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        new_key = services.create_key(request.user, **body.validated_data)
+        new_key = services.create_key(user=request.user, **body.validated_data)
         response = Response(NewKeySerializer(new_key).data, status=status.HTTP_201_CREATED)
         # The plaintext key is in this body only: no browser or proxy may keep a copy.
         patch_cache_control(response, no_store=True)
@@ -69,5 +69,5 @@ class KeyDetailView(APIView):
         auth=ID_TOKEN_ONLY,
     )
     def delete(self, request, key_id: str):
-        key = services.revoke_key(request.user, key_id)
+        key = services.revoke_key(user=request.user, key_id=key_id)
         return Response({"ok": True, "id": key.pk})

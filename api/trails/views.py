@@ -20,8 +20,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.permissions import authorize
+from api.permissions import authorize, request_actor
 from api.trails import serializers as shapes
+from api.trails.serializers import HistoryQuerySerializer, StatusChangeSerializer
 from core.errors import Invalid
 from publishing import scheduling
 from publishing.weather import weather_for
@@ -83,7 +84,7 @@ class SystemCollectionView(APIView):
     list_serializer: type[serializers.Serializer]
     item_serializer: type[serializers.Serializer]
     create_serializer: type[serializers.Serializer]
-    create: Callable[[TrailSystem, dict, str], Model]
+    create: Callable[..., Model]  # a service: create(system=, fields=, actor=)
     lookup: Callable[[str], Model]
 
     def __init_subclass__(cls, **kwargs):
@@ -114,7 +115,11 @@ class SystemCollectionView(APIView):
 
     def post(self, request: Request, system_id: str) -> Response:
         system = managed_system(request, system_id)
-        created = self.create(system, validated(self.create_serializer, request), request.user.pk)
+        created = self.create(
+            system=system,
+            fields=validated(self.create_serializer, request),
+            actor=request_actor(request),
+        )
         return Response(self.item_serializer(self.lookup(created.pk)).data, status.HTTP_201_CREATED)
 
 
@@ -124,8 +129,9 @@ class ItemView(APIView):
     item_serializer: type[serializers.Serializer]
     change_serializer: type[serializers.Serializer]
     lookup: Callable[[str], Model]
-    change: Callable[[Model, dict, str], None]
-    remove: Callable[[Model, str], None]
+    row_name: str  # the keyword the services name the row by: trail, point, update
+    change: Callable[..., None]  # a service: change(<row_name>=, changes=, actor=)
+    remove: Callable[..., None]  # a service: remove(<row_name>=, actor=)
     removed: dict  # what DELETE adds to {ok, id}
 
     def __init_subclass__(cls, **kwargs):
@@ -160,12 +166,16 @@ class ItemView(APIView):
 
     def patch(self, request: Request, pk: str) -> Response:
         row = self.authorized(request, self.find(pk))
-        self.change(row, changes(self.change_serializer, request), request.user.pk)
+        self.change(
+            **{self.row_name: row},
+            changes=changes(self.change_serializer, request),
+            actor=request_actor(request),
+        )
         return Response(self.changed_serializer(self.find(pk)).data)
 
     def delete(self, request: Request, pk: str) -> Response:
         row = self.authorized(request, self.find(pk))
-        self.remove(row, request.user.pk)
+        self.remove(**{self.row_name: row}, actor=request_actor(request))
         return Response({"ok": True, "id": row.pk, **self.removed})
 
 
@@ -208,7 +218,9 @@ class TrailSystemView(APIView):
     def patch(self, request: Request, system_id: str) -> Response:
         system = managed_system(request, system_id, admin=True)
         services.change_trail_system(
-            system, changes(shapes.TrailSystemChangeSerializer, request), request.user.pk
+            system=system,
+            changes=changes(shapes.TrailSystemChangeSerializer, request),
+            actor=request_actor(request),
         )
         changed = selectors.system_or_404(system_id)
         changed.role = system.role
@@ -280,6 +292,7 @@ class TrailsView(SystemCollectionView):
 
 
 class TrailView(ItemView):
+    row_name = "trail"
     item_serializer = shapes.TrailWithGeoJsonSerializer
     changed_serializer = shapes.TrailSerializer
     change_serializer = shapes.TrailChangeSerializer
@@ -307,7 +320,9 @@ class TrailsStatusView(APIView):
         system = managed_system(request, system_id)
         data = validated(shapes.TrailsStatusSerializer, request)
         trail_ids = None if data["all"] else data["trail_ids"]
-        updated = services.set_trails_status(system, data["status"], trail_ids, request.user.pk)
+        updated = services.set_trails_status(
+            system=system, status=data["status"], trail_ids=trail_ids, actor=request_actor(request)
+        )
         return Response({"ok": True, "status": data["status"], "updated": updated})
 
 
@@ -326,9 +341,57 @@ class PointsView(SystemCollectionView):
 
 
 class PointView(ItemView):
+    row_name = "point"
     item_serializer = shapes.PointSerializer
     change_serializer = shapes.PointFieldsSerializer
     lookup = staticmethod(selectors.point_or_404)
     change = staticmethod(services.change_point)
     remove = staticmethod(trash_point)
     removed = {"trashed": True}
+
+
+# Status history
+
+
+class HistoryView(APIView):
+    """GET /trails/:id/history and /points/:id/history: read scope and the row's own access
+    rules and 404; newest first, ?limit= 1 to 500 (default 100)."""
+
+    id_key: str
+    row_name: str
+    lookup: Callable[[str], Model]
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        extend_schema(
+            parameters=[HistoryQuerySerializer],
+            responses=shape(
+                cls.__name__.removesuffix("View"),
+                **{cls.id_key: serializers.CharField()},
+                history=StatusChangeSerializer(many=True),
+            ),
+        )(cls)
+
+    def get(self, request: Request, pk: str) -> Response:
+        row = self.lookup(pk)
+        authorize(request, row.trail_system)
+        query = HistoryQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        changes = selectors.status_history(
+            **{self.row_name: row}, limit=query.validated_data["limit"]
+        )
+        return Response(
+            {self.id_key: row.pk, "history": StatusChangeSerializer(changes, many=True).data}
+        )
+
+
+class TrailHistoryView(HistoryView):
+    id_key = "trail_id"
+    row_name = "trail"
+    lookup = staticmethod(selectors.trail_or_404)
+
+
+class PointHistoryView(HistoryView):
+    id_key = "point_id"
+    row_name = "point"
+    lookup = staticmethod(selectors.point_or_404)

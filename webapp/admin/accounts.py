@@ -1,8 +1,8 @@
 """Web app for accounts (the superAdmin flag) and API keys (read-only, revocable)."""
 
 from django.contrib import admin, messages
-from django.utils import timezone
 
+from apikeys import services
 from apikeys.models import ApiKey, User
 from webapp.admin.base import ReadOnlyAdmin
 
@@ -48,5 +48,8 @@ class ApiKeyAdmin(ReadOnlyAdmin):
 
     @admin.action(description="Revoke selected keys", permissions=["revoke"])
     def revoke(self, request, queryset):
-        count = queryset.filter(revoked=False).update(revoked=True, revoked_on=timezone.now())
+        live = list(queryset.filter(revoked=False).values_list("pk", flat=True))
+        for key_id in live:
+            services.revoke_key(user=None, key_id=key_id)
+        count = len(live)
         self.message_user(request, f"Revoked {count} key(s).", messages.SUCCESS)

@@ -1,44 +1,16 @@
-"""Request guards that run before any view."""
+"""Request guards that run before any view, for every interface."""
 
 import logging
-import re
 
-from django.conf import settings
 from django.http import HttpResponse, HttpResponseNotFound, JsonResponse
 
-from config.errors import envelope
+from api.errors import envelope
+from api.middleware import API_PREFIX
+from core.ids import CONTROL_CHARACTER
 
-API_PREFIX = "/api/v1/"
 LEGACY_PREFIX = "/legacy/"
-# No id, token or route holds a control character; PostgreSQL text cannot even hold NUL.
-CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
 
 logger = logging.getLogger(__name__)
-
-
-def declared_length(request) -> int:
-    try:
-        return int(request.META.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        return 0
-
-
-class BodySizeLimitMiddleware:
-    """Refuse management bodies over the limit before anything reads or parses them.
-
-    DRF's JSON parser reads the request stream itself, so Django's own
-    DATA_UPLOAD_MAX_MEMORY_SIZE check never fires for API requests.
-    """
-
-    def __init__(self, get_response):
-        self.get_response = get_response
-
-    def __call__(self, request):
-        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-        if request.path.startswith(API_PREFIX) and declared_length(request) > limit:
-            message = f"Request body is over the {limit // (1024 * 1024)} MB limit."
-            return JsonResponse(envelope("payload_too_large", message), status=413)
-        return self.get_response(request)
 
 
 class ControlCharacterPathMiddleware:

@@ -4,7 +4,7 @@ import sys
 
 from pyproj import Geod
 
-from config.limits import (
+from core.limits import (
     ELEVATION_MAX,
     ELEVATION_MIN,
     GEOMETRY_PARTS_MAX,

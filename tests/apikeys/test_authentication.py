@@ -13,11 +13,11 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from api.authentication import firebase_app
 from apikeys import keys
-from apikeys.authentication import firebase_app
 from apikeys.models import ApiKey
 from apikeys.tokens import mint_emulator_token
-from config import limits
+from core import limits
 from tests.config.api_surface import assert_envelope
 from tests.factories import UserFactory, create_api_key
 

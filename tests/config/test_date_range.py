@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from config.dates import iso_ms
+from core.dates import iso_ms
 from legacy.firestore import EPOCH, ONE_SECOND, with_timestamps
 from tests.factories import TrailSystemFactory
 

@@ -3,10 +3,11 @@ and stored data from before the bounds never breaks the legacy interface (defect
 
 import pytest
 
-from config import limits
+from core import limits
 from legacy.firestore import with_timestamps
 from tests.factories import TrailFactory, TrailSystemFactory
-from trails import elevations
+from trails import tasks
+from trails.elevations.sampling import SAMPLES
 from trails.models import Trail
 from updates.models import Update
 
@@ -92,9 +93,9 @@ def test_an_absurd_elevation_is_refused(system, manager, elevation):
 def test_the_elevation_task_survives_stored_absurd_elevations(elevation):
     """A geometry stored before the bound: the provider is asked instead of the coordinates."""
     trail = TrailFactory(geometry={"type": "LineString", "coordinates": line(3, elevation)})
-    assert elevations.store_elevations(trail.pk)
+    assert tasks.store_elevations(trail.pk)
     trail.refresh_from_db()
-    assert len(trail.elevations) == elevations.SAMPLES
+    assert len(trail.elevations) == SAMPLES
     assert all(limits.ELEVATION_MIN <= value <= limits.ELEVATION_MAX for value in trail.elevations)
 
 

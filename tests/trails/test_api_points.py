@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from config import limits
+from core import limits
 from publishing.models import CompileRequest
 from tests.factories import PointFactory
 from trails.models import Point

@@ -1,0 +1,12 @@
+"""Links shown to people (e-mail, embeds, the public map): http and https only."""
+
+import re
+
+# An http(s) URL with a host; the OpenAPI schema states the same pattern.
+HTTP_URL_PATTERN = r"^([hH][tT][tT][pP][sS]?://[^/?#\s]+[\s\S]*)?$"
+_HTTP_URL = re.compile(HTTP_URL_PATTERN)
+
+
+def is_http_url(url: str) -> bool:
+    """Never javascript:, data: or a scheme-relative //host: those run or hide code."""
+    return bool(url) and _HTTP_URL.match(url) is not None

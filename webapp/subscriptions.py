@@ -1,0 +1,88 @@
+"""Public pages for subscribers: one-click unsubscribe and the inbound SMS webhook (STOP)."""
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, HttpResponseNotFound
+from django.shortcuts import render
+from django.utils import timezone
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods, require_POST
+from twilio.request_validator import RequestValidator
+
+from core.ids import CONTROL_CHARACTER
+from updates.models import Subscriber
+
+# Twilio's standard opt-out words and their French equivalents, compared without case.
+STOP_WORDS = frozenset(
+    {
+        "STOP",
+        "STOPALL",
+        "UNSUBSCRIBE",
+        "CANCEL",
+        "END",
+        "QUIT",
+        "REVOKE",
+        "OPTOUT",
+        "ARRET",
+        "ARRÊT",
+        "DESABONNER",
+        "DÉSABONNER",
+    }
+)
+
+
+def unsubscribe(token: str) -> Subscriber | None:
+    """Mark the subscriber of this token unsubscribed (keeping the first date); None if
+    no subscriber has the token."""
+    matches = Subscriber.objects.select_related("trail_system").filter(unsubscribe_token=token)
+    matches.filter(unsubscribed_on__isnull=True).update(unsubscribed_on=timezone.now())
+    return matches.first()
+
+
+def unsubscribe_phone(phone: str) -> int:
+    """Unsubscribe every subscription of this number; returns how many changed."""
+    return Subscriber.objects.filter(phone=phone, unsubscribed_on__isnull=True).update(
+        unsubscribed_on=timezone.now()
+    )
+
+
+def is_stop_message(fields: dict) -> bool:
+    """STOP and its equivalents, or any keyword Twilio's Advanced Opt-Out classed as STOP."""
+    body = fields.get("Body", "").strip().upper().rstrip(".!")
+    return body in STOP_WORDS or fields.get("OptOutType", "").upper() == "STOP"
+
+
+@csrf_exempt
+@require_http_methods(["GET", "POST"])
+def unsubscribe_view(request: HttpRequest, token: str) -> HttpResponse:
+    """GET from the link in a message, POST from a mail client's one-click button
+    (RFC 8058); both unsubscribe at once and may be repeated."""
+    subscriber = unsubscribe(token)
+    if subscriber is None:
+        return render(request, "subscriptions/unknown.html", status=404)
+    system = subscriber.trail_system
+    return render(
+        request,
+        f"subscriptions/{system.language}/unsubscribed.html",
+        {"system_name": system.name, "address": subscriber.email or subscriber.phone},
+    )
+
+
+@csrf_exempt
+@require_POST
+def inbound_sms_view(request: HttpRequest) -> HttpResponse:
+    """Twilio's incoming-message webhook. STOP and its equivalents unsubscribe the sender;
+    Twilio itself answers the STOP. Only with the Twilio backend, and only posts signed with
+    its auth token (required by the settings); any other backend has no such route."""
+    if settings.SMS_BACKEND != settings.TWILIO_SMS_BACKEND:
+        return HttpResponseNotFound()
+    url = f"{settings.PUBLIC_BASE_URL}{request.get_full_path()}"
+    signature = request.headers.get("X-Twilio-Signature", "")
+    validator = RequestValidator(settings.TWILIO_AUTH_TOKEN)
+    if not settings.TWILIO_AUTH_TOKEN or not validator.validate(
+        url, request.POST.dict(), signature
+    ):
+        return HttpResponseForbidden("invalid signature")
+    sender = request.POST.get("From", "")
+    if is_stop_message(request.POST.dict()) and not CONTROL_CHARACTER.search(sender):
+        unsubscribe_phone(sender)
+    return HttpResponse("<Response/>", content_type="text/xml")

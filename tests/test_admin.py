@@ -328,3 +328,35 @@ def test_moving_a_point_to_another_system_recompiles_both(staff, system):
     assert staff.post(url(Point, "change", point.pk), form).status_code == 302
     assert Point.objects.get(pk=point.pk).trail_system == other
     assert (compiles(system), compiles(other)) == (1, 1)
+
+
+def test_the_web_app_refuses_links_that_are_not_http(staff, system):
+    """Defect 7 on the web app's write path: the update form and the point service."""
+    update = Update.objects.get(trail_system=system)
+    response = staff.post(
+        url(Update, "change", update.pk),
+        {
+            "trail_system": system.pk,
+            "type": "notice",
+            "expiration_date_0": "2099-01-01",
+            "expiration_date_1": "12:00:00",
+            "description": "x",
+            "severity": "info",
+            "link_url": "javascript:alert(1)",
+        },
+    )
+    assert "Use an http:// or https:// URL." in response.content.decode()
+    point = Point.objects.get(trail_system=system)
+    form = {
+        "trail_system": system.pk,
+        "name": point.name,
+        "marker_class": point.marker_class,
+        "status": point.status,
+        "lat": "45.7",
+        "lng": "-113.9",
+        "web_cam_url": "javascript:alert(1)",
+    }
+    staff.post(url(Point, "change", point.pk), form)
+    assert Point.objects.get(pk=point.pk).web_cam_url == ""
+    assert Update.objects.get(pk=update.pk).link_url == ""
+    assert compiles(system) == 0

@@ -18,7 +18,7 @@ from core.actors import Actor, Via
 from core.compiles import request_compile
 from core.errors import Invalid, NotFound
 from core.limits import TEXT_LIMIT, some_of
-from core.links import is_http_url
+from core.links import check_links, is_http_url
 from trails import history
 from trails.enums import ActivityStatus, TrailStatus
 from trails.geometry import GeometryError
@@ -63,11 +63,12 @@ def create_trail_system(
 ) -> TrailSystem:
     """A system with its owner and members and, when imported, its trails (each with its
     activities) and points, given as unsaved rows; queues elevations and the first compile."""
+    fields = dict(fields or {})
+    if "website" in fields:
+        fields["website"] = normalize_website(fields["website"])
     user_model = get_user_model()
     owner, _ = user_model.objects.get_or_create(uid=owner_uid)
-    system = TrailSystem.objects.create(
-        name=name, owner=owner, updated_by=actor.uid, **dict(fields or {})
-    )
+    system = TrailSystem.objects.create(name=name, owner=owner, updated_by=actor.uid, **fields)
     for uid, role in members:
         user, _ = user_model.objects.get_or_create(uid=uid)
         Membership.objects.create(trail_system=system, user=user, role=role)
@@ -301,6 +302,7 @@ POINT_HISTORY_FIELDS = {"status": history.STATUS, "wait_time": history.WAIT_TIME
 
 @transaction.atomic
 def create_point(*, system: TrailSystem, fields: Mapping, actor: Actor) -> Point:
+    check_links(fields, "web_cam_url")
     point = Point.objects.create(
         trail_system=system, created_by=actor.uid, updated_by=actor.uid, **fields
     )
@@ -310,6 +312,7 @@ def create_point(*, system: TrailSystem, fields: Mapping, actor: Actor) -> Point
 
 @transaction.atomic
 def change_point(*, point: Point, changes: Mapping, actor: Actor) -> None:
+    check_links(changes, "web_cam_url")
     locked = Point.objects.select_for_update().filter(pk=point.pk).first()
     if locked is None:
         raise NotFound("point_not_found", f"No point {point.pk!r}.")

@@ -43,3 +43,11 @@ def some_of(values: Iterable[str], shown: int = NAMED_IN_ERRORS) -> str:
     named = ", ".join(values[:shown])
     rest = len(values) - shown
     return f"{named} and {rest:,} more" if rest > 0 else named
+
+
+def categories_problem(categories: Iterable[str]) -> str | None:
+    """What is wrong with a trail's categories against their limits, or None."""
+    categories = list(categories)
+    if len(categories) > CATEGORIES_MAX or any(len(c) > CATEGORY_LENGTH_MAX for c in categories):
+        return f"categories: at most {CATEGORIES_MAX}, of {CATEGORY_LENGTH_MAX} characters each."
+    return None

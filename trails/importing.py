@@ -18,7 +18,7 @@ from django.core.exceptions import ValidationError
 
 from core.actors import Actor, Via
 from core.ids import ID_MAX_LENGTH, new_id
-from core.limits import CATEGORIES_MAX, CATEGORY_LENGTH_MAX, TEXT_LIMIT
+from core.limits import TEXT_LIMIT, categories_problem
 from core.links import is_http_url
 from trails import enums, services
 from trails.activities import get_activity
@@ -159,10 +159,9 @@ def _categories(props: _Properties) -> list[str]:
         return []
     if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
         raise FeatureError("categories must be a list of strings.")
-    if len(value) > CATEGORIES_MAX or any(len(c) > CATEGORY_LENGTH_MAX for c in value):
-        raise FeatureError(
-            f"categories: at most {CATEGORIES_MAX}, of {CATEGORY_LENGTH_MAX} characters each."
-        )
+    problem = categories_problem(value)
+    if problem:
+        raise FeatureError(problem)
     return value
 
 

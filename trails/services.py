@@ -17,7 +17,7 @@ from django.utils import timezone
 from core.actors import Actor, Via
 from core.compiles import request_compile
 from core.errors import Invalid, NotFound
-from core.limits import TEXT_LIMIT, some_of
+from core.limits import TEXT_LIMIT, categories_problem, some_of
 from core.links import check_links, is_http_url
 from trails import history
 from trails.enums import ActivityStatus, TrailStatus
@@ -122,6 +122,7 @@ def create_trail(
 ) -> Trail:
     """A new trail; it sorts to the top unless an order is given. `fields` holds the geometry;
     `activities` ({value, status, difficulty?, position?}) are added only by the web app."""
+    _check_categories(fields)
     values = {key: value for key, value in fields.items() if key != "geometry"}
     trail = Trail(trail_system=system, created_by=actor.uid, updated_by=actor.uid, **values)
     try:
@@ -142,6 +143,13 @@ def create_trail(
     return trail
 
 
+def _check_categories(fields: Mapping) -> None:
+    """The count limit on every write path (the API's serializer checks it first)."""
+    problem = categories_problem(fields.get("categories") or ())
+    if problem:
+        raise Invalid("invalid_field", problem)
+
+
 @transaction.atomic
 def change_trail(
     *,
@@ -154,6 +162,7 @@ def change_trail(
     (the API's rule: they are added in the web app); `activities` replaces the whole list
     (the web app's). A new geometry recomputes what derives from it and the elevations;
     Closed closes every activity."""
+    _check_categories(changes)
     changes = dict(changes)
     activity_changes = changes.pop("activities", [])
     locked = (

@@ -16,7 +16,8 @@ from apikeys import keys
 from apikeys.credentials import API_KEY, ID_TOKEN, Credential
 from apikeys.models import ApiKey, User
 from core.errors import NotAuthenticated
-from core.limits import CONTROL_CHARACTER, ID_TOKEN_CLOCK_SKEW_SECONDS
+from core.ids import CONTROL_CHARACTER
+from core.limits import ID_TOKEN_CLOCK_SKEW_SECONDS
 
 LAST_USED_REFRESH = timedelta(minutes=5)
 FIREBASE_APP_NAME = "trails"

@@ -8,9 +8,9 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from core.dates import iso_ms
-from core.http_urls import HTTP_URL_PATTERN, is_http_url
 from core.jsdate import DateOutOfRange, InvalidDate, parse_js_date
 from core.limits import YEAR_MAX, YEAR_MIN
+from core.links import HTTP_URL_PATTERN, is_http_url
 
 
 @extend_schema_field(OpenApiTypes.DATETIME)

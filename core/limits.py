@@ -1,18 +1,14 @@
-"""Every bound the service puts on what it is sent, in one place (the README's limits table),
-applied alike by every interface.
+"""Every bound the service puts on what it is sent, in one place (the README's limits table);
+every interface applies them alike.
 
 Each bound is far beyond any real value, so it never refuses real data; it exists so that a
 number or a count no real client sends cannot overflow a column, a JSON encoder or a file
 (a depth of 1e20, an elevation of 1e308, an 80,000-part line, 200,000 categories).
 """
 
-import re
 from collections.abc import Iterable
 
-# No id, token or route holds a control character; PostgreSQL text cannot even hold NUL.
-CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
 TEXT_LIMIT = 2000  # characters of any free-text field (names, descriptions, links)
-
 
 # Numbers (inclusive bounds).
 SNOW_DEPTH_MAX = 100_000  # in the system's depth unit; the deepest snow ever measured is ~1,200 in
@@ -47,3 +43,11 @@ def some_of(values: Iterable[str], shown: int = NAMED_IN_ERRORS) -> str:
     named = ", ".join(values[:shown])
     rest = len(values) - shown
     return f"{named} and {rest:,} more" if rest > 0 else named
+
+
+def categories_problem(categories: Iterable[str]) -> str | None:
+    """What is wrong with a trail's categories against their limits, or None."""
+    categories = list(categories)
+    if len(categories) > CATEGORIES_MAX or any(len(c) > CATEGORY_LENGTH_MAX for c in categories):
+        return f"categories: at most {CATEGORIES_MAX}, of {CATEGORY_LENGTH_MAX} characters each."
+    return None

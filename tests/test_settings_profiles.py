@@ -54,7 +54,7 @@ def test_check_deploy_lists_what_the_production_profile_answers(tmp_path):
 def test_check_deploy_flags_emulator_tokens(tmp_path):
     result = manage("check", "--deploy", tmp_path=tmp_path, SECRET_KEY=PRODUCTION["SECRET_KEY"])
     assert result.returncode != 0
-    assert "apikeys.E001" in result.stderr
+    assert "api.E001" in result.stderr
     assert "unsigned ID tokens are accepted" in result.stderr
 
 

@@ -10,6 +10,7 @@ from core.actors import Actor
 from core.compiles import request_compile
 from core.errors import Invalid, NotFound
 from core.limits import some_of
+from core.links import check_links
 from trails.models import Trail, TrailSystem
 from trails.services import write_fields
 from updates.enums import NoticeSeverity, UpdateType
@@ -48,7 +49,9 @@ def _trails(system: TrailSystem, kind: str, data: dict) -> tuple[list[Trail], bo
 
 
 def _own_fields(kind: str, data: dict) -> dict:
-    return {name: data[name] for name in TYPE_FIELDS[kind] if name in data}
+    fields = {name: data[name] for name in TYPE_FIELDS[kind] if name in data}
+    check_links(fields, "link_url")
+    return fields
 
 
 def _require(fields: dict, name: str, message: str) -> None:

@@ -7,7 +7,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 from twilio.request_validator import RequestValidator
 
-from core.limits import CONTROL_CHARACTER
+from core.ids import CONTROL_CHARACTER
 from updates.subscribers import unsubscribe, unsubscribe_phone
 
 # Twilio's standard opt-out words and their French equivalents, compared without case.

@@ -24,7 +24,7 @@ from core.limits import TEXT_LIMIT
 from trails import activities as catalog
 from trails import enums
 from trails.fields import TRAIL_FIELDS
-from trails.geometry import LINE_TYPES, feature_collection
+from trails.geometry import feature_collection
 from trails.models import Point, Trail, TrailActivity, TrailSystem
 from trails.selectors import HISTORY_LIMIT
 
@@ -174,18 +174,37 @@ _POSITION = {
     "maxItems": 3,
     "description": "[lng, lat] or [lng, lat, elevation in metres]",
 }
-_LINE = {"type": "array", "items": _POSITION, "minItems": 2}
+_LINE = {
+    "type": "array",
+    "items": _POSITION,
+    "minItems": 2,
+    "maxItems": limits.GEOMETRY_POSITIONS_MAX,
+}
+
+
+def _geometry_schema(kind: str, coordinates: dict) -> dict:
+    return {
+        "type": "object",
+        "properties": {"type": {"type": "string", "enum": [kind]}, "coordinates": coordinates},
+        "required": ["type", "coordinates"],
+    }
 
 
 @extend_schema_field(
     {
-        "type": "object",
         "description": "A GeoJSON LineString or MultiLineString (see the README's limits).",
-        "properties": {
-            "type": {"type": "string", "enum": list(LINE_TYPES)},
-            "coordinates": {"oneOf": [_LINE, {"type": "array", "items": _LINE, "minItems": 1}]},
-        },
-        "required": ["type", "coordinates"],
+        "oneOf": [
+            _geometry_schema("LineString", _LINE),
+            _geometry_schema(
+                "MultiLineString",
+                {
+                    "type": "array",
+                    "items": _LINE,
+                    "minItems": 1,
+                    "maxItems": limits.GEOMETRY_PARTS_MAX,
+                },
+            ),
+        ],
     }
 )
 class GeometryField(serializers.JSONField):

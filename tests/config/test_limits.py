@@ -4,11 +4,13 @@ and stored data from before the bounds never breaks the legacy interface (defect
 import pytest
 
 from core import limits
+from core.actors import Actor, Via
+from core.errors import Invalid
 from legacy.firestore import with_timestamps
 from tests.factories import TrailFactory, TrailSystemFactory
+from trails import services, tasks
 from trails.elevations.sampling import SAMPLES
 from trails.models import Trail
-from trails.tasks import store_elevations
 from updates.models import Update
 
 pytestmark = pytest.mark.django_db
@@ -93,7 +95,7 @@ def test_an_absurd_elevation_is_refused(system, manager, elevation):
 def test_the_elevation_task_survives_stored_absurd_elevations(elevation):
     """A geometry stored before the bound: the provider is asked instead of the coordinates."""
     trail = TrailFactory(geometry={"type": "LineString", "coordinates": line(3, elevation)})
-    assert store_elevations(trail.pk)
+    assert tasks.store_elevations(trail.pk)
     trail.refresh_from_db()
     assert len(trail.elevations) == SAMPLES
     assert all(limits.ELEVATION_MIN <= value <= limits.ELEVATION_MAX for value in trail.elevations)
@@ -139,6 +141,18 @@ def test_too_many_categories_are_refused(system, manager):
         )
         == limits.CATEGORIES_MAX
     )
+
+
+def test_every_write_path_keeps_the_category_limit(system):
+    """The web app and commands call the service, which checks the limit too."""
+    trail = TrailFactory(trail_system=system)
+    with pytest.raises(Invalid) as refused:
+        services.change_trail(
+            trail=trail,
+            changes={"categories": ["x" * (limits.CATEGORY_LENGTH_MAX + 1)]},
+            actor=Actor("uid-web", Via.WEB_APP),
+        )
+    assert refused.value.code == "invalid_field"
 
 
 def test_too_many_ids_are_refused(system, manager):

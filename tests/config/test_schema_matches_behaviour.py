@@ -44,8 +44,11 @@ def test_request_minimums_and_geometry_are_in_the_schema(schema):
     assert components["KeyCreateRequest"]["properties"]["trailSystemIds"]["minItems"] == 1
     trail = components["TrailCreateRequest"]
     assert "geometry" in trail["required"]
-    assert "nullable" not in trail["properties"]["geometry"]
-    assert trail["properties"]["geometry"]["type"] == "object"
+    geometry = trail["properties"]["geometry"]
+    assert "nullable" not in geometry
+    kinds = {option["properties"]["type"]["enum"][0]: option for option in geometry["oneOf"]}
+    assert set(kinds) == {"LineString", "MultiLineString"}
+    assert kinds["LineString"]["properties"]["coordinates"]["minItems"] == 2
 
 
 @pytest.mark.parametrize("hours", [0, -1, 0.0])

@@ -15,6 +15,6 @@ def emulator_tokens_off_in_deployment(app_configs, **kwargs) -> list[Error]:
             f"(project {settings.FIREBASE_PROJECT_ID}).",
             hint="Set FIREBASE_PROJECT_ID to the real project and unset "
             "FIREBASE_AUTH_EMULATOR_HOST.",
-            id="apikeys.E001",
+            id="api.E001",
         )
     ]

@@ -132,10 +132,15 @@ def test_the_demo_map_draws_every_visible_trail_and_point_in_its_status_colour(
     expect(page.locator(".conditions").first).to_contain_text("Groomed for classic")
     expect(page.locator(".conditions").first).to_contain_text("3 h ago")
     screenshot("map-desktop")
-    # Keyboard: a trail in the list opens its popup on the map.
+    # Keyboard: the first Tab offers the way past the map; a trail in the list opens its
+    # popup on the map, and Escape closes it.
+    page.keyboard.press("Tab")
+    expect(page.locator(".skip-link")).to_be_focused()
     page.locator(".trail-button").first.focus()
     page.keyboard.press("Enter")
     expect(page.locator(".leaflet-popup")).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(page.locator(".leaflet-popup")).to_have_count(0)
 
     page.set_viewport_size({"width": 390, "height": 844})
     page.wait_for_timeout(300)

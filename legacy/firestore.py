@@ -87,4 +87,8 @@ def stored_json(text: str | None) -> orjson.Fragment | None:
 
 
 def encode(document) -> bytes:
-    return orjson.dumps(document)
+    try:
+        return orjson.dumps(document)
+    except TypeError:
+        # An integer beyond 64 bits somewhere in stored JSON: shown as a float, never a 500.
+        return orjson.dumps(with_timestamps(document))

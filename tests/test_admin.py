@@ -343,12 +343,14 @@ def test_moving_a_point_to_another_system_recompiles_both(staff, system):
 
 
 def test_the_web_app_refuses_links_that_are_not_http(staff, system):
-    """Defect 7 on the web app's write path: the update form and the point service."""
+    """Defect 7 on the web app's write path: the update and point services refuse them."""
     update = Update.objects.get(trail_system=system)
     response = staff.post(
-        url(Update, "change", update.pk), notice_form(system, link_url="javascript:alert(1)")
+        url(Update, "change", update.pk),
+        notice_form(system, link_url="javascript:alert(1)"),
+        follow=True,
     )
-    assert "Use an http:// or https:// URL." in response.content.decode()
+    assert "linkUrl: must be an http:// or https:// URL." in response.content.decode()
     point = Point.objects.get(trail_system=system)
     form = point_form(point, system, web_cam_url="javascript:alert(1)")
     staff.post(url(Point, "change", point.pk), form)

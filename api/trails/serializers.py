@@ -20,13 +20,12 @@ from api.fields import (
 from core import limits
 from core.actors import Via
 from core.ids import ID_MAX_LENGTH
-from core.limits import TEXT_LIMIT
+from core.limits import HISTORY_LIMIT, TEXT_LIMIT
 from trails import activities as catalog
 from trails import enums
 from trails.fields import TRAIL_FIELDS
 from trails.geometry import feature_collection
 from trails.models import Point, Trail, TrailActivity, TrailSystem
-from trails.selectors import HISTORY_LIMIT
 
 
 def activity_entry(activity: TrailActivity, language: str) -> dict:

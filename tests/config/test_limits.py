@@ -58,6 +58,14 @@ def test_legacy_system_document_shows_a_huge_stored_integer_instead_of_failing(c
     assert response.json()["updates"]["snowReport"][0]["baseDepth"] == 1e20
 
 
+def test_legacy_trails_show_huge_stored_numbers_instead_of_failing(client):
+    trail = TrailFactory(categories=["Nordic"], order=0)
+    Trail.objects.filter(pk=trail.pk).update(categories=[10**20])
+    response = client.get(f"/legacy/trails/{trail.trail_system_id}")
+    assert response.status_code == 200
+    assert response.json()[0]["categories"] == [1e20]
+
+
 def test_stored_integers_beyond_a_float_become_null():
     assert with_timestamps({"a": [10**400, -(10**20), 5]}) == {"a": [None, -1e20, 5]}
 

@@ -4,7 +4,6 @@ from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
 
-from core.links import is_http_url
 from updates import services
 from updates.enums import SURFACE_CONDITIONS
 from updates.models import Delivery, Subscriber, Update
@@ -44,8 +43,6 @@ class UpdateForm(forms.ModelForm):
         kind = cleaned.get("type")
         if kind == "notice" and not cleaned.get("description"):
             self.add_error("description", "A notice needs its text.")
-        if cleaned.get("link_url") and not is_http_url(cleaned["link_url"]):
-            self.add_error("link_url", "Use an http:// or https:// URL.")
         if kind == "surfaceConditions":
             if not cleaned.get("conditions"):
                 self.add_error("conditions", "Choose at least one surface condition.")

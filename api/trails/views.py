@@ -33,6 +33,7 @@ from api.bases import (
 from api.permissions import authorize, request_actor
 from api.trails import serializers as shapes
 from api.trails.serializers import HistoryQuerySerializer, StatusChangeSerializer
+from core.errors import Invalid
 from publishing import scheduling
 from publishing.weather import weather_for
 from trails import enums, selectors, services

@@ -4,6 +4,7 @@ import json
 import re
 
 import pytest
+from django.template import Context, Template
 
 from public.embeds import embed_snippets
 from tests.factories import TrailSystemFactory
@@ -176,3 +177,16 @@ def test_embed_snippets_frame_the_map_and_the_list_from_the_public_address(setti
     assert 'src="https://trails.example/embed/abc123"' in map_snippet.html
     assert 'src="https://trails.example/embed/abc123/list"' in list_snippet.html
     assert "Bob &amp; &quot;Sons&quot;" in map_snippet.html
+
+
+def test_the_embed_snippets_tag_shows_each_snippet_ready_to_copy(settings):
+    settings.PUBLIC_BASE_URL = "https://trails.example"
+    system = TrailSystemFactory.build(pk="abc123", name="Pine Hill", language="fr")
+
+    html = Template("{% load public_embeds %}{% embed_snippets system %}").render(
+        Context({"system": system})
+    )
+
+    assert "Carte" in html and "Liste d" in html
+    # Escaped inside the textarea, so the page shows the exact HTML to paste.
+    assert "&lt;iframe src=&quot;https://trails.example/embed/abc123&quot;" in html

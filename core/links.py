@@ -4,6 +4,7 @@ import re
 from collections.abc import Mapping
 
 from core.errors import Invalid
+from core.names import camel
 
 # An http(s) URL with a host; the OpenAPI schema states the same pattern.
 HTTP_URL_PATTERN = r"^([hH][tT][tT][pP][sS]?://[^/?#\s]+[\s\S]*)?$"
@@ -20,5 +21,4 @@ def check_links(fields: Mapping, *names: str) -> None:
     for name in names:
         url = fields.get(name)
         if url and not is_http_url(url):
-            label = "".join(part.title() if i else part for i, part in enumerate(name.split("_")))
-            raise Invalid("invalid_field", f"{label}: must be an http:// or https:// URL.")
+            raise Invalid("invalid_field", f"{camel(name)}: must be an http:// or https:// URL.")

@@ -350,7 +350,7 @@ def test_the_web_app_refuses_links_that_are_not_http(staff, system):
         notice_form(system, link_url="javascript:alert(1)"),
         follow=True,
     )
-    assert "linkUrl: must be an http:// or https:// URL." in response.content.decode()
+    assert "must be an http:// or https:// URL." in response.content.decode()
     point = Point.objects.get(trail_system=system)
     form = point_form(point, system, web_cam_url="javascript:alert(1)")
     staff.post(url(Point, "change", point.pk), form)

@@ -44,7 +44,13 @@ def changes(serializer_class: type[serializers.Serializer], request: Request) ->
 
 
 def flag(request: Request, name: str) -> bool:
-    return request.query_params.get(name, "").lower() == "true"
+    """A boolean query parameter: absent, true or false; anything else is a clear 400."""
+    value = request.query_params.get(name)
+    if value is None or value.lower() == "false":
+        return False
+    if value.lower() == "true":
+        return True
+    raise Invalid("invalid_field", f"{name}: must be true or false.")
 
 
 # OpenAPI: the views build their responses by hand, so each operation names its shapes here.

@@ -15,6 +15,7 @@ urlpatterns = [
     ),
     path("admin/", admin.site.urls),
     path("", include("webapp.urls")),
+    path("", include("public.urls")),
 ]
 
 

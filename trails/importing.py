@@ -18,6 +18,8 @@ from django.core.exceptions import ValidationError
 
 from core.actors import Actor, Via
 from core.ids import ID_MAX_LENGTH, new_id
+from core.limits import TEXT_LIMIT, TRAIL_ORDER_MAX, WAIT_TIME_MAX, categories_problem
+from core.links import is_http_url
 from trails import enums, services
 from trails.activities import get_activity
 from trails.geometry import GeometryError, lines
@@ -55,15 +57,6 @@ class InvalidInput(ValueError):
     def __init__(self, problems: Sequence[Problem | str]):
         self.problems = list(problems)
         super().__init__("\n".join(str(problem) for problem in self.problems))
-
-
-class FeatureError(ValueError):
-    """One field of one feature cannot be imported."""
-
-    def __init__(self, field: str, reason: str):
-        self.field = field
-        self.reason = reason
-        super().__init__(f"{field}: {reason}")
 
 
 def validate_uid(uid: str) -> str:
@@ -131,6 +124,13 @@ class Properties:
             return self.fail(key, f"is longer than {max_length} characters.", "")
         return value
 
+    def link(self, key: str) -> str:
+        """A URL shown to people: http or https only."""
+        value = self.text(key, TEXT_LIMIT)
+        if value and not is_http_url(value):
+            return self.fail(key, "must be an http:// or https:// URL.", "")
+        return value
+
     def choice(self, key: str, choices: Iterable[str], default: str | None) -> str:
         """The value, which must be one of choices; default None makes the key required."""
         value = self.properties.get(key)
@@ -150,7 +150,14 @@ class Properties:
             return self.fail(key, "must be true or false.", False)
         return value
 
-    def integer(self, key: str, default: int | None, *, minimum: int | None = None) -> int | None:
+    def integer(
+        self,
+        key: str,
+        default: int | None,
+        *,
+        minimum: int | None = None,
+        maximum: int | None = None,
+    ) -> int | None:
         value = self.properties.get(key)
         if value is None:
             return default
@@ -160,6 +167,8 @@ class Properties:
             return self.fail(key, "must be an integer.", default)
         if minimum is not None and value < minimum:
             return self.fail(key, f"must be at least {minimum}.", default)
+        if maximum is not None and value > maximum:
+            return self.fail(key, f"must be at most {maximum}.", default)
         return value
 
     def identifier(self, key: str, fresh: dict[str, str] | None) -> str:
@@ -180,7 +189,10 @@ class Properties:
             return []
         if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
             return self.fail("categories", "must be a list of strings.", [])
-        return value
+        problem = categories_problem(value)
+        return (
+            self.fail("categories", problem.removeprefix("categories: "), []) if problem else value
+        )
 
 
 def _activities(props: Properties) -> list[TrailActivity]:
@@ -225,7 +237,7 @@ def _trail(props: Properties, trail_id: str, by_uid: str) -> Trail:
         hidden=props.flag("hidden"),
         one_way=props.flag("oneWay"),
         one_way_reversed=props.flag("oneWayReversed"),
-        order=props.integer("order", 0),
+        order=props.integer("order", 0, minimum=-TRAIL_ORDER_MAX, maximum=TRAIL_ORDER_MAX),
         categories=props.categories(),
         created_by=by_uid,
         updated_by=by_uid,
@@ -258,8 +270,8 @@ def _point(props: Properties, point_id: str, coordinates, by_uid: str) -> Point:
         marker_class=props.choice("markerClass", enums.MARKER_CLASSES, None),
         status=props.choice("status", enums.PointStatus.values, enums.PointStatus.OPEN),
         hidden=props.flag("hidden"),
-        wait_time=props.integer("waitTime", None, minimum=0),
-        web_cam_url=props.text("webCamUrl", 2000),
+        wait_time=props.integer("waitTime", None, minimum=0, maximum=WAIT_TIME_MAX),
+        web_cam_url=props.link("webCamUrl"),
         dining_options=dining,
         lat=lat,
         lng=lng,

@@ -145,3 +145,39 @@ class Delivery(models.Model):
 
     def __str__(self) -> str:
         return f"{self.channel} of {self.update_id} to {self.subscriber_id}: {self.state}"
+
+
+class PendingSubscription(models.Model):
+    """A sign-up from the public map waiting for its contact to prove it is theirs: the e-mail
+    address by a single-use link (24 hours), the phone by a 6-digit code sent by SMS. Only
+    digests of the link token and the code are stored."""
+
+    id = IdField(primary_key=True)
+    trail_system = models.ForeignKey(
+        TrailSystem, on_delete=models.CASCADE, related_name="pending_subscriptions"
+    )
+    email = models.EmailField(blank=True, default="")
+    phone = models.CharField(max_length=20, blank=True, default="", help_text="E.164")
+    email_token_digest = models.CharField(max_length=64, blank=True, default="", db_index=True)
+    email_confirmed_on = models.DateTimeField(null=True, blank=True)
+    code_digest = models.CharField(max_length=64, blank=True, default="")
+    code_attempts = models.PositiveSmallIntegerField(default=0)
+    phone_confirmed_on = models.DateTimeField(null=True, blank=True)
+    # The subscriber made by the first confirmed contact; the second one joins it.
+    subscriber = models.ForeignKey(
+        Subscriber, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_on = models.DateTimeField(default=timezone.now, editable=False)
+    expires_on = models.DateTimeField()
+    code_expires_on = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_on"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(email="") | ~Q(phone=""), name="pending_has_email_or_phone"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.email or self.phone} for {self.trail_system_id} (pending)"

@@ -3,6 +3,7 @@
 from celery import group, shared_task
 from django.db import transaction
 
+from updates import confirmations
 from updates.models import Update
 from updates.notifications import delivery, recipients
 
@@ -46,3 +47,9 @@ def sweep_notifications() -> int:
     for update_id in update_ids:
         fan_out_update.delay(update_id)
     return len(update_ids)
+
+
+@shared_task
+def purge_expired_confirmations() -> int:
+    """Daily: forget sign-ups from the public map that nobody confirmed within 24 hours."""
+    return confirmations.purge_expired_confirmations()

@@ -33,6 +33,7 @@ from api.bases import (
 from api.permissions import authorize, request_actor
 from api.trails import serializers as shapes
 from api.trails.serializers import HistoryQuerySerializer, StatusChangeSerializer
+from core.errors import Invalid
 from publishing import scheduling
 from publishing.weather import weather_for
 from trails import enums, selectors, services
@@ -136,7 +137,10 @@ class TrailsView(SystemCollectionView):
 
     @staticmethod
     def with_geometry(request: Request) -> bool:
-        return request.query_params.get("include") == "geoJson"
+        include = request.query_params.get("include")
+        if include not in (None, "geoJson"):
+            raise Invalid("invalid_field", "include: the only value is geoJson.")
+        return include == "geoJson"
 
     def list_serializer_for(self, request):
         if self.with_geometry(request):

@@ -1,0 +1,52 @@
+"""Reads for the public pages: the systems on the public map and their published data."""
+
+import orjson
+from django.core.files.storage import default_storage
+
+from publishing.selectors import load_active_systems
+from trails.models import TrailSystem
+
+
+def public_system(system_id: str) -> TrailSystem | None:
+    """The system if it is on the public map (not inactive); None otherwise."""
+    return TrailSystem.objects.filter(pk=system_id, inactive=False).first()
+
+
+def index_rows() -> list[dict]:
+    """Name, open and total trails of every active system, from the rows the all-systems
+    file is built from (so a system compiled a minute ago is listed, not in three hours)."""
+    return [
+        {
+            "id": row["id"],
+            "name": row["name"],
+            "open": row["open_trails"],
+            "total": row["open_trails"] + row["caution_trails"] + row["closed_trails"],
+        }
+        for row in load_active_systems()
+    ]
+
+
+def _published_collection(system: TrailSystem) -> dict:
+    """The current published file; read again once if a compile replaced it meanwhile."""
+    for _attempt in range(2):
+        if not system.geo_json_path:
+            break
+        try:
+            with default_storage.open(system.geo_json_path, "rb") as stored:
+                return orjson.loads(stored.read())
+        except FileNotFoundError:
+            system.refresh_from_db(fields=["geo_json_path"])
+    return {"type": "FeatureCollection", "features": []}
+
+
+def published_trails(system: TrailSystem) -> list[dict]:
+    """The visible trails of the published file, lifts last, each once (showInLists)."""
+    collection = _published_collection(system)
+    trails = [
+        feature["properties"]
+        for feature in collection["features"]
+        if "trailId" in feature["properties"]
+        and feature["properties"].get("showInLists")
+        and not feature["properties"].get("hidden")
+    ]
+    return sorted(trails, key=lambda trail: trail.get("type") == "Lift")

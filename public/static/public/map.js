@@ -1,0 +1,556 @@
+/*
+ * The public trail map: draws a trail system's published file with Leaflet and lists its
+ * trails, notices, snow report and weather beside it.
+ *
+ * The current file's address comes from the legacy system document (geoJsonUrl), read again
+ * every `pollSeconds`; a new address means a new compile, and the new file replaces the old
+ * one. Settings and words arrive in the JSON script element #map-config, so the page needs
+ * no inline script. Everything shown is built with textContent, never parsed as HTML.
+ */
+(function () {
+  "use strict";
+
+  var config = JSON.parse(document.getElementById("map-config").textContent);
+  var t = config.texts;
+  var STATUSES = ["Open", "Caution", "Closed"];
+  // Also in public.css; each gives at least 4.5:1 on white (WCAG 2.1 AA, text and lines).
+  var COLOURS = { Open: "#1b7a34", Caution: "#975400", Closed: "#c0262d" };
+  var LIFT_CASING = "#1f2937";
+  var DIFFICULTIES = {
+    circle: "difficulty_circle",
+    square: "difficulty_square",
+    diamond: "difficulty_diamond",
+    doubleDiamond: "difficulty_doubleDiamond",
+    terrainPark: "difficulty_terrainPark",
+  };
+  var MARKER_GLYPHS = {
+    bar: "\u2615", cabin: "\u2302", dining: "\u2615", "dog-park": "D", "fallen-tree": "\u26a0",
+    "first-aid": "\u271a", fishing: "F", generic: "\u2022", hazard: "\u26a0", ice: "\u2744",
+    "ice-rink": "\u2744", lodge: "\u2302", lodging: "\u2302", mud: "\u26a0", parking: "P",
+    "parking-busy": "P", "parking-very-busy": "P", playground: "\u263a", restaurant: "\u2615",
+    restroom: "WC", scenic: "\u2605", star: "\u2605", trailhead: "\u2691", "wait-time": "\u25f7",
+    "water-access": "\u2248", "web-cam": "\u25c9", yurt: "\u2302",
+  };
+  var SNOW_FIGURES = [
+    "baseDepth", "twentyFourHours", "fourtyEightHours", "sevenDays", "seasonTotal",
+    "lastSnowAmount", "upperElevationDepth",
+  ];
+  var DEPTH_UNITS = { inches: "in", centimeters: "cm" };
+  var KM_PER_MILE = 1.609344;
+
+  var state = { url: null, system: null, collection: null, activity: "", fitted: false };
+  var trailGroups = {};
+
+  var map = L.map("map", { keyboard: true, zoomSnap: 0.5, attributionControl: true });
+  map.attributionControl.setPrefix(false);
+  if (config.tileUrl) {
+    L.tileLayer(config.tileUrl, { attribution: config.tileAttribution, maxZoom: 19 }).addTo(map);
+  } else {
+    map.getContainer().classList.add("no-tiles");
+  }
+  map.createPane("lifts").style.zIndex = 430;
+  map.createPane("symbols").style.zIndex = 460;
+  var drawn = L.layerGroup().addTo(map);
+  map.setView([45, -100], 3);
+  map.on("zoomend", function () {
+    map.getContainer().classList.toggle("zoomed-out", map.getZoom() < 14);
+  });
+
+  // Small helpers
+
+  function el(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined && text !== null) node.textContent = text;
+    return node;
+  }
+
+  function format(template, values) {
+    return template.replace(/\{(\w+)\}/g, function (_, key) {
+      return values[key];
+    });
+  }
+
+  function toDate(value) {
+    if (!value) return null;
+    if (typeof value === "string") return new Date(value);
+    if (typeof value._seconds === "number") return new Date(value._seconds * 1000);
+    return null;
+  }
+
+  function ago(value) {
+    var date = toDate(value);
+    if (!date || isNaN(date)) return "";
+    var minutes = Math.floor((Date.now() - date.getTime()) / 60000);
+    if (minutes < 1) return t.just_now;
+    if (minutes < 60) return format(t.ago_minutes, { n: minutes });
+    var hours = Math.floor(minutes / 60);
+    if (hours < 48) return format(t.ago_hours, { n: hours });
+    return format(t.ago_days, { n: Math.floor(hours / 24) });
+  }
+
+  function statusLabel(status) {
+    return t[String(status).toLowerCase()] || status;
+  }
+
+  function statusBadge(status) {
+    var badge = el("span", "status status-" + String(status).toLowerCase());
+    badge.appendChild(el("span", "status-icon"));
+    badge.lastChild.setAttribute("aria-hidden", "true");
+    badge.appendChild(document.createTextNode(statusLabel(status)));
+    return badge;
+  }
+
+  function difficultySymbol(difficulty) {
+    var key = DIFFICULTIES[difficulty];
+    if (!key) return null;
+    var symbol = el("span", "difficulty difficulty-" + difficulty);
+    symbol.setAttribute("role", "img");
+    symbol.setAttribute("aria-label", t[key]);
+    symbol.title = t[key];
+    return symbol;
+  }
+
+  function distanceText(km) {
+    if (typeof km !== "number") return "";
+    var miles = state.system && state.system.lengthMeasurement === "miles";
+    var value = miles ? km / KM_PER_MILE : km;
+    return value.toFixed(value < 10 ? 1 : 0) + (miles ? " mi" : " km");
+  }
+
+  function activityFor(properties) {
+    if (!state.activity) return null;
+    return (properties.activities || []).find(function (a) {
+      return a.value === state.activity;
+    });
+  }
+
+  // The trail's status, or its activity's status when the list is filtered by activity.
+  function shownStatus(properties) {
+    var activity = activityFor(properties);
+    return activity ? activity.status : properties.status;
+  }
+
+  function isShown(properties) {
+    if (properties.hidden) return false;
+    if (!state.activity || properties.type === "Lift") return true;
+    return Boolean(activityFor(properties));
+  }
+
+  // Map drawing
+
+  function latLngs(coordinates) {
+    return coordinates.map(function (c) {
+      return [c[1], c[0]];
+    });
+  }
+
+  // A point at `fraction` of the line's length and the screen angle of travel there.
+  function alongLine(points, fraction) {
+    var projected = points.map(function (p) {
+      return L.CRS.EPSG3857.project(L.latLng(p));
+    });
+    var lengths = [0];
+    for (var i = 1; i < projected.length; i++) {
+      lengths.push(lengths[i - 1] + projected[i].distanceTo(projected[i - 1]));
+    }
+    var target = lengths[lengths.length - 1] * fraction;
+    for (var j = 1; j < projected.length; j++) {
+      if (lengths[j] >= target) {
+        var a = projected[j - 1], b = projected[j];
+        var part = lengths[j] === lengths[j - 1] ? 0 : (target - lengths[j - 1]) / (lengths[j] - lengths[j - 1]);
+        var at = L.point(a.x + (b.x - a.x) * part, a.y + (b.y - a.y) * part);
+        var degrees = (Math.atan2(-(b.y - a.y), b.x - a.x) * 180) / Math.PI;
+        return { latLng: L.CRS.EPSG3857.unproject(at), degrees: degrees };
+      }
+    }
+    return { latLng: L.latLng(points[0]), degrees: 0 };
+  }
+
+  function symbolMarker(latLng, className, child) {
+    var holder = el("div");
+    holder.appendChild(child);
+    return L.marker(latLng, {
+      icon: L.divIcon({ className: className, html: holder, iconSize: [16, 16] }),
+      interactive: false,
+      keyboard: false,
+      pane: "symbols",
+    });
+  }
+
+  function oneWayArrows(points, properties, layers) {
+    var line = properties.oneWayReversed ? points.slice().reverse() : points;
+    [0.5].concat(properties.distance > 1.5 ? [0.2, 0.8] : []).forEach(function (fraction) {
+      var at = alongLine(line, fraction);
+      var arrow = el("span", "arrow");
+      arrow.style.transform = "rotate(" + at.degrees + "deg)";
+      var className = "oneway-arrow" + (properties.type === "Lift" ? " on-lift" : "");
+      layers.push(symbolMarker(at.latLng, className, arrow));
+    });
+  }
+
+  function trailPopup(properties) {
+    var box = el("div", "popup");
+    var title = el("h3", "popup-title");
+    var symbol = difficultySymbol(properties.difficulty);
+    if (symbol) title.appendChild(symbol);
+    title.appendChild(document.createTextNode(properties.name));
+    box.appendChild(title);
+    var line = el("p", "popup-status");
+    line.appendChild(statusBadge(properties.status));
+    if (properties.type === "Lift") line.appendChild(el("span", "tag", t.lift));
+    if (properties.oneWay) line.appendChild(el("span", "tag", t.one_way));
+    if (properties.distance) line.appendChild(el("span", "tag", distanceText(properties.distance)));
+    box.appendChild(line);
+    appendTrailDetails(box, properties);
+    if (properties.description) box.appendChild(el("p", "popup-description", properties.description));
+    return box;
+  }
+
+  // Activities, surface conditions with their age, and notices attached to the trail.
+  function appendTrailDetails(parent, properties) {
+    var activities = properties.activities || [];
+    if (activities.length) {
+      var list = el("ul", "activities");
+      activities.forEach(function (activity) {
+        var item = el("li", "activity", format(t.label_colon, { label: activity.label }));
+        item.appendChild(statusBadge(activity.status));
+        list.appendChild(item);
+      });
+      parent.appendChild(list);
+    }
+    var updates = properties.updates || {};
+    (updates.surfaceConditions || []).slice(0, 1).forEach(function (update) {
+      var text = (update.conditions || []).map(function (c) {
+        return c.text;
+      }).join(", ");
+      parent.appendChild(el("p", "conditions", text + " \u00b7 " + ago(update.updatedOn)));
+    });
+    (updates.notice || []).forEach(function (notice) {
+      parent.appendChild(noticeItem(notice, "p"));
+    });
+  }
+
+  function drawTrail(feature, layers) {
+    var properties = feature.properties;
+    var status = shownStatus(properties);
+    var lift = properties.type === "Lift";
+    var pane = lift ? "lifts" : "overlayPane";
+    var points = latLngs(feature.geometry.coordinates);
+    var casing = L.polyline(points, {
+      color: lift ? LIFT_CASING : "#ffffff", weight: lift ? 8 : 7, opacity: 1,
+      interactive: false, pane: pane, className: "trail-casing",
+    });
+    var line = L.polyline(points, {
+      color: COLOURS[status], weight: lift ? 3 : 4, opacity: 1, pane: pane,
+      dashArray: properties.lineStyle === "Dashed" ? "8 7" : null,
+      className: "trail-line" + (lift ? " lift-line" : ""),
+    });
+    line.bindPopup(function () {
+      return trailPopup(properties);
+    });
+    line.bindTooltip(properties.name + " \u2013 " + statusLabel(status), { sticky: true });
+    layers.push(casing, line);
+    if (status !== "Open") {
+      layers.push(L.polyline(points, {
+        color: "#ffffff", weight: status === "Closed" ? 2.5 : 1.5, opacity: 1, lineCap: "round",
+        dashArray: status === "Closed" ? "0.1 7" : "3 8", interactive: false, pane: pane,
+        className: "status-pattern pattern-" + status.toLowerCase(),
+      }));
+    }
+    if (properties.oneWay) oneWayArrows(points, properties, layers);
+    if (properties.showInLists && !lift) {
+      var symbol = difficultySymbol(properties.difficulty);
+      if (symbol) layers.push(symbolMarker(alongLine(points, 0.35).latLng, "difficulty-marker", symbol));
+    }
+    var group = trailGroups[properties.trailId] || (trailGroups[properties.trailId] = []);
+    group.push(line);
+    line.on("add", function () {
+      var path = line.getElement();
+      path.setAttribute("data-trail-id", properties.trailId);
+      path.setAttribute("data-status", status);
+    });
+  }
+
+  function drawPoint(feature, layers) {
+    var properties = feature.properties;
+    var c = feature.geometry.coordinates;
+    var glyph = el("span", "poi-glyph", MARKER_GLYPHS[properties.markerClass] || "\u2022");
+    glyph.setAttribute("aria-hidden", "true");
+    var holder = el("div");
+    holder.appendChild(glyph);
+    var label = properties.name + " \u2013 " + statusLabel(properties.status);
+    var marker = L.marker([c[1], c[0]], {
+      icon: L.divIcon({
+        className: "poi poi-" + properties.markerClass + " status-" + properties.status.toLowerCase(),
+        html: holder, iconSize: [28, 28],
+      }),
+      title: label, alt: label, keyboard: true, riseOnHover: true,
+    });
+    marker.bindPopup(function () {
+      var box = el("div", "popup");
+      box.appendChild(el("h3", "popup-title", properties.name));
+      var line = el("p", "popup-status");
+      line.appendChild(statusBadge(properties.status));
+      if (typeof properties.waitTime === "number") {
+        line.appendChild(el("span", "tag", format(t.wait_time, { n: properties.waitTime })));
+      }
+      box.appendChild(line);
+      return box;
+    });
+    marker.on("add", function () {
+      var icon = marker.getElement();
+      icon.setAttribute("data-point-id", properties.pointId);
+      icon.setAttribute("data-status", properties.status);
+      icon.setAttribute("role", "button");
+      icon.setAttribute("aria-label", label);
+    });
+    layers.push(marker);
+  }
+
+  function drawCollection() {
+    var layers = [];
+    trailGroups = {};
+    state.collection.features.forEach(function (feature) {
+      var properties = feature.properties || {};
+      if (!feature.geometry || !isShown(properties)) return;
+      if (properties.trailId !== undefined && feature.geometry.type === "LineString") {
+        drawTrail(feature, layers);
+      } else if (properties.pointId !== undefined && feature.geometry.type === "Point") {
+        drawPoint(feature, layers);
+      }
+    });
+    drawn.clearLayers();
+    layers.forEach(function (layer) {
+      drawn.addLayer(layer);
+    });
+    if (!state.fitted && layers.length) {
+      map.fitBounds(L.featureGroup(layers).getBounds(), { padding: [20, 20], maxZoom: 16 });
+      state.fitted = true;
+    }
+  }
+
+  // Side panel
+
+  function noticeItem(notice, tag) {
+    var severity = notice.severity || "info";
+    var item = el(tag, "notice severity-" + severity);
+    item.appendChild(el("strong", "severity", format(t.label_colon, { label: t[severity] })));
+    item.appendChild(document.createTextNode(notice.description || ""));
+    if (notice.linkUrl && /^https?:\/\//i.test(notice.linkUrl)) {
+      var link = el("a", "notice-link", t.more);
+      link.href = notice.linkUrl;
+      link.rel = "noopener";
+      item.appendChild(document.createTextNode(" "));
+      item.appendChild(link);
+    }
+    var age = ago(notice.updatedOn);
+    if (age) item.appendChild(el("span", "age", " \u00b7 " + age));
+    return item;
+  }
+
+  function showSection(id, filled) {
+    var section = document.getElementById(id);
+    if (section) section.hidden = !filled;
+    return section;
+  }
+
+  function renderNotices(system) {
+    var notices = (system.updates && system.updates.notice) || [];
+    var section = showSection("notices", notices.length > 0);
+    if (!section) return;
+    var list = section.querySelector("ul");
+    list.replaceChildren();
+    notices.forEach(function (notice) {
+      list.appendChild(noticeItem(notice, "li"));
+    });
+  }
+
+  function renderSnow(system) {
+    var report = system.updates && system.updates.snowReport && system.updates.snowReport[0];
+    var section = showSection("snow", Boolean(report));
+    if (!section || !report) return;
+    var unit = DEPTH_UNITS[system.depthMeasurement] || system.depthMeasurement || "";
+    var figures = section.querySelector("dl");
+    figures.replaceChildren();
+    function add(label, value) {
+      figures.appendChild(el("dt", null, label));
+      figures.appendChild(el("dd", null, value));
+    }
+    SNOW_FIGURES.forEach(function (name) {
+      if (typeof report[name] === "number") add(t[name], report[name] + " " + unit);
+    });
+    var lastSnow = toDate(report.lastSnowDate);
+    if (lastSnow) {
+      var when = lastSnow.toLocaleDateString(config.language, { month: "short", day: "numeric" });
+      add(t.lastSnowDate, when + (report.lastSnowTime ? " " + report.lastSnowTime : ""));
+    }
+  }
+
+  function renderWeather(system) {
+    var weather = system.weather;
+    var section = showSection("weather", Boolean(weather && typeof weather.temperature === "number"));
+    if (!section || !section.querySelector || !weather || typeof weather.temperature !== "number") return;
+    var fahrenheit = system.tempMeasurement === "fahrenheit";
+    function temperature(celsius) {
+      return Math.round(fahrenheit ? (celsius * 9) / 5 + 32 : celsius) + (fahrenheit ? " \u00b0F" : " \u00b0C");
+    }
+    var parts = [];
+    if (weather.description) parts.push(weather.description);
+    parts.push(temperature(weather.temperature));
+    if (typeof weather.apparentTemperature === "number") {
+      parts.push(t.feels_like + " " + temperature(weather.apparentTemperature));
+    }
+    if (typeof weather.windSpeed === "number") {
+      var miles = system.lengthMeasurement === "miles";
+      var speed = miles ? weather.windSpeed / KM_PER_MILE : weather.windSpeed;
+      parts.push(t.wind + " " + Math.round(speed) + (miles ? " mph" : " km/h"));
+    }
+    var age = ago(weather.observedAt);
+    section.querySelector("p").textContent = parts.join(", ") + (age ? " \u00b7 " + age : "");
+  }
+
+  function renderFilter() {
+    var select = document.getElementById("activity-filter");
+    if (!select) return;
+    var seen = {};
+    state.collection.features.forEach(function (feature) {
+      var properties = feature.properties || {};
+      if (properties.hidden) return;
+      (properties.activities || []).forEach(function (activity) {
+        seen[activity.value] = activity.label;
+      });
+    });
+    var current = state.activity;
+    while (select.options.length > 1) select.remove(1);
+    Object.keys(seen).sort(function (a, b) {
+      return seen[a].localeCompare(seen[b]);
+    }).forEach(function (value) {
+      var option = el("option", null, seen[value]);
+      option.value = value;
+      select.appendChild(option);
+    });
+    select.value = seen[current] ? current : "";
+    state.activity = select.value;
+  }
+
+  function focusTrail(trailId) {
+    var lines = trailGroups[trailId] || [];
+    if (!lines.length) return;
+    map.fitBounds(L.featureGroup(lines).getBounds(), { padding: [40, 40], maxZoom: 16 });
+    lines[0].openPopup();
+  }
+
+  function trailItem(properties) {
+    var item = el("li", "trail-item");
+    var button = el("button", "trail-button");
+    button.type = "button";
+    var symbol = difficultySymbol(properties.difficulty);
+    if (symbol) button.appendChild(symbol);
+    button.appendChild(el("span", "trail-name", properties.name));
+    button.appendChild(el("span", "visually-hidden", " \u2013 " + statusLabel(shownStatus(properties))));
+    button.addEventListener("click", function () {
+      focusTrail(properties.trailId);
+    });
+    item.appendChild(button);
+    appendTrailDetails(item, properties);
+    return item;
+  }
+
+  function renderList() {
+    var holder = document.getElementById("trail-groups");
+    if (!holder) return;
+    var trails = state.collection.features
+      .map(function (feature) { return feature.properties || {}; })
+      .filter(function (p) { return p.trailId !== undefined && p.showInLists && isShown(p); });
+    var groups = STATUSES.map(function (status) {
+      return { status: status, title: statusLabel(status), trails: [] };
+    });
+    var lifts = { status: null, title: t.lifts, trails: [] };
+    trails.forEach(function (p) {
+      if (p.type === "Lift") lifts.trails.push(p);
+      else groups[Math.max(STATUSES.indexOf(shownStatus(p)), 0)].trails.push(p);
+    });
+    holder.replaceChildren();
+    groups.concat([lifts]).forEach(function (group) {
+      if (!group.trails.length) return;
+      var section = el("section", "trail-group" + (group.status ? " group-" + group.status.toLowerCase() : " group-lifts"));
+      var heading = el("h3", "group-heading");
+      if (group.status) heading.appendChild(statusBadge(group.status));
+      else heading.appendChild(document.createTextNode(group.title));
+      heading.appendChild(el("span", "count", " (" + group.trails.length + ")"));
+      section.appendChild(heading);
+      var list = el("ul", "trail-list");
+      group.trails.forEach(function (p) {
+        var item = trailItem(p);
+        if (!group.status) item.querySelector(".trail-button").after(statusBadge(p.status));
+        list.appendChild(item);
+      });
+      section.appendChild(list);
+      holder.appendChild(section);
+    });
+    if (!trails.length) holder.appendChild(el("p", null, t.no_trails));
+  }
+
+  function render() {
+    renderFilter();
+    drawCollection();
+    renderList();
+  }
+
+  // Loading and polling
+
+  var statusLine = document.getElementById("map-status");
+
+  function showLoaded() {
+    var time = new Date().toLocaleTimeString(config.language, { hour: "2-digit", minute: "2-digit" });
+    statusLine.textContent = format(t.updated, { time: time });
+    statusLine.classList.remove("failed");
+  }
+
+  function fetchJson(url) {
+    return fetch(url, { cache: "no-store", credentials: "omit" }).then(function (response) {
+      if (!response.ok) throw new Error(url + " answered " + response.status);
+      return response.json();
+    });
+  }
+
+  function refresh() {
+    return fetchJson(config.systemUrl)
+      .then(function (system) {
+        state.system = system;
+        renderNotices(system);
+        renderSnow(system);
+        renderWeather(system);
+        if (!system.geoJsonUrl || system.geoJsonUrl === state.url) return;
+        return fetchJson(system.geoJsonUrl).then(function (collection) {
+          state.url = system.geoJsonUrl;
+          state.collection = collection;
+          render();
+          document.body.setAttribute("data-file", state.url);
+        });
+      })
+      .then(showLoaded)
+      .catch(function () {
+        statusLine.textContent = t.load_failed;
+        statusLine.classList.add("failed");
+      })
+      .finally(function () {
+        window.setTimeout(refresh, config.pollSeconds * 1000);
+      });
+  }
+
+  // Escape closes a popup opened from the list, where the map itself does not have focus.
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape") map.closePopup();
+  });
+
+  var filter = document.getElementById("activity-filter");
+  if (filter) {
+    filter.addEventListener("change", function () {
+      state.activity = filter.value;
+      if (state.collection) render();
+    });
+  }
+  refresh();
+})();

@@ -1,0 +1,15 @@
+"""Public pages at the site root: no credentials."""
+
+from django.urls import path
+
+from public import views
+
+urlpatterns = [
+    path("", views.index_view, name="public-index"),
+    path("map/<str:system_id>", views.map_view, name="public-map"),
+    path("embed/<str:system_id>", views.embed_view, name="public-embed"),
+    path("embed/<str:system_id>/list", views.embed_list_view, name="public-embed-list"),
+    path("subscribe/confirm/<str:token>", views.confirm_email_view, name="subscribe-confirm"),
+    path("subscribe/<str:system_id>", views.subscribe_view, name="subscribe"),
+    path("subscribe/<str:system_id>/code", views.confirm_code_view, name="subscribe-code"),
+]

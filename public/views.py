@@ -1,0 +1,227 @@
+"""The public pages: the index, the map, the embeds and subscribing from the map.
+
+The map pages carry no inline script or style: the script reads its settings from a JSON
+script element, so a strict Content-Security-Policy holds. The embeds may be framed by any
+site; every other page keeps the site-wide X-Frame-Options.
+"""
+
+from urllib.parse import urlsplit
+
+from csp.decorators import csp_replace, csp_update
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.cache import cache_control
+from django.views.decorators.clickjacking import xframe_options_exempt
+from django.views.decorators.http import require_GET, require_POST
+
+from public import ratelimit
+from public.selectors import index_rows, public_system, published_trails
+from public.texts import texts_for
+from publishing.storage import public_url
+from trails.models import TrailSystem
+from updates.confirmations import Outcome, confirm_email, confirm_phone, request_subscription
+from updates.subscribers import normalize_email, normalize_phone
+
+# Sign-ups: per client address and per contact (e-mail or phone), per hour.
+SUBSCRIBE_LIMIT_PER_ADDRESS = 10
+SUBSCRIBE_LIMIT_PER_CONTACT = 3
+CODE_LIMIT_PER_ADDRESS = 20
+WINDOW_SECONDS = 3600
+
+
+def frameable(view):
+    """Any site may frame this page: no X-Frame-Options, CSP frame-ancestors *."""
+    return xframe_options_exempt(csp_replace({"frame-ancestors": ["*"]})(view))
+
+
+def _origin(url: str) -> str | None:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else None
+
+
+def _allow_map_sources(response: HttpResponse) -> HttpResponse:
+    """The map script reads the published files, which may live on object storage, and may
+    draw tiles from MAP_TILE_URL's server: the policy names those origins for this page."""
+    connect = {_origin(settings.PUBLIC_BASE_URL), _origin(public_url("published/maps/x"))}
+    tiles = {_origin(settings.MAP_TILE_URL)}
+    config = {
+        "connect-src": sorted(o for o in connect if o),
+        "img-src": sorted(o for o in tiles if o),
+    }
+    return csp_update({name: value for name, value in config.items() if value})(lambda: response)()
+
+
+def not_found(request: HttpRequest, language: str = "en") -> HttpResponse:
+    return render(request, "public/not_found.html", {"t": texts_for(language)}, status=404)
+
+
+def _map_config(system: TrailSystem) -> dict:
+    """What the map script needs, passed as JSON (never as an inline script)."""
+    return {
+        "systemId": system.pk,
+        "systemUrl": f"/legacy/ts/{system.pk}",
+        "mapUrl": reverse("public-map", args=[system.pk]),
+        "pollSeconds": settings.MAP_POLL_SECONDS,
+        "tileUrl": settings.MAP_TILE_URL,
+        "tileAttribution": settings.MAP_TILE_ATTRIBUTION,
+        "language": system.language,
+        "texts": texts_for(system.language),
+    }
+
+
+def _map_page(request: HttpRequest, system_id: str, *, embed: bool) -> HttpResponse:
+    system = public_system(system_id)
+    if system is None:
+        return not_found(request)
+    texts = texts_for(system.language)
+    context = {
+        "system": system,
+        "t": texts,
+        "embed": embed,
+        "title": texts["map_of"].format(name=system.name),
+        "config": _map_config(system),
+        "list_url": reverse("public-embed-list", args=[system.pk]),
+    }
+    return _allow_map_sources(render(request, "public/map.html", context))
+
+
+@require_GET
+def index_view(request: HttpRequest) -> HttpResponse:
+    texts = texts_for("en")
+    systems = [
+        {**row, "summary": texts["open_of_total"].format(open=row["open"], total=row["total"])}
+        for row in index_rows()
+    ]
+    return render(request, "public/index.html", {"t": texts, "systems": systems})
+
+
+@require_GET
+def map_view(request: HttpRequest, system_id: str) -> HttpResponse:
+    return _map_page(request, system_id, embed=False)
+
+
+@require_GET
+@frameable
+def embed_view(request: HttpRequest, system_id: str) -> HttpResponse:
+    return _map_page(request, system_id, embed=True)
+
+
+@require_GET
+@frameable
+@cache_control(public=True, max_age=60)
+def embed_list_view(request: HttpRequest, system_id: str) -> HttpResponse:
+    system = public_system(system_id)
+    if system is None:
+        return not_found(request)
+    texts = texts_for(system.language)
+    trails = [
+        {
+            "name": trail["name"],
+            "status": trail["status"],
+            "status_label": texts[trail["status"].lower()],
+            "is_lift": trail.get("type") == "Lift",
+            "activities": ", ".join(a["label"] for a in trail.get("activities") or []),
+        }
+        for trail in published_trails(system)
+    ]
+    context = {"system": system, "t": texts, "trails": trails}
+    return render(request, "public/embed_list.html", context)
+
+
+# Subscribing
+
+
+def _client_address(request: HttpRequest) -> str:
+    """The peer address; a proxy in front must pass the client's as REMOTE_ADDR."""
+    return request.META.get("REMOTE_ADDR", "")
+
+
+def _too_many(request: HttpRequest, system: TrailSystem) -> HttpResponse:
+    context = {"system": system, "t": texts_for(system.language), "state": "too_many"}
+    response = render(request, "public/subscribe.html", context, status=429)
+    response["Retry-After"] = str(WINDOW_SECONDS)
+    return response
+
+
+@require_POST
+def subscribe_view(request: HttpRequest, system_id: str) -> HttpResponse:
+    """The map's form. Whatever the contact's state, the answer is the same page."""
+    system = public_system(system_id)
+    if system is None:
+        return not_found(request)
+    texts = texts_for(system.language)
+    email, phone = request.POST.get("email", ""), request.POST.get("phone", "")
+    context = {"system": system, "t": texts, "email": email, "phone": phone}
+    try:
+        contacts = [c for c in (normalize_email(email), normalize_phone(phone)) if c]
+        if not contacts:
+            raise ValidationError(texts["subscribe_intro"])
+    except ValidationError as error:
+        context |= {"state": "invalid", "errors": error.messages}
+        return render(request, "public/subscribe.html", context, status=400)
+    address = _client_address(request)
+    allowed = ratelimit.allow(
+        "subscribe-address",
+        address,
+        limit=SUBSCRIBE_LIMIT_PER_ADDRESS,
+        window_seconds=WINDOW_SECONDS,
+    )
+    for contact in contacts:
+        allowed &= ratelimit.allow(
+            "subscribe-contact",
+            contact,
+            limit=SUBSCRIBE_LIMIT_PER_CONTACT,
+            window_seconds=WINDOW_SECONDS,
+        )
+    if not allowed:
+        return _too_many(request, system)
+    pending = request_subscription(system=system, email=email, phone=phone)
+    context |= {
+        "state": "sent",
+        "pending": pending,
+        "check_email": texts["check_email"].format(email=pending.email) if pending.email else "",
+        "check_phone": texts["check_phone"].format(phone=pending.phone) if pending.phone else "",
+    }
+    return render(request, "public/subscribe.html", context)
+
+
+def _confirmation_page(request: HttpRequest, confirmation, contact: str) -> HttpResponse:
+    pending = confirmation.pending
+    system = pending.trail_system if pending else None
+    texts = texts_for(system.language if system else "en")
+    context = {"system": system, "t": texts, "pending": pending, "state": confirmation.outcome}
+    if confirmation.outcome == Outcome.CONFIRMED:
+        context["confirmed"] = texts["confirmed"].format(contact=contact, name=system.name)
+    status = 400 if confirmation.outcome == Outcome.WRONG_CODE else 200
+    if confirmation.outcome == Outcome.EXPIRED:
+        status = 410
+    return render(request, "public/subscribe.html", context, status=status)
+
+
+@require_GET
+def confirm_email_view(request: HttpRequest, token: str) -> HttpResponse:
+    confirmation = confirm_email(token=token)
+    contact = confirmation.pending.email if confirmation.pending else ""
+    return _confirmation_page(request, confirmation, contact)
+
+
+@require_POST
+def confirm_code_view(request: HttpRequest, system_id: str) -> HttpResponse:
+    system = public_system(system_id)
+    if system is None:
+        return not_found(request)
+    if not ratelimit.allow(
+        "subscribe-code",
+        _client_address(request),
+        limit=CODE_LIMIT_PER_ADDRESS,
+        window_seconds=WINDOW_SECONDS,
+    ):
+        return _too_many(request, system)
+    confirmation = confirm_phone(
+        system=system, pending_id=request.POST.get("pending", ""), code=request.POST.get("code", "")
+    )
+    contact = confirmation.pending.phone if confirmation.pending else ""
+    return _confirmation_page(request, confirmation, contact)

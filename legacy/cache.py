@@ -1,18 +1,15 @@
 """A per-process cache of encoded legacy bodies, each valid for one row version.
 
 Maps poll /trails/:id and /ts/:id all day while the data changes a few times an hour; building a
-500-trail body costs tens of milliseconds, checking its version about one. The version is
-checked at most once per LEGACY_RECHECK_SECONDS per body, so a burst of polls costs no query;
-published data already takes seconds to follow a write (spec section 6).
+500-trail body costs tens of milliseconds, reading its version (legacy/versions.py) a fraction
+of one. Every request reads the version, so a write or a compile is served by every process
+from the first request after its commit.
 """
 
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-
-from django.conf import settings
 
 from legacy.http import Answer
 
@@ -23,7 +20,6 @@ MAX_BYTES = 64 * 1024 * 1024
 class _Entry:
     version: str
     answer: Answer
-    checked_at: float
 
 
 _entries: OrderedDict[tuple[str, str], _Entry] = OrderedDict()
@@ -47,20 +43,19 @@ def _store(key: tuple[str, str], entry: _Entry) -> None:
 def current(
     route: str, key: str, version_of: Callable[[], str | None], build: Callable[[], Answer]
 ) -> Answer:
-    """The cached answer while its version is current, else a newly built one."""
-    now = time.monotonic()
+    """The cached answer while its version is current, else a newly built one.
+
+    The version is read before the rows the body is built from, so a body is never cached
+    under a version newer than its data: at worst it is rebuilt once more than needed."""
+    version = version_of()
+    if version is None:
+        return build()
     with _lock:
         entry = _entries.get((route, key))
         if entry is not None:
             _entries.move_to_end((route, key))
-    if entry is not None and now - entry.checked_at < settings.LEGACY_RECHECK_SECONDS:
-        return entry.answer
-    version = version_of()
-    if version is None:
-        return build()
     if entry is not None and entry.version == version:
-        entry.checked_at = now
         return entry.answer
     answer = build()
-    _store((route, key), _Entry(version, answer, now))
+    _store((route, key), _Entry(version, answer))
     return answer

@@ -21,7 +21,7 @@ def trail_systems(request: HttpRequest) -> Answer:
 
 
 def _cached(route: str, system_id: str, version_of: Callable, document_of: Callable) -> Answer:
-    """The hot routes: served from the process cache while the rows are unchanged."""
+    """The hot routes: served from the process cache while the system's row version holds."""
     return cache.current(
         route, system_id, lambda: version_of(system_id), lambda: _answer(document_of(system_id))
     )
@@ -34,7 +34,7 @@ def trail_system(request: HttpRequest, system_id: str) -> Answer:
 
 @legacy_route()
 def system_trails(request: HttpRequest, system_id: str) -> Answer:
-    return _cached("trails", system_id, versions.trails_version, documents.system_trails)
+    return _cached("trails", system_id, versions.system_version, documents.system_trails)
 
 
 @legacy_route()

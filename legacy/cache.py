@@ -1,9 +1,10 @@
 """A per-process cache of encoded legacy bodies, each valid for one row version.
 
 Maps poll /trails/:id and /ts/:id all day while the data changes a few times an hour; building a
-500-trail body costs tens of milliseconds, reading its version (legacy/versions.py) a fraction
-of one. Every request reads the version, so a write or a compile is served by every process
-from the first request after its commit.
+500-trail body costs tens of milliseconds. While the process listens for changes
+(legacy/listener.py) a cached body is served with no query until a commit changes its system;
+otherwise every request reads the system's row version (legacy/versions.py), a fraction of a
+millisecond. Either way a write or a compile is served from the first request after its commit.
 """
 
 import threading
@@ -11,6 +12,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from legacy import listener, versions
 from legacy.http import Answer
 
 MAX_BYTES = 64 * 1024 * 1024
@@ -19,6 +21,7 @@ MAX_BYTES = 64 * 1024 * 1024
 @dataclass
 class _Entry:
     version: str
+    stamp: listener.Stamp | None
     answer: Answer
 
 
@@ -40,22 +43,26 @@ def _store(key: tuple[str, str], entry: _Entry) -> None:
             _size -= len(evicted.answer.body)
 
 
-def current(
-    route: str, key: str, version_of: Callable[[], str | None], build: Callable[[], Answer]
-) -> Answer:
-    """The cached answer while its version is current, else a newly built one.
+def current(route: str, system_id: str, build: Callable[[], Answer]) -> Answer:
+    """The cached answer of one system's route while it is current, else a newly built one.
 
-    The version is read before the rows the body is built from, so a body is never cached
-    under a version newer than its data: at worst it is rebuilt once more than needed."""
-    version = version_of()
+    The stamp is taken before the row version and the version before the rows the body is
+    built from, so a body is never kept under a stamp or a version newer than its data: at
+    worst it is rebuilt once more than needed."""
+    key = (route, system_id)
+    stamp = listener.stamp(system_id)
+    with _lock:
+        entry = _entries.get(key)
+        if entry is not None:
+            _entries.move_to_end(key)
+    if entry is not None and stamp is not None and entry.stamp == stamp:
+        return entry.answer
+    version = versions.system_version(system_id)
     if version is None:
         return build()
-    with _lock:
-        entry = _entries.get((route, key))
-        if entry is not None:
-            _entries.move_to_end((route, key))
     if entry is not None and entry.version == version:
+        entry.stamp = stamp
         return entry.answer
     answer = build()
-    _store((route, key), _Entry(version, answer))
+    _store(key, _Entry(version, stamp, answer))
     return answer

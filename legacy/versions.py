@@ -2,12 +2,13 @@
 
 PostgreSQL gives every row version a new (ctid, xmin) pair: any UPDATE of the trail system row
 changes it. The compile updates that row in its transaction, and triggers
-(legacy/migrations/0001_touch_system_on_trail_writes.py) update it on every write to the
+(legacy/migrations/0001_system_row_versions_and_notifications.py) update it on every write to the
 system's trails or their activities, by any path. So the system row's pair is the version of
 every legacy document built from the system's rows: one primary-key read, in the database that
 every web process and machine shares, current the moment the write or the compile commits (a
 Redis stamp would need a database fallback anyway, and could not be set inside the writing
-transaction). Other databases (the embedded SQLite default) have no such columns; there every
+transaction). A listening process (legacy/listener.py) reads it only when a notification says
+the row changed. Other databases (the embedded SQLite default) have no such columns; there every
 request builds the document.
 """
 

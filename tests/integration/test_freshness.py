@@ -7,6 +7,7 @@ import threading
 import pytest
 from django.db import connection, transaction
 
+from legacy import listener
 from legacy.documents import absolute_url
 from publishing.models import CompileRequest
 from publishing.scheduling import request_compile
@@ -28,24 +29,39 @@ def system():
     return system
 
 
+@pytest.fixture(params=[True, False], ids=["listening", "version-read"])
+def legacy_listen(request, settings):
+    """Both ways a web process learns of a commit: the notification, the row-version read."""
+    settings.LEGACY_LISTEN = request.param
+    yield request.param
+    listener.stop()
+
+
 def published_url(system_id: str) -> str:
     path = TrailSystem.objects.values_list("geo_json_path", flat=True).get(pk=system_id)
     return absolute_url(public_url(path))
 
 
 def test_the_next_legacy_request_after_a_compile_commit_names_the_new_file(
-    celery_worker, client, system
+    celery_worker, client, system, legacy_listen, django_assert_num_queries
 ):
     trail = system.trails.first()
     set_status(trail, "Closed")
     wait_for(lambda: all_served(system.pk))
+    if legacy_listen:
+        wait_for(lambda: listener.stamp(system.pk))
     # This process now caches both bodies; the next compile runs in the worker process.
     before = client.get(f"/legacy/ts/{system.pk}").json()
     assert before["geoJsonUrl"] == published_url(system.pk)
     trails_before = client.get(f"/legacy/trails/{system.pk}")
+    with django_assert_num_queries(0 if legacy_listen else 1):
+        client.get(f"/legacy/ts/{system.pk}")
+    heard = listener.stamp(system.pk)
 
     set_status(trail, "Caution")
     wait_for(lambda: all_served(system.pk))
+    if legacy_listen:  # notified by the write's commit, then by the compile's: milliseconds
+        wait_for(lambda: listener.stamp(system.pk).changes >= heard.changes + 2, timeout=0.5)
 
     after = client.get(f"/legacy/ts/{system.pk}").json()
     assert after["geoJsonUrl"] == published_url(system.pk) != before["geoJsonUrl"]

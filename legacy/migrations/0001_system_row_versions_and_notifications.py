@@ -1,4 +1,5 @@
-"""Every write to a trail or a trail activity also updates its trail system's row.
+"""Every write to a trail or a trail activity also updates its trail system's row, and every
+committed change of a trail system row notifies the listening web processes.
 
 The legacy cache (legacy/versions.py) takes the system row's version as the version of every
 legacy document built from the system's rows, so it is one primary-key read per request. These
@@ -36,6 +37,16 @@ BEGIN
   RETURN NULL;
 END $$;
 """
+NOTIFY_CHANGED_SYSTEMS = """
+CREATE FUNCTION legacy_notify_systems() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  -- Delivered at commit to every listening web process (legacy/listener.py).
+  PERFORM pg_notify('legacy_system_changed', changed.id)
+    FROM (SELECT DISTINCT id FROM old_rows) changed;
+  RETURN NULL;
+END $$;
+"""
+NOTIFY_EVENTS = ("update", "delete")
 TABLES = ("trails_trail", "trails_trailactivity")
 TRANSITIONS = {
     "insert": "NEW TABLE AS new_rows",
@@ -44,34 +55,53 @@ TRANSITIONS = {
 }
 
 
+SYSTEMS = "trails_trailsystem"
+
+
 def _triggers() -> list[str]:
-    return [
+    touch = [
         f"CREATE TRIGGER legacy_touch_systems_{event} AFTER {event.upper()} ON {table} "
         f"REFERENCING {transitions} FOR EACH STATEMENT EXECUTE FUNCTION legacy_touch_systems()"
         for table in TABLES
         for event, transitions in TRANSITIONS.items()
     ]
+    notify = [
+        f"CREATE TRIGGER legacy_notify_systems_{event} AFTER {event.upper()} ON {SYSTEMS} "
+        f"REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT "
+        f"EXECUTE FUNCTION legacy_notify_systems()"
+        for event in NOTIFY_EVENTS
+    ]
+    return touch + notify
 
 
 def _drop_triggers() -> list[str]:
-    return [
+    touch = [
         f"DROP TRIGGER IF EXISTS legacy_touch_systems_{event} ON {table}"
         for table in TABLES
         for event in TRANSITIONS
     ]
+    notify = [
+        f"DROP TRIGGER IF EXISTS legacy_notify_systems_{event} ON {SYSTEMS}"
+        for event in NOTIFY_EVENTS
+    ]
+    return touch + notify
 
 
 def create(apps, schema_editor) -> None:
     if schema_editor.connection.vendor != "postgresql":
         return  # elsewhere the legacy views build every answer (legacy/versions.py)
-    for statement in (TOUCH_SYSTEMS, *_triggers()):
+    for statement in (TOUCH_SYSTEMS, NOTIFY_CHANGED_SYSTEMS, *_triggers()):
         schema_editor.execute(statement)
 
 
 def drop(apps, schema_editor) -> None:
     if schema_editor.connection.vendor != "postgresql":
         return
-    for statement in (*_drop_triggers(), "DROP FUNCTION IF EXISTS legacy_touch_systems()"):
+    functions = ("legacy_touch_systems", "legacy_notify_systems")
+    for statement in (
+        *_drop_triggers(),
+        *(f"DROP FUNCTION IF EXISTS {function}()" for function in functions),
+    ):
         schema_editor.execute(statement)
 
 

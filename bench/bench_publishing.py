@@ -29,7 +29,7 @@ from publishing.compile import compile_system
 from publishing.models import CompileRequest
 from publishing.scheduling import request_compile
 from publishing.selectors import load_system_rows
-from publishing.service import compile_pending, paused_gc
+from publishing.service import compile_pending, kept_compiles, paused_gc
 from trails import geometry
 from trails.enums import MARKER_CLASSES, SURFACE_CONDITIONS
 from trails.models import Point, Trail, TrailActivity, TrailSystem
@@ -159,13 +159,32 @@ def _publish_once(system_id: str) -> None:
     compile_pending(system_id)
 
 
+def _best_after_one_change(system_id: str, repeats: int = REPEATS) -> float:
+    """Fastest compile (read, compile, serialize, write, store) after one trail's status
+    changed, the previous compile's encoded trails kept as a worker keeps them."""
+    trail_ids = list(Trail.objects.filter(trail_system_id=system_id).values_list("id", flat=True))
+    _publish_once(system_id)
+    times = []
+    for i in range(repeats):
+        Trail.objects.filter(pk=trail_ids[i * 97 % len(trail_ids)]).update(status=STATUSES[i % 4])
+        CompileRequest.objects.create(trail_system_id=system_id, reason="bench")
+        gc.collect()
+        started = time.perf_counter()
+        compile_pending(system_id)
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
 def measure_compile(system: TrailSystem) -> dict:
     now = timezone.now()
     with paused_gc():  # as the service runs them
         load_s, rows = _best(lambda: load_system_rows(system.pk, now))
         pure_s, compiled = _best(lambda: compile_system(rows, now))
-        floor_s, body = _best(lambda: orjson.dumps(compiled.feature_collection))
-    end_to_end_s, _ = _best(lambda: _publish_once(system.pk))
+        collection = compiled.feature_collection
+        floor_s, body = _best(lambda: orjson.dumps(collection))
+    kept_compiles.forget(system.pk)  # every compile a full one, as a fresh worker's first
+    full_s, _ = _best(lambda: (kept_compiles.forget(system.pk), _publish_once(system.pk)))
+    one_change_s = _best_after_one_change(system.pk)
     CompileRequest.objects.create(trail_system_id=system.pk, reason="bench")
     with CaptureQueriesContext(connection) as queries:
         compile_pending(system.pk)
@@ -179,15 +198,18 @@ def measure_compile(system: TrailSystem) -> dict:
         "activities": sum(len(t.activities) for t in rows.trails),
         "points": len(rows.points),
         "active updates": len(rows.updates),
-        "features in the file": len(compiled.feature_collection["features"]),
-        "compile wall time, end to end (s)": round(end_to_end_s, 3),
+        "features in the file": len(collection["features"]),
+        "compile wall time after one trail changed, end to end (s) (target <= 0.06)": round(
+            one_change_s, 3
+        ),
+        "compile wall time, full (first in a process), end to end (s)": round(full_s, 3),
         "  read rows (s)": round(load_s, 3),
         "  compile, pure (s)": round(pure_s, 3),
         "  serialize with orjson, the floor (s)": round(floor_s, 3),
         "ratio compile + serialize to the floor (target < 3)": round(
             (pure_s + floor_s) / floor_s, 2
         ),
-        "ratio end to end to the floor": round(end_to_end_s / floor_s, 2),
+        "ratio full end to end to the floor": round(full_s / floor_s, 2),
         "peak Python memory of one compile (MB)": round(peak / 2**20, 1),
         "SQL statements per compile, BEGIN and COMMIT included": len(queries),
         "output size (MB)": round(len(body) / 2**20, 2),

@@ -1,11 +1,14 @@
-"""Every write to a trail or a trail activity also updates its trail system's row, and every
-committed change of a trail system row notifies the listening web processes.
+"""Every write to a trail activity also updates its trail's row, every write to a trail its
+trail system's row, and every committed change of a trail system row notifies the listening
+web processes.
 
 The legacy cache (legacy/versions.py) takes the system row's version as the version of every
-legacy document built from the system's rows, so it is one primary-key read per request. These
-statement-level triggers make that true for writes by any path (services, admin, bulk updates,
-the elevation task): the touched system rows change version in the writing transaction, and the
-compile's own update of the row makes the documents follow each compile's commit.
+legacy document built from the system's rows, so it is one primary-key read per request, and
+the incremental compile (publishing/service.py) a trail row's version as the version of the
+trail with its activities. These statement-level triggers make that true for writes by any path
+(services, admin, bulk updates, the elevation task): the touched rows change version in the
+writing transaction, and the compile's own update of the system row makes the documents follow
+each compile's commit.
 """
 
 from django.db import migrations
@@ -25,13 +28,13 @@ BEGIN
         WHERE id IN (SELECT trail_system_id FROM old_rows);
     END IF;
   ELSE
+    -- An activity is part of its trail: the trail row changes version (and, through this
+    -- trigger on trails, its system's row), which the incremental compile relies on.
     IF TG_OP <> 'DELETE' THEN
-      UPDATE trails_trailsystem SET id = id WHERE id IN (
-        SELECT t.trail_system_id FROM trails_trail t JOIN new_rows a ON a.trail_id = t.id);
+      UPDATE trails_trail SET id = id WHERE id IN (SELECT trail_id FROM new_rows);
     END IF;
     IF TG_OP <> 'INSERT' THEN
-      UPDATE trails_trailsystem SET id = id WHERE id IN (
-        SELECT t.trail_system_id FROM trails_trail t JOIN old_rows a ON a.trail_id = t.id);
+      UPDATE trails_trail SET id = id WHERE id IN (SELECT trail_id FROM old_rows);
     END IF;
   END IF;
   RETURN NULL;

@@ -14,7 +14,7 @@ from publishing.service import rebuild_all_systems_file as rebuild
 MAX_ROUNDS = 20
 # After taking a system's lock, a worker waits until its newest request is this old, so
 # a burst of writes is served by one compile instead of one each (at most once a compile).
-SETTLE_SECONDS = 0.15
+SETTLE_SECONDS = 0.05
 
 
 @shared_task(bind=True, acks_late=True)

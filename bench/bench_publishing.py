@@ -51,6 +51,9 @@ STATUSES = ("Open", "Open", "Caution", "Closed")
 BURST_WRITES = 200
 BURST_SECONDS = 10.0
 REPEATS = 15
+MANY = 50
+MANY_WRITES = 1000
+MANY_FILE = "blue_hills_ski_area_ma_osm.geojson"  # 20 trails
 
 
 def _line_geometry(feature: dict) -> dict:
@@ -256,6 +259,51 @@ def measure_burst(system: TrailSystem, rng: random.Random) -> dict:
     }
 
 
+def measure_many_systems(systems: list[TrailSystem], rng: random.Random) -> dict:
+    """MANY_WRITES writes spread over many systems in BURST_SECONDS; latency from a write's
+    compile request to the commit of the compile that published it, and per system whether
+    two compiles ever overlapped."""
+    since = timezone.now()
+    trails = {
+        s.pk: list(Trail.objects.filter(trail_system=s).only("id", "trail_system_id")[:20])
+        for s in systems
+    }
+    interval = BURST_SECONDS / MANY_WRITES
+    started = time.monotonic()
+    for i in range(MANY_WRITES):
+        time.sleep(max(0.0, started + i * interval - time.monotonic()))
+        system = systems[i % len(systems)]
+        _write(rng.choice(trails[system.pk]), rng.choice(("Open", "Caution", "Closed", "None")))
+    requests = CompileRequest.objects.filter(trail_system__in=systems, requested_on__gte=since)
+    deadline = time.monotonic() + 60
+    while requests.filter(done_on__isnull=True).exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    rows = list(requests.values_list("trail_system_id", "requested_on", "started_on", "done_on"))
+    latencies = [(done - asked).total_seconds() for _, asked, _, done in rows if done]
+    by_system: dict[str, set] = {}
+    for system_id, _, start, done in rows:
+        if done:
+            by_system.setdefault(system_id, set()).add((start, done))
+    overlapping = sum(
+        later[0] < earlier[1]
+        for compiles in by_system.values()
+        for earlier, later in pairwise(sorted(compiles))
+    )
+    every_compile = sorted(c for compiles in by_system.values() for c in compiles)
+    concurrent = sum(later[0] < earlier[1] for earlier, later in pairwise(every_compile))
+    return {
+        "systems": len(systems),
+        "writes": len(rows),
+        "writes not published within 60 s": len(rows) - len(latencies),
+        "compiles": len(every_compile),
+        "overlapping compiles of one system (target 0)": overlapping,
+        "compiles of different systems that overlapped (parallel)": concurrent,
+        "write-to-published p50 (s)": round(_percentile(latencies, 0.5), 3),
+        "write-to-published p95 (s) (target <= 1)": round(_percentile(latencies, 0.95), 3),
+        "write-to-published max (s)": round(max(latencies), 3),
+    }
+
+
 def measure_latency(
     systems: dict[str, TrailSystem], rng: random.Random, media: Path
 ) -> dict[str, dict]:
@@ -272,12 +320,16 @@ def measure_latency(
         worker = Worker(media, media / "worker.log")
         worker.start()
         try:
-            return {
+            figures = {
                 f"publishing: burst of {BURST_WRITES} writes in {BURST_SECONDS:.0f} s, {name}": (
                     measure_burst(system, rng)
                 )
                 for name, system in systems.items()
             }
+            many = [import_system(MANY_FILE, points=5, updates=2, rng=rng) for _ in range(MANY)]
+            title = f"publishing: {MANY_WRITES} writes to {MANY} systems in {BURST_SECONDS:.0f} s"
+            figures[title] = measure_many_systems(many, rng)
+            return figures
         finally:
             worker.stop()
 

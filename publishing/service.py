@@ -10,7 +10,6 @@ import gc
 import hashlib
 import logging
 import threading
-import time
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -18,7 +17,7 @@ from datetime import datetime
 
 import orjson
 from django.db import connection, transaction
-from django.db.models import Max
+from django.db.models import Max, Min
 from django.utils import timezone
 
 from publishing import storage
@@ -175,32 +174,34 @@ def publish_system(system_id: str, now: datetime) -> tuple[str, str]:
     return path, previous
 
 
-def settle(system_id: str, seconds: float) -> None:
-    """Wait until the system's newest pending request is `seconds` old (at most that)."""
-    newest = (
+def settle_delay(system_id: str, seconds: float) -> float:
+    """How long to wait before compiling the system so that a burst of writes is served by
+    one compile: until its newest pending request is `seconds` old, but no longer than until
+    its oldest is three times that, so a steady stream of writes is still published."""
+    ages = (
         CompileRequest.objects.pending()
         .filter(trail_system_id=system_id)
-        .aggregate(newest=Max("requested_on"))["newest"]
+        .aggregate(newest=Max("requested_on"), oldest=Min("requested_on"))
     )
-    if newest:
-        wait = seconds - (timezone.now() - newest).total_seconds()
-        time.sleep(min(max(wait, 0.0), seconds))
+    if ages["newest"] is None:
+        return 0.0
+    now = timezone.now()
+    until_settled = seconds - (now - ages["newest"]).total_seconds()
+    until_overdue = 3 * seconds - (now - ages["oldest"]).total_seconds()
+    return max(0.0, min(until_settled, until_overdue))
 
 
-def compile_pending(system_id: str, settle_seconds: float = 0.0) -> str | None:
+def compile_pending(system_id: str) -> str | None:
     """Serve every pending compile request of one system with a single compile.
 
     Returns the published path, or None when nothing was pending or another compile holds
     the system: requests recorded while a compile runs stay pending and are served by the
-    next round (see tasks.compile_system), never by two compiles at once. Only the lock
-    holder settles, so tasks of the same burst leave at once instead of waiting too."""
+    next round (see tasks.compile_system), never by two compiles at once."""
     published = ""
     try:
         with transaction.atomic():
             if not try_lock_system(system_id):
                 return None
-            if settle_seconds:
-                settle(system_id, settle_seconds)
             pending = list(
                 CompileRequest.objects.pending()
                 .filter(trail_system_id=system_id)

@@ -9,7 +9,7 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/trails
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint format bench venv assets
+.PHONY: run test lint format bench bench-scale venv assets
 
 venv: $(STAMP)
 
@@ -30,13 +30,16 @@ $(ASSETS_STAMP): package-lock.json
 run: venv assets
 	@scripts/run.sh $(HOST) $(PORT)
 
-# The whole suite, on PostgreSQL, with a real Redis and Celery worker for tests/integration.
+# The layer contracts (.importlinter), then the whole suite, on PostgreSQL, with a real Redis
+# and Celery worker for tests/integration.
 test: venv assets
+	$(BIN)/lint-imports --no-cache
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/pytest $(PYTEST_ARGS)
 
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache
 
 format: venv
 	$(BIN)/ruff format .
@@ -44,3 +47,7 @@ format: venv
 
 bench: venv
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/python bench/run.py
+
+# 10,000 systems, 500,000 trails, 1,000,000 subscribers (SCALE=0.01 for a quick check).
+bench-scale: venv
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/python bench/scale.py

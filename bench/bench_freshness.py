@@ -10,6 +10,7 @@ redis://127.0.0.1:6379/15).
 
 import json
 import os
+import random
 import subprocess
 import tempfile
 import threading
@@ -17,8 +18,11 @@ import time
 import urllib.request
 from pathlib import Path
 
+from apikeys.models import User
 from bench.bench_publishing import import_system
 from bench.common import ROOT
+from tests.factories import create_api_key
+from trails.models import Trail
 
 HOST = "127.0.0.1"
 PORT = int(os.environ.get("BENCH_FRESHNESS_PORT", "8150"))
@@ -31,12 +35,6 @@ GIVE_UP_SECONDS = 30.0
 
 
 def _seed() -> tuple[str, list[str], str]:
-    import random
-
-    from apikeys.models import User
-    from tests.factories import create_api_key
-    from trails.models import Trail
-
     system = import_system(SYSTEM_FILE, points=20, updates=5, rng=random.Random(7))
     user = User.objects.create_superuser(uid="bench-freshness", email="bench@example.org")
     _, key = create_api_key(user)

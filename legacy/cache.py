@@ -3,8 +3,9 @@
 Maps poll /trails/:id and /ts/:id all day while the data changes a few times an hour; building a
 500-trail body costs tens of milliseconds. While the process listens for changes
 (legacy/listener.py) a cached body is served with no query until a commit changes its system;
-otherwise every request reads the system's row version (legacy/versions.py), a fraction of a
-millisecond. Either way a write or a compile is served from the first request after its commit.
+otherwise every request reads the row versions (legacy/versions.py): a fraction of a
+millisecond for /ts, a few for /trails of a large system. Either way a write or a compile is
+served from the first request after its commit.
 """
 
 import threading
@@ -12,7 +13,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from legacy import listener, versions
+from legacy import listener
 from legacy.http import Answer
 
 MAX_BYTES = 64 * 1024 * 1024
@@ -43,7 +44,12 @@ def _store(key: tuple[str, str], entry: _Entry) -> None:
             _size -= len(evicted.answer.body)
 
 
-def current(route: str, system_id: str, build: Callable[[], Answer]) -> Answer:
+def current(
+    route: str,
+    system_id: str,
+    version_of: Callable[[str], str | None],
+    build: Callable[[], Answer],
+) -> Answer:
     """The cached answer of one system's route while it is current, else a newly built one.
 
     The stamp is taken before the row version and the version before the rows the body is
@@ -57,7 +63,7 @@ def current(route: str, system_id: str, build: Callable[[], Answer]) -> Answer:
             _entries.move_to_end(key)
     if entry is not None and stamp is not None and entry.stamp == stamp:
         return entry.answer
-    version = versions.system_version(system_id)
+    version = version_of(system_id)
     if version is None:
         return build()
     if entry is not None and entry.version == version:

@@ -1,13 +1,14 @@
-"""Invalidation pushed by PostgreSQL: each web process listens for the trail systems whose row
+"""Invalidation pushed by PostgreSQL: each web process listens for the trail systems that
 changed, so a cached legacy body is served without any query while nothing changed.
 
-The row-version triggers (legacy/migrations) notify `CHANNEL` with the system's id whenever the
-trail system row changes, which the compile's commit and every write to its trails do. PostgreSQL
-delivers a notification only when the writing transaction commits, to every listening session of
-every machine. A process serves a cached body with no query only while its listener is connected
-and the body was built under the current `Stamp`; otherwise (listener starting, reconnecting, or
-off as in the unit tests, whose writes never commit) every request reads the row version
-(legacy/versions.py), so a lost connection never serves stale data.
+Triggers (trails/migrations/0004_row_version_triggers.py) notify `CHANNEL` with the system's id
+on every write to the system row (the compile's among them), to its trails or to their
+activities. PostgreSQL delivers a notification only when the writing transaction commits, to
+every listening session of every machine. A process serves a cached body with no query only
+while its listener is connected and the body was built under the current `Stamp`; otherwise
+(listener starting, reconnecting, or off as in the unit tests, whose writes never commit) every
+request reads the row versions (legacy/versions.py), so a lost connection never serves stale
+data.
 """
 
 import logging

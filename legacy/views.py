@@ -4,10 +4,10 @@ from collections.abc import Callable
 
 from django.http import HttpRequest
 
-from legacy import cache, documents
+from legacy import cache, documents, versions
 from legacy.firestore import encode
 from legacy.http import Answer, UnknownRoute, legacy_route
-from publishing.storage import read_all_systems_file
+from publishing.publisher import read_all_systems_file
 
 
 def _answer(found: tuple) -> Answer:
@@ -20,19 +20,19 @@ def trail_systems(request: HttpRequest) -> Answer:
     return Answer(read_all_systems_file())
 
 
-def _cached(route: str, system_id: str, document_of: Callable) -> Answer:
+def _cached(route: str, system_id: str, version_of: Callable, document_of: Callable) -> Answer:
     """The hot routes: served from the process cache while the system is unchanged."""
-    return cache.current(route, system_id, lambda: _answer(document_of(system_id)))
+    return cache.current(route, system_id, version_of, lambda: _answer(document_of(system_id)))
 
 
 @legacy_route()
 def trail_system(request: HttpRequest, system_id: str) -> Answer:
-    return _cached("ts", system_id, documents.system_document)
+    return _cached("ts", system_id, versions.system_version, documents.system_document)
 
 
 @legacy_route()
-def system_trails(request: HttpRequest, system_id: str) -> Answer:
-    return _cached("trails", system_id, documents.system_trails)
+def trail_list(request: HttpRequest, system_id: str) -> Answer:
+    return _cached("trails", system_id, versions.trails_version, documents.trails_documents)
 
 
 @legacy_route()

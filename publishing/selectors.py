@@ -34,8 +34,8 @@ _UPDATE_COLUMNS = tuple(f.name for f in fields(UpdateRow) if f.name != "trail_id
 
 def rows_are_versioned() -> bool:
     """PostgreSQL gives each row version a new (ctid, xmin), and a trigger gives a trail a new
-    one when its activities change (legacy/migrations); the embedded SQLite has neither, so
-    there every trail is read and encoded on every compile."""
+    one when its activities change (trails/migrations/0004_row_version_triggers.py); the
+    embedded SQLite has neither, so there every trail is read and encoded on every compile."""
     return connection.vendor == "postgresql"
 
 

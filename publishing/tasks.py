@@ -2,17 +2,20 @@
 so running one twice gives the same file, and a task lost with its worker is run again
 (the beat sweep re-enqueues whatever is still pending)."""
 
+import logging
+
 from celery import shared_task
 
+from publishing import weather
 from publishing.models import CompileRequest
-from publishing.scheduling import enqueue_compile
-from publishing.service import compile_pending, settle_delay
-from publishing.service import rebuild_all_systems_file as rebuild
+from publishing.publisher import build_all_systems_file, compile_pending, settle_delay
+
+logger = logging.getLogger(__name__)
 
 # Compiles one task runs back to back before handing the system to a fresh task, so a
 # system under constant writes does not hold a worker forever.
 MAX_ROUNDS = 20
-# A compile waits until the system's newest request is this old (service.settle_delay), so a
+# A compile waits until the system's newest request is this old (publisher.settle_delay), so a
 # burst of writes is served by one compile instead of one each. It waits as a scheduled task,
 # not in a worker process, which stays free to compile other systems meanwhile.
 SETTLE_SECONDS = 0.05
@@ -47,4 +50,19 @@ def sweep_pending_compiles() -> int:
 @shared_task(acks_late=True)
 def rebuild_all_systems_file() -> None:
     """Every 3 hours (beat) for the legacy list."""
-    rebuild()
+    build_all_systems_file()
+
+
+def enqueue_compile(system_id: str) -> None:
+    """Never fails the caller: the write is committed and its request stays pending until a
+    compile serves it, so a broker error (or, in-process, a compile error) only delays it."""
+    try:
+        compile_system.delay(system_id)
+    except Exception:
+        logger.exception("compile of %s not queued; the sweep will retry it", system_id)
+
+
+@shared_task
+def collect_weather() -> int:
+    """Hourly: store current conditions on every active system of a weather tier."""
+    return weather.collect_all()

@@ -10,8 +10,8 @@ from django.db import connection, transaction
 from legacy import listener
 from legacy.documents import absolute_url
 from publishing.models import CompileRequest
-from publishing.scheduling import request_compile
-from publishing.service import try_lock_system
+from publishing.publisher import try_lock_system
+from publishing.scheduling import record_compile_request
 from publishing.storage import public_url
 from tests.factories import TrailActivityFactory, TrailFactory, TrailSystemFactory
 from tests.integration.conftest import wait_for
@@ -119,6 +119,6 @@ def test_a_running_compile_holds_back_its_own_system_only(celery_worker):
         assert CompileRequest.objects.pending().filter(trail_system=busy).exists()
 
     with transaction.atomic():
-        request_compile(busy.pk, reason="lock released")
+        record_compile_request(busy.pk, reason="lock released")
     wait_for(lambda: all_served(busy.pk))
     assert TrailSystem.objects.get(pk=busy.pk).closed_trails == 1

@@ -19,7 +19,7 @@ from publishing.compile import (
     SystemRows,
     TrailRow,
     UpdateRow,
-    compile_system,
+    compile_rows,
     plan_system,
 )
 
@@ -155,7 +155,7 @@ def incremental(system: System, encoded: dict):
     for trail in rows.trails:
         if trail.id in needed:
             trail.geometry = system.trails[trail.id].geometry
-    return compile_system(rows, system.now, encoded, plan)
+    return compile_rows(rows, system.now, encoded, plan)
 
 
 @settings(max_examples=150, deadline=None)
@@ -166,7 +166,7 @@ def test_an_incremental_compile_is_byte_identical_to_a_full_compile(sequence):
     for change in sequence:
         apply(system, change)
         compiled = incremental(system, encoded)
-        full = compile_system(system.rows(), system.now)
+        full = compile_rows(system.rows(), system.now)
         assert compiled.body == full.body
         assert compiled.statistics == full.statistics
         encoded = compiled.encoded_trails
@@ -177,7 +177,7 @@ def test_a_trail_to_encode_without_its_geometry_is_refused():
     rows = system.rows(with_geometry=False)
 
     with pytest.raises(MissingGeometry):
-        compile_system(rows, system.now)
+        compile_rows(rows, system.now)
 
 
 def test_a_changed_trail_is_the_only_one_encoded_again():

@@ -49,6 +49,7 @@ DIFFICULTY = {
 }
 ACTIVITIES = ("skiing", "snowshoeing", "fat-biking")
 STATUSES = ("Open", "Open", "Caution", "Closed")
+STATES = ("Open", "Caution", "Closed", "None")  # what the writes set
 BURST_WRITES = 200
 BURST_SECONDS = 10.0
 REPEATS = 15
@@ -226,6 +227,20 @@ def _write(trail: Trail, status: str) -> None:
         record_compile_request(trail.trail_system_id, reason="bench")
 
 
+def _paced(count: int, interval: float, write) -> None:
+    """write(i) for i in range(count), one every `interval` seconds."""
+    started = time.monotonic()
+    for i in range(count):
+        time.sleep(max(0.0, started + i * interval - time.monotonic()))
+        write(i)
+
+
+def _wait_until_served(requests, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while requests.filter(done_on__isnull=True).exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
 def _percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
@@ -237,14 +252,9 @@ def measure_burst(system: TrailSystem, rng: random.Random) -> dict:
     since = timezone.now()
     trails = list(Trail.objects.filter(trail_system=system).only("id", "trail_system_id")[:50])
     interval = BURST_SECONDS / BURST_WRITES
-    started = time.monotonic()
-    for i in range(BURST_WRITES):
-        time.sleep(max(0.0, started + i * interval - time.monotonic()))
-        _write(rng.choice(trails), rng.choice(("Open", "Caution", "Closed", "None")))
+    _paced(BURST_WRITES, interval, lambda i: _write(rng.choice(trails), rng.choice(STATES)))
     requests = CompileRequest.objects.filter(trail_system=system, requested_on__gte=since)
-    deadline = time.monotonic() + 60
-    while requests.filter(done_on__isnull=True).exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
+    _wait_until_served(requests)
     rows = list(requests.values_list("requested_on", "started_on", "done_on", "published_path"))
     latencies = [(done - asked).total_seconds() for asked, _, done, _ in rows if done]
     compiles = sorted({(start, done) for _, start, done, _ in rows if done})
@@ -270,15 +280,13 @@ def measure_many_systems(systems: list[TrailSystem], rng: random.Random) -> dict
         for s in systems
     }
     interval = BURST_SECONDS / MANY_WRITES
-    started = time.monotonic()
-    for i in range(MANY_WRITES):
-        time.sleep(max(0.0, started + i * interval - time.monotonic()))
-        system = systems[i % len(systems)]
-        _write(rng.choice(trails[system.pk]), rng.choice(("Open", "Caution", "Closed", "None")))
+
+    def write(i: int) -> None:
+        _write(rng.choice(trails[systems[i % len(systems)].pk]), rng.choice(STATES))
+
+    _paced(MANY_WRITES, interval, write)
     requests = CompileRequest.objects.filter(trail_system__in=systems, requested_on__gte=since)
-    deadline = time.monotonic() + 60
-    while requests.filter(done_on__isnull=True).exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
+    _wait_until_served(requests)
     rows = list(requests.values_list("trail_system_id", "requested_on", "started_on", "done_on"))
     latencies = [(done - asked).total_seconds() for _, asked, _, done in rows if done]
     by_system: dict[str, set] = {}

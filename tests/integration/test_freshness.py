@@ -15,7 +15,7 @@ from publishing.scheduling import record_compile_request
 from publishing.storage import public_url
 from tests.factories import TrailActivityFactory, TrailFactory, TrailSystemFactory
 from tests.integration.conftest import wait_for
-from tests.integration.test_publishing import all_served, set_status
+from tests.integration.test_publishing import all_served, set_status, system_of_three_trails
 from trails.models import TrailSystem
 
 pytestmark = pytest.mark.integration
@@ -23,10 +23,7 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture
 def system():
-    system = TrailSystemFactory()
-    for _ in range(3):
-        TrailActivityFactory(trail=TrailFactory(trail_system=system, status="None"))
-    return system
+    return system_of_three_trails()
 
 
 @pytest.fixture(params=[True, False], ids=["listening", "version-read"])

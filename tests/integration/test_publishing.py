@@ -42,12 +42,16 @@ def trail_statuses(collection: dict) -> dict[str, str]:
     return {f["properties"]["trailId"]: f["properties"]["status"] for f in collection["features"]}
 
 
-@pytest.fixture
-def system():
+def system_of_three_trails() -> TrailSystem:
     system = TrailSystemFactory()
     for _ in range(3):
         TrailActivityFactory(trail=TrailFactory(trail_system=system, status="None"))
     return system
+
+
+@pytest.fixture
+def system():
+    return system_of_three_trails()
 
 
 def test_a_write_is_published_and_the_previous_file_deleted(celery_worker, system):

@@ -6,7 +6,7 @@ Builds 10,000 trail systems, 500,000 trails (the features of the real networks i
 subscribers, 100,000 of them on one system, with PostgreSQL's COPY (a bench fixture, not a
 write path). SCALE (environment, default 1) shrinks every count for a quick check, e.g.
 SCALE=0.01. Then measures: rebuilding the legacy all-systems file; the management list routes
-as a superAdmin (queries and best-of-3 time, on the largest and a small system); the periodic
+as a superAdmin (queries and best-of-3 time, on the fan-out system and another); the periodic
 sweeps when nothing is pending; the fan-out to the 100,000 subscribers of one system, commit to
 last delivery, with a worker of 2 processes and the in-memory email and SMS backends. Figures
 go to bench/results-scale.json.
@@ -149,13 +149,13 @@ def counting(queries: list[str]):
     return wrapper
 
 
-def measure_routes(largest: TrailSystem, small: TrailSystem) -> dict:
+def measure_routes(fan_out: TrailSystem, other: TrailSystem) -> dict:
     user = User.objects.create_superuser(uid="bench-scale", email="scale@example.org")
     _, key = create_api_key(user)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
     routes = ["/api/v1/trail-systems?all=true", "/api/v1/trail-systems"]
-    for system in (largest, small):
+    for system in (fan_out, other):
         routes += [f"/api/v1/trail-systems/{system.pk}/{what}" for what in ("trails", "points")]
         routes.append(f"/api/v1/trail-systems/{system.pk}/updates")
     figures = {}
@@ -164,7 +164,7 @@ def measure_routes(largest: TrailSystem, small: TrailSystem) -> dict:
         with connection.execute_wrapper(counting(queries)):
             status = client.get(route).status_code
         seconds, _ = best(lambda route=route: client.get(route))
-        name = route.replace(largest.pk, "<largest>").replace(small.pk, "<small>")
+        name = route.replace(fan_out.pk, "<fan-out system>").replace(other.pk, "<another>")
         figures[f"{name}: status, queries, best ms (target <= 100)"] = (
             f"{status}, {len(queries)}, {seconds * 1000:.0f}"
         )
@@ -193,8 +193,8 @@ def main() -> None:
         "all-systems file rebuild (s) (target <= 10)": round(seconds, 2),
         "all-systems file size (MB)": round(len(body) / 2**20, 1),
     }
-    small = TrailSystem.objects.exclude(pk=fan_out_system.pk).order_by("name").first()
-    figures.update(measure_routes(fan_out_system, small))
+    other = TrailSystem.objects.exclude(pk=fan_out_system.pk).order_by("name").first()
+    figures.update(measure_routes(fan_out_system, other))
     figures.update(measure_sweeps())
     fan_out = bench_notifications.measure_fan_out(fan_out_system, FAN_OUT)
     figures["fan-out: commit to last delivery (s) (target <= 60)"] = fan_out["seconds"]

@@ -9,7 +9,7 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/trails
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint format bench venv assets
+.PHONY: run test lint format bench bench-scale venv assets
 
 venv: $(STAMP)
 
@@ -47,3 +47,7 @@ format: venv
 
 bench: venv
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/python bench/run.py
+
+# 10,000 systems, 500,000 trails, 1,000,000 subscribers (SCALE=0.01 for a quick check).
+bench-scale: venv
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/python bench/scale.py

@@ -225,8 +225,9 @@ API_KEY_PREFIX = os.environ.get("API_KEY_PREFIX", "tsk_")
 
 # Origins allowed to call /legacy from a browser.
 LEGACY_ALLOWED_ORIGINS = env_list("LEGACY_ALLOWED_ORIGINS")
-# How long a cached /legacy body is served before its rows are checked for a change again.
-LEGACY_RECHECK_SECONDS = float(os.environ.get("LEGACY_RECHECK_SECONDS", "1"))
+# Web processes listen for PostgreSQL notifications of changed trail systems, so a cached
+# /legacy body is served without a query until a commit changes its system (legacy/listener.py).
+LEGACY_LISTEN = env_flag("LEGACY_LISTEN", True)
 
 # Email (Django's own variables) and SMS (same pattern, our backends).
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")

@@ -1,19 +1,19 @@
 """A per-process cache of encoded legacy bodies, each valid for one row version.
 
 Maps poll /trails/:id and /ts/:id all day while the data changes a few times an hour; building a
-500-trail body costs tens of milliseconds, checking its version about one. The version is
-checked at most once per LEGACY_RECHECK_SECONDS per body, so a burst of polls costs no query;
-published data already takes seconds to follow a write (spec section 6).
+500-trail body costs tens of milliseconds. While the process listens for changes
+(legacy/listener.py) a cached body is served with no query until a commit changes its system;
+otherwise every request reads the row versions (legacy/versions.py): a fraction of a
+millisecond for /ts, a few for /trails of a large system. Either way a write or a compile is
+served from the first request after its commit.
 """
 
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.conf import settings
-
+from legacy import listener
 from legacy.http import Answer
 
 MAX_BYTES = 64 * 1024 * 1024
@@ -22,8 +22,8 @@ MAX_BYTES = 64 * 1024 * 1024
 @dataclass
 class _Entry:
     version: str
+    stamp: listener.Stamp | None
     answer: Answer
-    checked_at: float
 
 
 _entries: OrderedDict[tuple[str, str], _Entry] = OrderedDict()
@@ -45,22 +45,30 @@ def _store(key: tuple[str, str], entry: _Entry) -> None:
 
 
 def current(
-    route: str, key: str, version_of: Callable[[], str | None], build: Callable[[], Answer]
+    route: str,
+    system_id: str,
+    version_of: Callable[[str], str | None],
+    build: Callable[[], Answer],
 ) -> Answer:
-    """The cached answer while its version is current, else a newly built one."""
-    now = time.monotonic()
+    """The cached answer of one system's route while it is current, else a newly built one.
+
+    The stamp is taken before the row version and the version before the rows the body is
+    built from, so a body is never kept under a stamp or a version newer than its data: at
+    worst it is rebuilt once more than needed."""
+    key = (route, system_id)
+    stamp = listener.stamp(system_id)
     with _lock:
-        entry = _entries.get((route, key))
+        entry = _entries.get(key)
         if entry is not None:
-            _entries.move_to_end((route, key))
-    if entry is not None and now - entry.checked_at < settings.LEGACY_RECHECK_SECONDS:
+            _entries.move_to_end(key)
+    if entry is not None and stamp is not None and entry.stamp == stamp:
         return entry.answer
-    version = version_of()
+    version = version_of(system_id)
     if version is None:
         return build()
     if entry is not None and entry.version == version:
-        entry.checked_at = now
+        entry.stamp = stamp
         return entry.answer
     answer = build()
-    _store((route, key), _Entry(version, answer, now))
+    _store(key, _Entry(version, stamp, answer))
     return answer

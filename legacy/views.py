@@ -21,10 +21,8 @@ def trail_systems(request: HttpRequest) -> Answer:
 
 
 def _cached(route: str, system_id: str, version_of: Callable, document_of: Callable) -> Answer:
-    """The hot routes: served from the process cache while the rows are unchanged."""
-    return cache.current(
-        route, system_id, lambda: version_of(system_id), lambda: _answer(document_of(system_id))
-    )
+    """The hot routes: served from the process cache while the system is unchanged."""
+    return cache.current(route, system_id, version_of, lambda: _answer(document_of(system_id)))
 
 
 @legacy_route()

@@ -3,13 +3,20 @@ statistics out.
 
 Pure on purpose: no database, no storage and no clock (the caller passes `now`), so every
 publishing rule is tested with plain values and the same rows always give the same file.
+
+Incremental: the file is the encoded features of its trails, each keyed by everything it is
+made of (`FeatureKey`), joined. A caller that keeps the previous compile's `encoded_trails`
+passes them back, and only trails whose key changed are encoded again; the others need no
+geometry. The bytes are those of a full compile.
 """
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import NamedTuple
+
+import orjson
 
 from core.dates import iso_ms
 from core.names import camel
@@ -39,9 +46,13 @@ class ActivityRow(NamedTuple):
 
 @dataclass(slots=True)
 class TrailRow:
+    """geometry may be None when the caller holds the trail's encoded features (`FeatureKey`).
+    version must change whenever any of the trail's own columns does (the database row
+    version); the activities and updates are keyed by their content."""
+
     id: str
     name: str
-    geometry: dict
+    geometry: dict | None
     distance: float = 0.0
     description: str = ""
     status: str = "None"
@@ -54,6 +65,7 @@ class TrailRow:
     order: int = 0
     categories: list = field(default_factory=list)
     activities: Sequence[ActivityRow] = ()
+    version: str = ""
 
 
 @dataclass(slots=True)
@@ -118,10 +130,35 @@ class Statistics:
     published_updates: dict[str, list[dict]]
 
 
+class FeatureKey(NamedTuple):
+    """Everything a trail's encoded features are made of."""
+
+    version: str
+    status: str
+    activities: tuple[ActivityRow, ...]
+    updates: bytes
+    language: str
+
+
+class Encoded(NamedTuple):
+    key: FeatureKey
+    features: bytes
+
+
+class MissingGeometry(ValueError):
+    """A trail must be encoded but its row came without geometry."""
+
+
 @dataclass(slots=True)
 class Compiled:
-    feature_collection: dict
+    body: bytes
     statistics: Statistics
+    # The encoded features of every trail by id, for the next compile of the system.
+    encoded_trails: dict[str, "Encoded"]
+
+    @property
+    def feature_collection(self) -> dict:
+        return orjson.loads(self.body)
 
 
 def resolve_status(status: str, activity_statuses) -> str:
@@ -301,9 +338,36 @@ def _activity_total(value: str, totals: _Totals, language: str) -> dict:
     }
 
 
-def compile_rows(rows: SystemRows, now: datetime) -> Compiled:
-    """The published FeatureCollection (trails in the given order, then points) and the
-    statistics of one trail system."""
+@dataclass(slots=True)
+class _PlannedTrail:
+    trail: TrailRow
+    key: FeatureKey
+    group: _TrailGroup
+    updates: dict
+
+
+@dataclass(slots=True)
+class Plan:
+    """What a compile will publish, worked out without any geometry."""
+
+    trails: list[_PlannedTrail]
+    statistics: Statistics
+
+    def to_encode(self, encoded: Mapping[str, Encoded]) -> list[str]:
+        """Ids of the trails whose features are not in `encoded`: their geometry is needed."""
+        return [p.trail.id for p in self.trails if not _reusable(p, encoded)]
+
+
+def _reusable(planned: "_PlannedTrail", encoded: Mapping[str, Encoded]) -> bytes | None:
+    kept = encoded.get(planned.trail.id)
+    return kept.features if kept is not None and kept.key == planned.key else None
+
+
+_NO_UPDATES = orjson.dumps({})
+
+
+def plan_system(rows: SystemRows, now: datetime) -> Plan:
+    """Each trail's status, activities, updates and key, and the statistics."""
     language = rows.language
     updates_by_trail, system_updates = place_updates(
         rows.updates, [t.id for t in rows.trails], language, now
@@ -311,7 +375,7 @@ def compile_rows(rows: SystemRows, now: datetime) -> Compiled:
     # Trails grouped by status and activity states (a large system has a few dozen groups):
     # each group's activity list is built once and shared, and the group is counted at once.
     groups: dict[tuple[str, tuple[ActivityRow, ...]], _TrailGroup] = {}
-    features: list[dict] = []
+    planned: list[_PlannedTrail] = []
     for trail in rows.trails:
         activities = tuple(trail.activities)
         status = trail.status
@@ -323,11 +387,20 @@ def compile_rows(rows: SystemRows, now: datetime) -> Compiled:
                 ordered_activities(activities, language)
             )
         updates = updates_by_trail.get(trail.id) or {}
-        features.extend(trail_line_features(trail, status, group.published, updates))
+        encoded_updates = orjson.dumps(updates) if updates else _NO_UPDATES
+        key = FeatureKey(trail.version, status, activities, encoded_updates, language)
+        planned.append(_PlannedTrail(trail, key, group, updates))
         if trail.type != TrailType.LIFT and not trail.hidden:  # lifts and hidden: map only
             group.counted_trails += 1
             group.counted_distance += trail.distance
-    features.extend(point_feature(p) for p in rows.points)
+    return Plan(planned, _statistics(groups, system_updates, language))
+
+
+def _statistics(
+    groups: dict[tuple[str, tuple[ActivityRow, ...]], _TrailGroup],
+    system_updates: dict[str, list[dict]],
+    language: str,
+) -> Statistics:
     system_totals = _Totals()
     activity_totals: dict[str, _Totals] = defaultdict(_Totals)
     for (status, activities), group in groups.items():
@@ -339,7 +412,7 @@ def compile_rows(rows: SystemRows, now: datetime) -> Compiled:
                 activity.status, group.counted_distance, group.counted_trails
             )
     ordered_values = sorted(activity_totals, key=lambda v: (_CATALOG_ORDER.get(v, len(CATALOG)), v))
-    statistics = Statistics(
+    return Statistics(
         total_trails=system_totals.total,
         open_trails=system_totals.counts[OPEN],
         caution_trails=system_totals.counts[CAUTION],
@@ -350,7 +423,40 @@ def compile_rows(rows: SystemRows, now: datetime) -> Compiled:
         activity_totals=[_activity_total(v, activity_totals[v], language) for v in ordered_values],
         published_updates=system_updates,
     )
-    return Compiled({"type": "FeatureCollection", "features": features}, statistics)
+
+
+def _encode_trail(planned: _PlannedTrail) -> bytes:
+    trail = planned.trail
+    if trail.geometry is None:
+        raise MissingGeometry(f"trail {trail.id} must be encoded but has no geometry")
+    features = trail_line_features(
+        trail, planned.key.status, planned.group.published, planned.updates
+    )
+    return b",".join(orjson.dumps(f) for f in features)
+
+
+def compile_rows(
+    rows: SystemRows,
+    now: datetime,
+    encoded: Mapping[str, Encoded] | None = None,
+    plan: Plan | None = None,
+) -> Compiled:
+    """The published FeatureCollection (trails in the given order, then points) and the
+    statistics of one trail system. `encoded`: a previous compile's `encoded_trails`, reused
+    where the key still matches; `plan`: plan_system(rows, now) when the caller has it."""
+    plan = plan or plan_system(rows, now)
+    encoded = encoded or {}
+    encoded_trails: dict[str, Encoded] = {}
+    parts: list[bytes] = []
+    for planned in plan.trails:
+        part = _reusable(planned, encoded)
+        if part is None:
+            part = _encode_trail(planned)
+        encoded_trails[planned.trail.id] = Encoded(planned.key, part)
+        parts.append(part)
+    parts.extend(orjson.dumps(point_feature(p)) for p in rows.points)
+    body = b'{"type":"FeatureCollection","features":[' + b",".join(parts) + b"]}"
+    return Compiled(body, plan.statistics, encoded_trails)
 
 
 def all_systems_collection(systems: list[dict]) -> dict:

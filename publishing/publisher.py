@@ -9,21 +9,36 @@ deleted only after that commit. A failure anywhere leaves the previous file publ
 import gc
 import hashlib
 import logging
-import time
+import threading
+from collections import OrderedDict
 from contextlib import contextmanager
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from datetime import datetime
 
 import orjson
 from django.core.files.storage import default_storage
 from django.db import connection, transaction
-from django.db.models import Max
+from django.db.models import Max, Min
 from django.utils import timezone
 
 from publishing import storage
-from publishing.compile import all_systems_collection, compile_rows
+from publishing.compile import (
+    Encoded,
+    Statistics,
+    TrailRow,
+    all_systems_collection,
+    compile_rows,
+    plan_system,
+)
 from publishing.models import CompileRequest
-from publishing.selectors import load_active_systems, load_system_rows
+from publishing.selectors import (
+    load_active_systems,
+    load_geometries,
+    load_system_rows,
+    load_trail_versions,
+    load_trails,
+    rows_are_versioned,
+)
 from trails.models import TrailSystem
 
 logger = logging.getLogger(__name__)
@@ -55,18 +70,104 @@ def paused_gc():
             gc.enable()
 
 
+@dataclass(slots=True)
+class _KeptSystem:
+    trails: dict[str, TrailRow]  # without geometry
+    encoded: dict[str, Encoded]
+    size: int
+
+
+class KeptCompiles:
+    """Each system's trail rows (without geometry) and encoded trail features from its last
+    compile in this process, so the next compile reads only the trails whose row version
+    changed and encodes only the trails whose key did. Least recently compiled systems leave
+    first beyond MAX_BYTES; a process starts empty, so its first compile of a system is a full
+    one, and a deploy never reuses another version's bytes."""
+
+    MAX_BYTES = 256 * 1024 * 1024
+    ROW_BYTES = 600  # a TrailRow without geometry, roughly
+
+    def __init__(self) -> None:
+        self._systems: OrderedDict[str, _KeptSystem] = OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
+
+    def get(self, system_id: str) -> _KeptSystem | None:
+        with self._lock:
+            return self._systems.get(system_id)
+
+    def keep(self, system_id: str, trails: list[TrailRow], encoded: dict[str, Encoded]) -> None:
+        size = sum(len(e.features) for e in encoded.values()) + self.ROW_BYTES * len(trails)
+        kept = _KeptSystem({t.id: t for t in trails}, encoded, size)
+        with self._lock:
+            self._drop(system_id)
+            self._systems[system_id] = kept
+            self._size += size
+            while self._size > self.MAX_BYTES and len(self._systems) > 1:
+                self._drop(next(iter(self._systems)))
+
+    def forget(self, system_id: str) -> None:
+        """The next compile of the system in this process is a full one (benchmarks)."""
+        with self._lock:
+            self._drop(system_id)
+
+    def _drop(self, system_id: str) -> None:
+        dropped = self._systems.pop(system_id, None)
+        if dropped is not None:
+            self._size -= dropped.size
+
+
+kept_compiles = KeptCompiles()
+
+
+def _current_trails(system_id: str, kept: _KeptSystem | None) -> list[TrailRow]:
+    """The live trails in list order: kept rows where the row version is unchanged, the
+    others read (with their geometry)."""
+    versions = load_trail_versions(system_id)
+    known = kept.trails if kept else {}
+    changed = [
+        tid for tid, version in versions if getattr(known.get(tid), "version", None) != version
+    ]
+    fresh = load_trails(changed) if changed else {}
+    # A trail deleted since its version was read is in neither.
+    return [row for tid, _ in versions if (row := fresh.get(tid) or known.get(tid))]
+
+
+def compile_incrementally(system_id: str, now: datetime) -> tuple[bytes, Statistics]:
+    """The system's file and statistics, reading the trails whose row changed and encoding
+    those whose key changed since this process last compiled the system (everything where
+    rows carry no version)."""
+    if not rows_are_versioned():
+        compiled = compile_rows(load_system_rows(system_id, now), now)
+        return compiled.body, compiled.statistics
+    kept = kept_compiles.get(system_id)
+    rows = load_system_rows(system_id, now, trails=_current_trails(system_id, kept))
+    plan = plan_system(rows, now)
+    encoded = kept.encoded if kept else {}
+    lacking = [t.id for t in rows.trails if t.geometry is None]
+    to_encode = set(plan.to_encode(encoded)).intersection(lacking)
+    if to_encode:
+        geometries = load_geometries(list(to_encode))
+        for trail in rows.trails:
+            if trail.id in to_encode:
+                trail.geometry = geometries.get(trail.id)
+    compiled = compile_rows(rows, now, encoded, plan)
+    for trail in rows.trails:
+        trail.geometry = None
+    kept_compiles.keep(system_id, rows.trails, compiled.encoded_trails)
+    return compiled.body, compiled.statistics
+
+
 def publish_system(system_id: str, now: datetime) -> tuple[str, str]:
     """Compile and write a new file, then point the trail system at it, inside the caller's
     transaction. Returns (new path, previous path)."""
     with paused_gc():
-        rows = load_system_rows(system_id, now)
-        compiled = compile_rows(rows, now)
-        body = orjson.dumps(compiled.feature_collection)
+        body, statistics = compile_incrementally(system_id, now)
     previous = TrailSystem.objects.values_list("geo_json_path", flat=True).get(pk=system_id)
     path = storage.write_file(storage.new_map_name(system_id, now), body)
     try:
         TrailSystem.objects.filter(pk=system_id).update(
-            geo_json_path=path, compiled_on=now, **asdict(compiled.statistics)
+            geo_json_path=path, compiled_on=now, **asdict(statistics)
         )
     except BaseException:
         storage.delete_file(path)
@@ -74,32 +175,34 @@ def publish_system(system_id: str, now: datetime) -> tuple[str, str]:
     return path, previous
 
 
-def settle(system_id: str, seconds: float) -> None:
-    """Wait until the system's newest pending request is `seconds` old (at most that)."""
-    newest = (
+def settle_delay(system_id: str, seconds: float) -> float:
+    """How long to wait before compiling the system so that a burst of writes is served by
+    one compile: until its newest pending request is `seconds` old, but no longer than until
+    its oldest is three times that, so a steady stream of writes is still published."""
+    ages = (
         CompileRequest.objects.pending()
         .filter(trail_system_id=system_id)
-        .aggregate(newest=Max("requested_on"))["newest"]
+        .aggregate(newest=Max("requested_on"), oldest=Min("requested_on"))
     )
-    if newest:
-        wait = seconds - (timezone.now() - newest).total_seconds()
-        time.sleep(min(max(wait, 0.0), seconds))
+    if ages["newest"] is None:
+        return 0.0
+    now = timezone.now()
+    until_settled = seconds - (now - ages["newest"]).total_seconds()
+    until_overdue = 3 * seconds - (now - ages["oldest"]).total_seconds()
+    return max(0.0, min(until_settled, until_overdue))
 
 
-def compile_pending(system_id: str, settle_seconds: float = 0.0) -> str | None:
+def compile_pending(system_id: str) -> str | None:
     """Serve every pending compile request of one system with a single compile.
 
     Returns the published path, or None when nothing was pending or another compile holds
     the system: requests recorded while a compile runs stay pending and are served by the
-    next round (see tasks.compile_system), never by two compiles at once. Only the lock
-    holder settles, so tasks of the same burst leave at once instead of waiting too."""
+    next round (see tasks.compile_system), never by two compiles at once."""
     published = ""
     try:
         with transaction.atomic():
             if not try_lock_system(system_id):
                 return None
-            if settle_seconds:
-                settle(system_id, settle_seconds)
             pending = list(
                 CompileRequest.objects.pending()
                 .filter(trail_system_id=system_id)

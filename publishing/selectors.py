@@ -2,7 +2,8 @@
 
 `values_list()` instead of model instances, and the geometry fetched as text and decoded
 with orjson (Django's JSONField decodes with the standard library, several times slower):
-most of the time of reading a large system is spent on its geometry.
+most of the time of reading a large system is spent on its geometry, so an incremental compile
+reads it only for the trails it encodes again (`load_geometries`).
 """
 
 from collections import defaultdict
@@ -10,7 +11,9 @@ from dataclasses import fields
 from datetime import datetime
 
 import orjson
-from django.db.models import TextField
+from django.db import connection
+from django.db.models import TextField, Value
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast
 
 from publishing.compile import ActivityRow, PointRow, SystemRows, TrailRow, UpdateRow
@@ -19,7 +22,7 @@ from updates.models import Update
 
 _TRAIL_COLUMNS = (
     "id", "name", "geometry_text", "distance", "description", "status", "difficulty", "type",
-    "line_style", "hidden", "one_way", "one_way_reversed", "order", "categories",
+    "line_style", "hidden", "one_way", "one_way_reversed", "order", "categories_text", "version",
 )  # fmt: skip
 _SYSTEM_COLUMNS = (
     "id", "name", "lat", "lng", "open_trails", "caution_trails", "closed_trails",
@@ -29,32 +32,94 @@ _POINT_COLUMNS = tuple(f.name for f in fields(PointRow))
 _UPDATE_COLUMNS = tuple(f.name for f in fields(UpdateRow) if f.name != "trail_ids")
 
 
-def load_system_rows(system_id: str, now: datetime) -> SystemRows:
-    """Live trails in their list order with their activities, live points newest first, and
-    the unexpired updates with the trails they name."""
-    language = TrailSystem.objects.values_list("language", flat=True).get(pk=system_id)
+def rows_are_versioned() -> bool:
+    """PostgreSQL gives each row version a new (ctid, xmin), and a trigger gives a trail a new
+    one when its activities change (trails/migrations/0004_row_version_triggers.py); the
+    embedded SQLite has neither, so there every trail is read and encoded on every compile."""
+    return connection.vendor == "postgresql"
 
-    activities: dict[str, list[ActivityRow]] = defaultdict(list)
-    for trail_id, value, status, difficulty in (
-        TrailActivity.objects.filter(
-            trail__trail_system_id=system_id, trail__trashed_on__isnull=True
+
+def _row_version():
+    if rows_are_versioned():
+        return RawSQL("ctid::text || xmin::text", ())
+    return Value("")
+
+
+def _live_trails(system_id: str):
+    return Trail.objects.filter(trail_system_id=system_id).order_by("order", "created_on", "id")
+
+
+def load_trail_versions(system_id: str) -> list[tuple[str, str]]:
+    """(id, row version) of the live trails in their list order: what changed since a
+    previous compile, without reading the trails."""
+    return list(
+        _live_trails(system_id).annotate(version=_row_version()).values_list("id", "version")
+    )
+
+
+def _trail_rows(trails, activities, *, with_geometry: bool) -> list[TrailRow]:
+    by_trail: dict[str, list[ActivityRow]] = defaultdict(list)
+    for trail_id, value, status, difficulty in activities.order_by(
+        "trail_id", "position", "id"
+    ).values_list("trail_id", "value", "status", "difficulty"):
+        by_trail[trail_id].append(ActivityRow(value, status, difficulty))
+    geometry = Cast("geometry", TextField()) if with_geometry else Value(None, TextField())
+    rows = []
+    for row in trails.annotate(
+        geometry_text=geometry,
+        categories_text=Cast("categories", TextField()),
+        version=_row_version(),
+    ).values_list(*_TRAIL_COLUMNS):
+        trail_id, name, geometry_text, *others, categories_text, version = row
+        rows.append(
+            TrailRow(
+                trail_id,
+                name,
+                orjson.loads(geometry_text) if geometry_text is not None else None,
+                *others,
+                categories=orjson.loads(categories_text),
+                activities=tuple(by_trail.get(trail_id, ())),
+                version=version,
+            )
         )
-        .order_by("trail_id", "position", "id")
-        .values_list("trail_id", "value", "status", "difficulty")
-    ):
-        activities[trail_id].append(ActivityRow(value, status, difficulty))
+    return rows
 
-    trails = []
-    for row in (
-        Trail.objects.filter(trail_system_id=system_id)
+
+def load_trails(trail_ids: list[str]) -> dict[str, TrailRow]:
+    """The named trails with their activities and geometry, by id."""
+    rows = _trail_rows(
+        Trail._base_manager.filter(pk__in=trail_ids),
+        TrailActivity.objects.filter(trail_id__in=trail_ids),
+        with_geometry=True,
+    )
+    return {row.id: row for row in rows}
+
+
+def load_geometries(trail_ids: list[str]) -> dict[str, dict]:
+    """The geometry of each trail named (trashed too: one trashed since its row was read is
+    published as read, and its trash starts a compile of its own)."""
+    rows = (
+        Trail._base_manager.filter(pk__in=trail_ids)
         .annotate(geometry_text=Cast("geometry", TextField()))
-        .order_by("order", "created_on", "id")
-        .values_list(*_TRAIL_COLUMNS)
-    ):
-        trail_id, name, geometry_text, *others = row
-        geometry = orjson.loads(geometry_text)
-        own = tuple(activities.get(trail_id, ()))
-        trails.append(TrailRow(trail_id, name, geometry, *others, activities=own))
+        .values_list("id", "geometry_text")
+    )
+    return {trail_id: orjson.loads(text) for trail_id, text in rows}
+
+
+def load_system_rows(
+    system_id: str, now: datetime, trails: list[TrailRow] | None = None
+) -> SystemRows:
+    """Live trails in their list order with their activities and geometry (or the `trails`
+    given), live points newest first, and the unexpired updates with the trails they name."""
+    language = TrailSystem.objects.values_list("language", flat=True).get(pk=system_id)
+    if trails is None:
+        trails = _trail_rows(
+            _live_trails(system_id),
+            TrailActivity.objects.filter(
+                trail__trail_system_id=system_id, trail__trashed_on__isnull=True
+            ),
+            with_geometry=True,
+        )
     points = [
         PointRow(*row)
         for row in Point.objects.filter(trail_system_id=system_id)

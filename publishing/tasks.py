@@ -8,16 +8,17 @@ from celery import shared_task
 
 from publishing import weather
 from publishing.models import CompileRequest
-from publishing.publisher import build_all_systems_file, compile_pending
+from publishing.publisher import build_all_systems_file, compile_pending, settle_delay
 
 logger = logging.getLogger(__name__)
 
 # Compiles one task runs back to back before handing the system to a fresh task, so a
 # system under constant writes does not hold a worker forever.
 MAX_ROUNDS = 20
-# After taking a system's lock, a worker waits until its newest request is this old, so
-# a burst of writes is served by one compile instead of one each (at most once a compile).
-SETTLE_SECONDS = 0.15
+# A compile waits until the system's newest request is this old (publisher.settle_delay), so a
+# burst of writes is served by one compile instead of one each. It waits as a scheduled task,
+# not in a worker process, which stays free to compile other systems meanwhile.
+SETTLE_SECONDS = 0.05
 
 
 @shared_task(bind=True, acks_late=True)
@@ -26,9 +27,12 @@ def compile_system(self, system_id: str) -> int:
     the number of compiles run. A task that finds another compile running leaves at once:
     that compile looks for new requests after its commit and serves them. In-process
     (no broker) the write is waiting, so there is no settling."""
-    settle_seconds = 0.0 if self.request.is_eager else SETTLE_SECONDS
     for rounds in range(MAX_ROUNDS):
-        if not compile_pending(system_id, settle_seconds):
+        delay = 0.0 if self.request.is_eager else settle_delay(system_id, SETTLE_SECONDS)
+        if delay:
+            compile_system.apply_async((system_id,), countdown=delay)
+            return rounds
+        if not compile_pending(system_id):
             return rounds
     enqueue_compile(system_id)
     return MAX_ROUNDS

@@ -18,4 +18,7 @@ REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/15"
 CELERY_BROKER_URL = REDIS_URL
 CELERY_TASK_ALWAYS_EAGER = True
 MEDIA_ROOT = VAR_DIR / "media"
+# Writes in transaction-wrapped tests never commit, so never notify: read the row version on
+# every request (tests/integration turn listening on).
+LEGACY_LISTEN = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -75,8 +75,6 @@ PUBLISHED_UPDATES = {
 def _allowlist(settings):
     settings.LEGACY_ALLOWED_ORIGINS = [ALLOWED_ORIGIN]
     settings.PUBLIC_BASE_URL = "https://trails.example.org"
-    # Check the rows on every request, so a write shows on the very next one.
-    settings.LEGACY_RECHECK_SECONDS = 0
 
 
 def line_3d(n: int = 4) -> dict:

@@ -31,7 +31,7 @@ from tests.factories import (
     TrailSystemFactory,
     UpdateFactory,
 )
-from trails.models import TrailSystem
+from trails.models import Trail, TrailActivity, TrailSystem
 
 pytestmark = pytest.mark.django_db
 
@@ -85,6 +85,30 @@ def test_the_published_file_is_served_as_geojson_without_credentials(
     assert response.status_code == 200
     assert response["Content-Type"] == GEOJSON_CONTENT_TYPE
     assert orjson.loads(b"".join(response.streaming_content)) == published(system)
+
+
+def test_a_bulk_write_to_one_trail_is_in_the_next_incremental_compile(
+    system, django_capture_on_commit_callbacks
+):
+    other = TrailFactory(trail_system=system, name="Other")
+    TrailActivityFactory(trail=other, value="skiing", status="Open")
+    write(system, django_capture_on_commit_callbacks)  # every trail encoded and kept
+    moved = {"type": "LineString", "coordinates": [[-72.5, 43.5], [-72.4, 43.4]]}
+    trail = system.trails.exclude(name="Other").get()
+
+    # Bulk updates: no save(), no updated_on; only the row versions tell what changed.
+    Trail.objects.filter(pk=trail.pk).update(geometry=moved, name="Renamed")
+    TrailActivity.objects.filter(trail=other).update(status="Closed")
+    write(system, django_capture_on_commit_callbacks)
+
+    system.refresh_from_db()
+    features = {f["properties"]["name"]: f for f in published(system)["features"][:2]}
+    assert features["Renamed"]["geometry"] == moved
+    assert [a["status"] for a in features["Other"]["properties"]["activities"]] == ["Closed"]
+    now = timezone.now()
+    assert (
+        published(system) == compile_rows(load_system_rows(system.pk, now), now).feature_collection
+    )
 
 
 def test_the_file_equals_a_compile_of_the_current_rows(system, django_capture_on_commit_callbacks):

@@ -13,6 +13,7 @@ from pathlib import Path
 import dj_database_url
 from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
+from pythonjsonlogger.core import RESERVED_ATTRS
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
@@ -50,6 +51,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "corsheaders",
     "rest_framework",
+    "django_prometheus",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "apikeys",
@@ -60,6 +62,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.request_log.RequestLogMiddleware",
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "corsheaders.middleware.CorsMiddleware",
     "config.middleware.BodySizeLimitMiddleware",
@@ -69,6 +73,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -93,7 +98,9 @@ TEMPLATES = [
 
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+    DATABASES = {
+        "default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)
+    }
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES = {
@@ -156,7 +163,7 @@ CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULE = {
     "sweep-pending-compiles": {
         "task": "publishing.tasks.sweep_pending_compiles",
-        "schedule": timedelta(seconds=30),
+        "schedule": timedelta(seconds=float(os.environ.get("COMPILE_SWEEP_SECONDS", "30"))),
     },
     "rebuild-all-systems-file": {
         "task": "publishing.tasks.rebuild_all_systems_file",
@@ -206,8 +213,15 @@ OPEN_METEO_ELEVATION_URL = os.environ.get(
 )
 CELERY_BEAT_SCHEDULE["sweep-notifications"] = {
     "task": "updates.tasks.sweep_notifications",
-    "schedule": timedelta(minutes=5),
+    "schedule": timedelta(seconds=float(os.environ.get("NOTIFICATION_SWEEP_SECONDS", "300"))),
 }
+# A queued fan-out older than this is taken as lost and queued again by the sweep.
+NOTIFICATION_SWEEP_AFTER = timedelta(
+    seconds=float(os.environ.get("NOTIFICATION_SWEEP_AFTER_SECONDS", "600"))
+)
+# A delivery claimed longer ago than this belongs to a dead worker (a chunk task is killed
+# at its time limit, well before): the sweep recovers it (README, "Notification delivery").
+DELIVERY_LEASE = timedelta(seconds=float(os.environ.get("DELIVERY_LEASE_SECONDS", "1800")))
 
 # Outside data providers; "fixed" serves built-in data and needs no network.
 WEATHER_PROVIDER = os.environ.get("WEATHER_PROVIDER", "fixed")
@@ -287,13 +301,42 @@ CORS_EXPOSE_HEADERS = [
 ]
 CORS_PREFLIGHT_MAX_AGE = 86400
 
+# One JSON object per line on stderr, each with the id of the request it belongs to
+# (config.request_log); LOG_FORMAT=text gives plain lines for a developer's terminal.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"request_id": {"()": "config.request_log.RequestIdFilter"}},
+    "formatters": {
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s",
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+            # Django's request object (its repr shows the whole path) stays out of the line.
+            "reserved_attrs": [*RESERVED_ATTRS, "request"],
+        },
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["request_id"],
+            "formatter": os.environ.get("LOG_FORMAT", "json"),
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        # Our request line replaces runserver's access line and Django's 4xx warnings.
+        "django.server": {"level": "WARNING"},
+        "django.request": {"level": "ERROR"},
+    },
 }
+
+# Operations (README, "Operations"): /metrics answers this bearer token, or loopback only.
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+# Probes and the scraper talk plain HTTP to the process behind the TLS-terminating proxy.
+SECURE_REDIRECT_EXEMPT = [r"^(healthz|readyz|metrics)$"]
 
 if not DEBUG:
     SESSION_COOKIE_SECURE = env_flag("SECURE_COOKIES", False)

@@ -29,4 +29,6 @@ class PublishingConfig(AppConfig):
         from publishing.storage import register_content_type
 
         register_content_type()
+        from publishing import metrics  # noqa: F401 - registers the compile metrics
+
         post_migrate.connect(build_missing_all_systems_file, sender=self)

@@ -6,6 +6,12 @@ then hands chunks of pending rows to parallel Celery tasks. A chunk claims its r
 sending) in one short transaction, so a retried or duplicated task never sends a message twice.
 Transient provider errors go back to pending and are retried with exponential backoff; a
 permanent refusal marks the subscriber's address or number as failed so it is skipped next time.
+
+A chunk sends its rows one by one in id order and records each outcome before the next send,
+so a worker killed mid-chunk leaves at most one row of its claim whose message may have gone
+out: the lowest-id row still `sending`. After the lease, recover_stale_claims marks that one
+failed (never sent twice) and gives the others back to pending (README, "Notification
+delivery").
 """
 
 import contextlib
@@ -13,7 +19,7 @@ import logging
 import re
 import smtplib
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -37,8 +43,7 @@ MAX_ATTEMPTS = 5
 # Seconds before retry n (1-based): 30 s, 2 min, 8 min, 32 min.
 RETRY_BASE_SECONDS = 30
 RETRY_FACTOR = 4
-# How long a queued fan-out or chunk may wait before the sweep queues it again.
-SWEEP_AFTER = timedelta(minutes=10)
+INTERRUPTED = "interrupted: the worker stopped while sending; not sent again to avoid a duplicate"
 
 DEPTH_UNITS = {"inches": "in", "centimeters": "cm"}
 SNOW_DEPTH_FIELDS = (
@@ -68,10 +73,10 @@ def send_update_notifications(update_id: str) -> None:
 
 def updates_to_sweep(now: datetime | None = None) -> list[str]:
     """Notify updates whose fan-out or chunk tasks seem lost: created in the last hour more
-    than SWEEP_AFTER ago with no delivery recorded, or with deliveries never attempted
-    SWEEP_AFTER after they were recorded (within the last day)."""
+    than NOTIFICATION_SWEEP_AFTER ago with no delivery recorded, or with deliveries never
+    attempted that long after they were recorded (within the last day)."""
     now = now or timezone.now()
-    stale = now - SWEEP_AFTER
+    stale = now - settings.NOTIFICATION_SWEEP_AFTER
     never_fanned_out = Update.objects.filter(
         notify=True,
         created_on__range=(now - timedelta(hours=1), stale),
@@ -87,6 +92,41 @@ def updates_to_sweep(now: datetime | None = None) -> list[str]:
         .distinct()
     )
     return sorted({*never_fanned_out, *never_attempted})
+
+
+def recover_stale_claims(now: datetime | None = None) -> list[str]:
+    """Release the deliveries of claims older than DELIVERY_LEASE; returns their updates.
+
+    Past the lease the claiming task is dead (its hard time limit is shorter). Per claim, the
+    lowest-id row still `sending` may have reached the provider: it becomes failed. The rest
+    were never handed over: they go back to pending with their attempt given back.
+    """
+    cutoff = (now or timezone.now()) - settings.DELIVERY_LEASE
+    with transaction.atomic():
+        stale = list(
+            Delivery.objects.select_for_update(skip_locked=True)
+            .filter(state=Delivery.State.SENDING, claimed_on__lt=cutoff)
+            .order_by("pk")
+            .values_list("pk", "update_id", "channel", "claimed_on")
+        )
+        in_flight: dict[tuple, int] = {}
+        for pk, update_id, channel, claimed_on in stale:
+            in_flight.setdefault((update_id, channel, claimed_on), pk)
+        interrupted = set(in_flight.values())
+        Delivery.objects.filter(pk__in=interrupted).update(
+            state=Delivery.State.FAILED, error=INTERRUPTED
+        )
+        Delivery.objects.filter(
+            pk__in=[row[0] for row in stale if row[0] not in interrupted]
+        ).update(state=Delivery.State.PENDING, attempts=F("attempts") - 1, claimed_on=None)
+    if stale:
+        logger.warning(
+            "Recovered %d stale deliveries: %d interrupted, %d pending again",
+            len(stale),
+            len(interrupted),
+            len(stale) - len(interrupted),
+        )
+    return sorted({row[1] for row in stale})
 
 
 # Who gets what
@@ -157,6 +197,7 @@ def claim(delivery_ids: Iterable[int], channel: str) -> list[Delivery]:
             Delivery.objects.select_for_update(skip_locked=True, of=("self",))
             .select_related("subscriber")
             .filter(pk__in=list(delivery_ids), state=Delivery.State.PENDING)
+            .order_by("pk")
         )
         sendable = Subscriber.objects.filter(_reachable(channel), unsubscribed_on__isnull=True)
         sendable_ids = set(
@@ -167,7 +208,7 @@ def claim(delivery_ids: Iterable[int], channel: str) -> list[Delivery]:
         claimed = [d for d in candidates if d.subscriber_id in sendable_ids]
         skipped = [d.pk for d in candidates if d.subscriber_id not in sendable_ids]
         Delivery.objects.filter(pk__in=[d.pk for d in claimed]).update(
-            state=Delivery.State.SENDING, attempts=F("attempts") + 1
+            state=Delivery.State.SENDING, attempts=F("attempts") + 1, claimed_on=timezone.now()
         )
         Delivery.objects.filter(pk__in=skipped).update(state=Delivery.State.SKIPPED)
     for delivery in claimed:
@@ -327,13 +368,13 @@ def _attempt(delivery: Delivery, send: Callable[[], None]) -> Outcome:
     return Outcome(delivery)
 
 
-def send_all(backend, build: Callable, deliveries: list[Delivery]) -> list[Outcome]:
-    """Send one message per delivery over one connection of an email or SMS backend.
+def send_all(backend, build: Callable, deliveries: list[Delivery]) -> Iterator[Outcome]:
+    """Send one message per delivery, in order, over one connection of an email or SMS
+    backend, yielding each outcome before the next message is sent.
 
     A connection that cannot be opened, or breaks, is reopened for the next message; the
     messages it fails are recorded for retry like any other transient failure.
     """
-    outcomes = []
     _reopen(backend)
     try:
         for delivery in deliveries:
@@ -344,10 +385,9 @@ def send_all(backend, build: Callable, deliveries: list[Delivery]) -> list[Outco
             outcome = _attempt(delivery, send)
             if outcome.retry:
                 _reopen(backend)
-            outcomes.append(outcome)
+            yield outcome
     finally:
         backend.close()
-    return outcomes
 
 
 def _reopen(backend) -> None:
@@ -403,7 +443,11 @@ def send_chunk(update_id: str, channel: str, delivery_ids: list[int]) -> tuple[l
     deliveries = claim(delivery_ids, channel)
     if not deliveries:
         return [], 0
-    retry_ids = record_outcomes(send_all(backend, build, deliveries), channel)
+    retry_ids = [
+        pk
+        for outcome in send_all(backend, build, deliveries)
+        for pk in record_outcomes([outcome], channel)
+    ]
     if not retry_ids:
         return [], 0
     retrying = set(retry_ids)

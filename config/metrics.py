@@ -1,0 +1,76 @@
+"""Prometheus metrics at /metrics.
+
+Request metrics come from django-prometheus's middleware; the apps add their own with
+prometheus_client (publishing: compile latency and pending compiles; updates: deliveries by
+state). Figures that live in the database (what is pending, deliveries by state) are read
+when the page is scraped, so they are right whichever process or machine did the work.
+
+The page is for the operator's scraper, not the public: it answers a client that sends
+``Authorization: Bearer <METRICS_TOKEN>`` when that variable is set, and otherwise only a
+client on the loopback interface (a scraper or sidecar on the same host).
+"""
+
+import hmac
+import os
+from collections.abc import Callable, Iterable
+
+import prometheus_client
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from prometheus_client import multiprocess
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+LOOPBACK = frozenset({"127.0.0.1", "::1"})
+
+# Gauges read from the database at scrape time, registered by the apps that own the rows.
+database_registry = prometheus_client.CollectorRegistry(auto_describe=True)
+
+
+class DatabaseGauge(Collector):
+    """A gauge whose samples a query returns as (label values, value) pairs at scrape time."""
+
+    def __init__(
+        self,
+        name: str,
+        documentation: str,
+        labels: list[str],
+        read: Callable[[], Iterable[tuple[tuple[str, ...], float]]],
+    ):
+        self.name, self.documentation, self.labels, self.read = name, documentation, labels, read
+        database_registry.register(self)
+
+    def describe(self):
+        return [GaugeMetricFamily(self.name, self.documentation, labels=self.labels)]
+
+    def collect(self):
+        family = GaugeMetricFamily(self.name, self.documentation, labels=self.labels)
+        for label_values, value in self.read():
+            family.add_metric(list(label_values), value)
+        yield family
+
+
+def allowed(request: HttpRequest) -> bool:
+    token = settings.METRICS_TOKEN
+    if token:
+        sent = request.headers.get("Authorization", "")
+        return hmac.compare_digest(sent.encode(), f"Bearer {token}".encode())
+    return request.META.get("REMOTE_ADDR") in LOOPBACK
+
+
+def process_registry() -> prometheus_client.CollectorRegistry:
+    """This process's metrics, or every process's when prometheus_client's multiprocess
+    mode is on (PROMETHEUS_MULTIPROC_DIR shared by gunicorn's workers and Celery's)."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = prometheus_client.CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+        return registry
+    return prometheus_client.REGISTRY
+
+
+def metrics_view(request: HttpRequest) -> HttpResponse:
+    if not allowed(request):
+        return HttpResponse("Forbidden.\n", status=403, content_type="text/plain")
+    body = prometheus_client.generate_latest(process_registry())
+    body += prometheus_client.generate_latest(database_registry)
+    return HttpResponse(body, content_type=prometheus_client.CONTENT_TYPE_LATEST)

@@ -10,6 +10,7 @@ import os
 import time
 from collections.abc import Callable
 
+from django.conf import settings
 from django.core.files.storage import FileSystemStorage, default_storage
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
@@ -31,9 +32,9 @@ def check_database() -> None:
 
 def check_broker() -> None:
     """Without a broker (embedded default) tasks run in-process: nothing to reach."""
-    if celery_app.conf.task_always_eager:
+    if settings.CELERY_TASK_ALWAYS_EAGER:
         return
-    with celery_app.connection_for_write() as broker:
+    with celery_app.connection_for_write(settings.CELERY_BROKER_URL) as broker:
         broker.ensure_connection(max_retries=1, timeout=BROKER_TIMEOUT_SECONDS)
 
 

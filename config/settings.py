@@ -271,6 +271,7 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "drf_spectacular.contrib.djangorestframework_camel_case.camelize_serializer_fields",
         "config.schema.add_error_responses",
+        "config.schema.require_a_field_in_patch_bodies",
     ],
     # The docs page must work with no network: no online validator, and its assets come from
     # drf-spectacular-sidecar through config.views.OfflineSwaggerView.

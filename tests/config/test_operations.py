@@ -47,17 +47,10 @@ def test_readyz_names_the_storage_that_cannot_be_reached(client, settings, tmp_p
 
 
 def test_readyz_names_the_broker_that_cannot_be_reached(client, settings):
-    from config.celery import app as celery_app
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:1/0"  # nothing listens on port 1
 
-    previous = celery_app.conf.task_always_eager, celery_app.conf.broker_url
-    celery_app.conf.task_always_eager = False
-    celery_app.conf.broker_url = "redis://127.0.0.1:1/0"  # nothing listens on port 1
-    celery_app._pool = None
-    try:
-        response = client.get("/readyz")
-    finally:
-        celery_app.conf.task_always_eager, celery_app.conf.broker_url = previous
-        celery_app._pool = None
+    response = client.get("/readyz")
 
     assert response.status_code == 503
     assert response.json()["failed"] == ["broker"]

@@ -18,6 +18,8 @@ from pathlib import Path
 
 from django.conf import settings
 
+from config.celery import app as celery_app
+
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 
 
@@ -37,6 +39,13 @@ def wait_until(predicate, timeout: float, what: str):
             return value
         time.sleep(0.1)
     raise TimeoutError(f"{what} not within {timeout}s")
+
+
+def use_broker(url: str) -> None:
+    """Point this process's Celery app at another broker, dropping pooled connections."""
+    celery_app.conf.broker_url = url
+    celery_app._pool = None
+    celery_app.amqp._producer_pool = None
 
 
 class PrivateRedis:

@@ -6,13 +6,13 @@ from django.views.static import serve
 from config import health, metrics
 
 urlpatterns = [
-    path("api/v1/", include("config.api_urls")),
+    path("api/v1/", include("api.urls")),
     path("legacy/", include("legacy.urls")),
     path("admin/", admin.site.urls),
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("metrics", metrics.metrics_view, name="metrics"),
-    path("", include("updates.public_urls")),
+    path("", include("webapp.urls")),
 ]
 
 

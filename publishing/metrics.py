@@ -3,7 +3,7 @@ published, and how many compile requests wait."""
 
 from prometheus_client import Histogram
 
-from config.metrics import DatabaseGauge
+from core.metrics import DatabaseGauge
 from publishing.models import CompileRequest
 
 # A compile of a large system takes about a second; anything near a minute is an incident.

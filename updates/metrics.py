@@ -2,7 +2,7 @@
 
 from django.db.models import Count
 
-from config.metrics import DatabaseGauge
+from core.metrics import DatabaseGauge
 from updates.models import Delivery
 
 

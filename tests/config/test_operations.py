@@ -9,7 +9,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from tests.factories import SubscriberFactory, TrailFactory, UpdateFactory
-from updates import notifications
+from updates.notifications import recipients
 
 pytestmark = pytest.mark.django_db
 
@@ -67,7 +67,7 @@ def test_metrics_show_compile_latency_pending_compiles_and_deliveries_by_state(
     trail = TrailFactory(trail_system=system)
     SubscriberFactory(trail_system=system, email="a@example.test", phone="")
     update = UpdateFactory(trail_system=system, notify=True)
-    notifications.record_deliveries(update)
+    recipients.record_deliveries(update)
     compiles_before = metric("trails_compile_seconds_count")
 
     with django_capture_on_commit_callbacks(execute=True):
@@ -88,7 +88,7 @@ def test_metrics_show_compile_latency_pending_compiles_and_deliveries_by_state(
 
 
 def test_metrics_count_a_compile_request_that_waits(client, system):
-    from publishing.scheduling import request_compile
+    from core.compiles import request_compile
 
     request_compile(system.pk, reason="test")  # recorded; its task runs after the commit
 

@@ -16,7 +16,6 @@ from django.contrib.staticfiles.handlers import StaticFilesHandler
 from django.test.testcases import LiveServerThread
 
 from apikeys.tokens import mint_emulator_token
-from config.celery import app as celery_app
 from tests.factories import (
     PointFactory,
     TrailFactory,
@@ -24,7 +23,7 @@ from tests.factories import (
     UpdateFactory,
     create_api_key,
 )
-from tests.integration.topology import PrivateRedis, use_broker
+from tests.integration.topology import PrivateRedis, drop_broker_connections
 
 SERVER_PORT = 18401
 BROKER_PORT = 18402
@@ -52,14 +51,11 @@ def queued_tasks(settings):
     compiles and notifications run outside the request: requests answer at their own speed."""
     redis = PrivateRedis(BROKER_PORT)
     redis.start()
-    previous = celery_app.conf.task_always_eager, celery_app.conf.broker_url
     settings.CELERY_BROKER_URL = redis.url
     settings.CELERY_TASK_ALWAYS_EAGER = False
-    celery_app.conf.task_always_eager = False
-    use_broker(redis.url)
+    drop_broker_connections()
     yield
-    celery_app.conf.task_always_eager = previous[0]
-    use_broker(previous[1])
+    drop_broker_connections()
     redis.stop()
 
 

@@ -6,12 +6,11 @@ import psycopg
 import pytest
 from django.core.files.storage import default_storage
 
-from config.celery import app as celery_app
 from publishing.tasks import sweep_pending_compiles
 from tests.factories import TrailActivityFactory, TrailFactory, TrailSystemFactory
 from tests.integration.conftest import Worker, wait_for, worker_environment
 from tests.integration.test_publishing import all_served, published, set_status, trail_statuses
-from tests.integration.topology import PrivateRedis, use_broker
+from tests.integration.topology import PrivateRedis, drop_broker_connections
 from trails.models import TrailSystem
 
 pytestmark = pytest.mark.integration
@@ -23,11 +22,10 @@ PRIVATE_REDIS_PORT = 6391
 def private_broker(broker, settings):
     redis = PrivateRedis(PRIVATE_REDIS_PORT)
     redis.start()
-    previous = celery_app.conf.broker_url
-    settings.CELERY_BROKER_URL = redis.url  # what the worker process is given
-    use_broker(redis.url)
+    settings.CELERY_BROKER_URL = redis.url  # for this process and the worker it starts
+    drop_broker_connections()
     yield redis
-    use_broker(previous)
+    drop_broker_connections()
     redis.stop()
 
 

@@ -41,9 +41,8 @@ def wait_until(predicate, timeout: float, what: str):
     raise TimeoutError(f"{what} not within {timeout}s")
 
 
-def use_broker(url: str) -> None:
-    """Point this process's Celery app at another broker, dropping pooled connections."""
-    celery_app.conf.broker_url = url
+def drop_broker_connections() -> None:
+    """After CELERY_BROKER_URL changed: the next task opens a connection to the new broker."""
     celery_app._pool = None
     celery_app.amqp._producer_pool = None
 

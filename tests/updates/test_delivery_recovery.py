@@ -8,8 +8,8 @@ from django.core import mail
 from django.utils import timezone
 
 from tests.factories import SubscriberFactory, TrailSystemFactory, UpdateFactory
-from updates import notifications
 from updates.models import Delivery
+from updates.notifications import recipients
 from updates.tasks import sweep_notifications
 
 pytestmark = pytest.mark.django_db
@@ -22,14 +22,14 @@ def update():
     for n in range(4):
         SubscriberFactory(trail_system=system, email=f"s{n}@example.test", phone="")
     update = UpdateFactory(trail_system=system, notify=True)
-    notifications.record_deliveries(update)
+    recipients.record_deliveries(update)
     return update
 
 
 def die_after_sending(update, sent: int, claimed_ago: timedelta) -> list[Delivery]:
     """What a worker killed mid-chunk leaves: its claim, `sent` rows recorded as sent, the
     next one in flight (its message may be out), the rest never handed to the provider."""
-    rows = notifications.claim(update.deliveries.values_list("pk", flat=True), "email")
+    rows = recipients.claim(update.deliveries.values_list("pk", flat=True), "email")
     Delivery.objects.filter(pk__in=[d.pk for d in rows[:sent]]).update(
         state=Delivery.State.SENT, sent_on=timezone.now()
     )

@@ -7,6 +7,7 @@ class ApiConfig(AppConfig):
     name = "api"
 
     def ready(self) -> None:
-        # Imported for its side effect (drf-spectacular registers the security schemes on
-        # import); an AppConfig may only import such modules once the registry is ready.
-        from api import schema  # noqa: F401
+        # Imported for their side effects (drf-spectacular registers the security schemes,
+        # Django the system checks, on import); an AppConfig may only import such modules
+        # once the registry is ready.
+        from api import checks, schema  # noqa: F401

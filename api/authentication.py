@@ -16,6 +16,8 @@ from apikeys import keys
 from apikeys.credentials import API_KEY, ID_TOKEN, Credential
 from apikeys.models import ApiKey, User
 from core.errors import NotAuthenticated
+from core.ids import CONTROL_CHARACTER
+from core.limits import ID_TOKEN_CLOCK_SKEW_SECONDS
 
 LAST_USED_REFRESH = timedelta(minutes=5)
 FIREBASE_APP_NAME = "trails"
@@ -112,14 +114,30 @@ def verify_id_token(token: str) -> dict:
     answers a logged 500 instead of telling the client its token is bad.
     """
     try:
-        claims = firebase_auth.verify_id_token(token, app=firebase_app())
+        claims = firebase_auth.verify_id_token(
+            token, app=firebase_app(), clock_skew_seconds=ID_TOKEN_CLOCK_SKEW_SECONDS
+        )
     except (ValueError, firebase_auth.InvalidIdTokenError) as error:
         raise NotAuthenticated("invalid_token", "ID token is invalid or expired.") from error
-    # The emulator path of firebase-admin checks neither signature nor expiry.
-    exp = claims.get("exp")
-    if not isinstance(exp, int | float) or exp <= time.time():
+    # The emulator path of firebase-admin checks neither signature nor dates.
+    now = time.time()
+    exp, iat = claims.get("exp"), claims.get("iat")
+    if not _is_number(exp) or exp <= now:
         raise NotAuthenticated("invalid_token", "ID token is invalid or expired.")
+    if not _is_number(iat) or iat > now + ID_TOKEN_CLOCK_SKEW_SECONDS:
+        raise NotAuthenticated("invalid_token", "ID token is issued in the future.")
+    if not all(_is_plain_text(claims.get(name, "")) for name in ("uid", "email")):
+        raise NotAuthenticated("invalid_token", "ID token names an impossible account.")
     return claims
+
+
+def _is_plain_text(value) -> bool:
+    """A string without control characters (a NUL cannot even be stored)."""
+    return isinstance(value, str) and not CONTROL_CHARACTER.search(value)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def user_for_claims(claims: dict) -> User:

@@ -8,7 +8,9 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from core.dates import iso_ms
-from core.jsdate import InvalidDate, parse_js_date
+from core.jsdate import DateOutOfRange, InvalidDate, parse_js_date
+from core.limits import YEAR_MAX, YEAR_MIN
+from core.links import HTTP_URL_PATTERN, is_http_url
 
 
 @extend_schema_field(OpenApiTypes.DATETIME)
@@ -18,6 +20,7 @@ class JsDateTimeField(serializers.Field):
     default_error_messages = {
         "invalid_date": "is not a date JavaScript's Date can read.",
         "invalid": "must be a date string.",
+        "out_of_range": f"must be between the years {YEAR_MIN:04d} and {YEAR_MAX} (UTC).",
     }
 
     def to_internal_value(self, data) -> datetime:
@@ -25,6 +28,8 @@ class JsDateTimeField(serializers.Field):
             self.fail("invalid")
         try:
             return parse_js_date(data)
+        except DateOutOfRange:
+            self.fail("out_of_range")
         except InvalidDate:
             self.fail("invalid_date")
 
@@ -39,6 +44,20 @@ class StrictCharField(serializers.CharField):
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+@extend_schema_field({"type": "string", "pattern": HTTP_URL_PATTERN})
+class HttpUrlField(StrictCharField):
+    """A link shown to people (e-mail, embeds): http or https only, never javascript: or data:.
+    The empty string clears it."""
+
+    default_error_messages = {"scheme": "must be an http:// or https:// URL."}
+
+    def to_internal_value(self, data) -> str:
+        url = super().to_internal_value(data)
+        if url and not is_http_url(url):
+            self.fail("scheme")
+        return url
 
 
 class StrictBooleanField(serializers.BooleanField):

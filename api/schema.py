@@ -31,6 +31,7 @@ BODY_ERRORS = (
     ("413", "payload_too_large: the body is over 2 MB"),
 )
 WRITE_METHODS = {"post", "put", "patch"}
+QUERY_ERROR = ("400", "invalid_field: a query parameter outside the values it takes")
 
 
 class ApiKeyScheme(OpenApiAuthenticationExtension):
@@ -68,6 +69,8 @@ def _error_responses(path: str, method: str, operation: dict) -> list[tuple[str,
         statuses.extend(CREDENTIAL_ERRORS)
     if method in WRITE_METHODS:
         statuses.extend(BODY_ERRORS)
+    elif any(parameter.get("in") == "query" for parameter in operation.get("parameters", [])):
+        statuses.append(QUERY_ERROR)
     if "{" in path:
         statuses.append(("404", "the resource named by the path does not exist"))
     statuses.append(("500", "internal_error"))

@@ -26,6 +26,8 @@ def setup_django() -> None:
         conn.execute(f"CREATE DATABASE {BENCH_DATABASE}")
     os.environ["DATABASE_URL"] = bench_database_url()
     os.environ.setdefault("SECRET_KEY", "bench-only-secret-key")
+    # Measured with the production settings, never the developer's .env (DEBUG on).
+    os.environ["ENV_FILE"] = ""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     sys.path.insert(0, str(ROOT))
     import django  # after DJANGO_SETTINGS_MODULE and sys.path are set just above

@@ -3,7 +3,12 @@
 With no variable set the service runs on the embedded default: SQLite, tasks run in-process
 after commit, files on local disk, email and SMS to the console, and Firebase Auth in emulator
 mode for the project ``demo-trails``. DATABASE_URL and REDIS_URL switch to the production
-topology (PostgreSQL, Celery worker and beat over Redis).
+topology (PostgreSQL, Celery worker and beat over Redis). DJANGO_PROFILE=production turns on
+the settings ``manage.py check --deploy`` asks for (HTTPS only, HSTS, secure cookies).
+
+A git-ignored ``.env`` at the root of the checkout (written by ``make run``: a generated
+SECRET_KEY and DEBUG on) is read first, so ``manage.py`` gets what ``make run`` uses; variables
+of the environment win over it. ENV_FILE names another file; empty, none is read (tests).
 """
 
 import os
@@ -11,11 +16,16 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+import environ
 from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 from pythonjsonlogger.core import RESERVED_ATTRS
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+ENV_FILE = os.environ.get("ENV_FILE", str(BASE_DIR / ".env"))
+if ENV_FILE and Path(ENV_FILE).is_file():
+    environ.Env.read_env(ENV_FILE)
+PRODUCTION = os.environ.get("DJANGO_PROFILE", "") == "production"
 VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
 
 
@@ -30,11 +40,17 @@ def env_list(name: str, default: str = "") -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
+if os.environ.get("DJANGO_PROFILE", "") not in ("", "production"):
+    raise ImproperlyConfigured("DJANGO_PROFILE must be production or unset.")
 DEBUG = env_flag("DEBUG")
+if PRODUCTION and DEBUG:
+    raise ImproperlyConfigured("DEBUG cannot be on under DJANGO_PROFILE=production.")
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
     if not DEBUG:
-        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
+        raise ImproperlyConfigured(
+            "SECRET_KEY must be set when DEBUG is off (`make run` writes one to .env)."
+        )
     SECRET_KEY = "insecure-development-key-only-for-debug"
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
@@ -54,6 +70,7 @@ INSTALLED_APPS = [
     "django_prometheus",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "csp",
     "apikeys",
     "trails",
     "updates",
@@ -68,7 +85,10 @@ MIDDLEWARE = [
     "config.request_log.RequestLogMiddleware",
     "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "csp.middleware.CSPMiddleware",
     "corsheaders.middleware.CorsMiddleware",
+    "config.middleware.ControlCharacterPathMiddleware",
     "api.middleware.BodySizeLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -121,7 +141,16 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "/static/"
-STATIC_ROOT = VAR_DIR / "static"
+# Only needed to run collectstatic for a CDN; WhiteNoise serves from the finders below.
+STATIC_ROOT = os.environ.get("STATIC_ROOT") or None
+# Browser libraries come from npm (package.json, installed by the Makefile into node_modules)
+# and are served under /static/vendor/; never copied into the repository.
+NODE_MODULES = BASE_DIR / "node_modules"
+STATICFILES_DIRS = [("vendor/leaflet", NODE_MODULES / "leaflet" / "dist")]
+# WhiteNoise serves static files in every process (runserver, gunicorn, live test servers)
+# straight from the finders, so no collectstatic step stands between a checkout and a
+# styled page.
+WHITENOISE_USE_FINDERS = True
 MEDIA_URL = os.environ.get("MEDIA_URL", "/media/")
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
 # Serve MEDIA_ROOT from Django itself; on by default for local-disk storage.
@@ -181,10 +210,20 @@ CELERY_BEAT_SCHEDULE = {
 # Firebase Auth. Without FIREBASE_PROJECT_ID the service runs against the Auth emulator for
 # the demo project, which accepts unsigned tokens; a real project verifies RS256 tokens unless
 # FIREBASE_AUTH_EMULATOR_HOST is set explicitly.
+# Emulator tokens are accepted only for a demo-* project (Firebase's convention for
+# emulator-only projects): a real project with the emulator variable set refuses to start.
+if PRODUCTION and "FIREBASE_PROJECT_ID" not in os.environ:
+    raise ImproperlyConfigured("FIREBASE_PROJECT_ID must be set under DJANGO_PROFILE=production.")
 FIREBASE_PROJECT_ID = os.environ.get("FIREBASE_PROJECT_ID", "demo-trails")
 if "FIREBASE_PROJECT_ID" not in os.environ:
     os.environ.setdefault("FIREBASE_AUTH_EMULATOR_HOST", "127.0.0.1:9099")
 FIREBASE_EMULATOR = bool(os.environ.get("FIREBASE_AUTH_EMULATOR_HOST"))
+if FIREBASE_EMULATOR and not FIREBASE_PROJECT_ID.startswith("demo-"):
+    raise ImproperlyConfigured(
+        f"FIREBASE_AUTH_EMULATOR_HOST is set, so unsigned emulator ID tokens would be accepted, "
+        f"but FIREBASE_PROJECT_ID {FIREBASE_PROJECT_ID!r} is a real project. Unset "
+        "FIREBASE_AUTH_EMULATOR_HOST, or use a demo-* project id for the emulator."
+    )
 
 # API keys begin with this fixed prefix; anything else is treated as an ID token.
 API_KEY_PREFIX = os.environ.get("API_KEY_PREFIX", "tsk_")
@@ -209,6 +248,11 @@ SMS_FILE_PATH = os.environ.get("SMS_FILE_PATH", str(VAR_DIR / "sms"))
 SMS_FROM_NUMBER = os.environ.get("SMS_FROM_NUMBER", "")
 TWILIO_ACCOUNT_SID = os.environ.get("TWILIO_ACCOUNT_SID", "")
 TWILIO_AUTH_TOKEN = os.environ.get("TWILIO_AUTH_TOKEN", "")
+TWILIO_SMS_BACKEND = "updates.sms.twilio.SmsBackend"
+# /sms/inbound checks every post's signature with the auth token; without it, anyone could
+# unsubscribe any number.
+if SMS_BACKEND == TWILIO_SMS_BACKEND and not TWILIO_AUTH_TOKEN:
+    raise ImproperlyConfigured("TWILIO_AUTH_TOKEN must be set when SMS_BACKEND is Twilio's.")
 # Open-Meteo endpoints of the weather and elevation providers (overridden in tests).
 OPEN_METEO_URL = os.environ.get("OPEN_METEO_URL", "https://api.open-meteo.com/v1/forecast")
 OPEN_METEO_ELEVATION_URL = os.environ.get(
@@ -339,9 +383,44 @@ LOGGING = {
 
 # Operations (README, "Operations"): /metrics answers this bearer token, or loopback only.
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
-# Probes and the scraper talk plain HTTP to the process behind the TLS-terminating proxy.
-SECURE_REDIRECT_EXEMPT = [r"^(healthz|readyz|metrics)$"]
+
 
 if not DEBUG:
     SESSION_COOKIE_SECURE = env_flag("SECURE_COOKIES", False)
     CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+
+# Content-Security-Policy (django-csp). Scripts and styles come from this site only (Leaflet
+# and the Firebase Web SDK are served from our static files); views widen it with
+# csp.decorators.csp_update/csp_replace, e.g. frame-ancestors * on the public embeds.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        # Django admin and Swagger UI set style attributes.
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:", "https:"],
+        # The web-app login talks to Firebase Auth from the browser.
+        "connect-src": [
+            "'self'",
+            "https://identitytoolkit.googleapis.com",
+            "https://securetoken.googleapis.com",
+        ],
+        "frame-ancestors": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+    }
+}
+
+# DJANGO_PROFILE=production: HTTPS only behind a proxy that sets X-Forwarded-Proto, HSTS
+# for a year, secure cookies. `manage.py check --deploy` is clean under it.
+if PRODUCTION:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = True
+    # Load balancers probe and Prometheus scrapes over plain HTTP.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
+    SECURE_HSTS_SECONDS = 31_536_000
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True

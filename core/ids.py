@@ -1,5 +1,6 @@
 """Opaque, Firestore-like identifiers: 20 random characters, so imported ids survive."""
 
+import re
 import secrets
 import string
 
@@ -7,6 +8,8 @@ ALPHABET = string.ascii_letters + string.digits
 ID_LENGTH = 20
 # Imported documents may carry ids of other lengths; keep room for them.
 ID_MAX_LENGTH = 64
+# No id, token or uid holds a control character; PostgreSQL text cannot even hold NUL.
+CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def new_id() -> str:

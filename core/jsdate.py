@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from core.limits import YEAR_MAX, YEAR_MIN
+
 _ISO = re.compile(
     r"^(?P<year>[+-]\d{6}|\d{4})(?:-(?P<month>\d\d)(?:-(?P<day>\d\d))?)?"
     r"(?:[Tt](?P<hour>\d\d):(?P<minute>\d\d)(?::(?P<second>\d\d)(?:\.(?P<fraction>\d+))?)?"
@@ -28,6 +30,10 @@ _AM_PM = {"am": 0, "pm": 12}
 
 class InvalidDate(ValueError):
     """The string is not a date JavaScript's Date would read."""
+
+
+class DateOutOfRange(InvalidDate):
+    """A date JavaScript reads, outside the years 0001 to 9999 (UTC) the service stores."""
 
 
 def parse_js_date(text: str) -> datetime:
@@ -56,7 +62,8 @@ def _build(year, month, day, hour=0, minute=0, second=0, ms=0, offset_minutes=0)
             milliseconds=ms,
         )
     except (ValueError, OverflowError) as error:
-        raise InvalidDate("Date out of range.") from error
+        # JavaScript's Date spans years -271821 to 275760; Python's datetime 1 to 9999.
+        raise DateOutOfRange(f"Years {YEAR_MIN:04d} to {YEAR_MAX} only.") from error
 
 
 def _from_iso(match: re.Match) -> datetime:

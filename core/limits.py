@@ -1,3 +1,54 @@
-"""Limits every interface applies alike."""
+"""Every bound the service puts on what it is sent, in one place (the README's limits table);
+every interface applies them alike.
+
+Each bound is far beyond any real value, so it never refuses real data; it exists so that a
+number or a count no real client sends cannot overflow a column, a JSON encoder or a file
+(a depth of 1e20, an elevation of 1e308, an 80,000-part line, 200,000 categories).
+"""
+
+from collections.abc import Iterable
 
 TEXT_LIMIT = 2000  # characters of any free-text field (names, descriptions, links)
+
+# Numbers (inclusive bounds).
+SNOW_DEPTH_MAX = 100_000  # in the system's depth unit; the deepest snow ever measured is ~1,200 in
+WAIT_TIME_MAX = 10_080  # minutes: one week
+TRAIL_ORDER_MAX = 1_000_000  # |order|; a new trail gets minus the number of trails
+EXPIRES_IN_HOURS_MAX = 8_760  # one year; must also be greater than 0
+EXPIRES_IN_DAYS_MAX = 3_650  # API keys: ten years
+LATITUDE_MAX = 90
+LONGITUDE_MAX = 180
+ELEVATION_MIN = -1_000  # metres; the Dead Sea shore is at -430 m
+ELEVATION_MAX = 10_000  # metres; Everest is 8,849 m
+YEAR_MIN, YEAR_MAX = 1, 9999  # dates, in UTC
+ID_TOKEN_CLOCK_SKEW_SECONDS = 60  # an ID token's iat may be this far in the future, no more
+
+# Counts.
+GEOMETRY_PARTS_MAX = 500  # lines of one MultiLineString trail
+GEOMETRY_POSITIONS_MAX = 20_000  # positions of one trail, all parts together
+CATEGORIES_MAX = 50  # categories of one trail
+CATEGORY_LENGTH_MAX = 100  # characters of one category
+ACTIVITY_CHANGES_MAX = 50  # activities changed by one trail PATCH
+IDS_PER_REQUEST_MAX = 10_000  # trailIds of one request (trail status, updates)
+KEY_SYSTEMS_MAX = 1_000  # trailSystemIds of one API key
+KEY_SCOPES_MAX = 10  # scopes of one API key (duplicates are dropped)
+HISTORY_LIMIT = 500  # entries of one trail's or point's history answer (?limit=)
+
+# Error messages name at most this many of the values at fault.
+NAMED_IN_ERRORS = 5
+
+
+def some_of(values: Iterable[str], shown: int = NAMED_IN_ERRORS) -> str:
+    """A short list for an error message: 'a, b, c and 149,997 more', never the whole list."""
+    values = sorted(values)
+    named = ", ".join(values[:shown])
+    rest = len(values) - shown
+    return f"{named} and {rest:,} more" if rest > 0 else named
+
+
+def categories_problem(categories: Iterable[str]) -> str | None:
+    """What is wrong with a trail's categories against their limits, or None."""
+    categories = list(categories)
+    if len(categories) > CATEGORIES_MAX or any(len(c) > CATEGORY_LENGTH_MAX for c in categories):
+        return f"categories: at most {CATEGORIES_MAX}, of {CATEGORY_LENGTH_MAX} characters each."
+    return None

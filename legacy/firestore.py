@@ -5,6 +5,7 @@ Existing embeds and apps were built against Firestore documents serialized as JS
 interface answers goes through these helpers and is encoded once, by orjson.
 """
 
+import re
 from datetime import UTC, datetime, timedelta
 
 import orjson
@@ -41,7 +42,13 @@ def geopoint(lat: float | None, lng: float | None) -> dict | None:
     return {"_latitude": lat, "_longitude": lng}
 
 
+# Years written without their leading zeros ("999-01-01T...") by releases before 2026-11.
+_SHORT_YEAR = re.compile(r"^(\d{1,3})-")
+INT64 = range(-(2**63), 2**63)
+
+
 def _parse_date(value: str) -> datetime | None:
+    value = _SHORT_YEAR.sub(lambda m: f"{int(m[1]):04d}-", value)
     try:
         parsed = datetime.fromisoformat(value)
     except ValueError:
@@ -49,10 +56,22 @@ def _parse_date(value: str) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
+def _as_float(value: int) -> float | None:
+    try:
+        return float(value)
+    except OverflowError:
+        return None
+
+
 def with_timestamps(value):
-    """A copy of stored JSON whose ISO date strings under DATE_KEYS become timestamps."""
+    """A copy of stored JSON whose ISO date strings under DATE_KEYS become timestamps.
+
+    A number stored before the input bounds existed may be an integer beyond 64 bits, which
+    orjson cannot encode; it is shown as a float (null beyond a float's range)."""
     if isinstance(value, list):
         return [with_timestamps(item) for item in value]
+    if isinstance(value, int) and not isinstance(value, bool) and value not in INT64:
+        return _as_float(value)
     if not isinstance(value, dict):
         return value
     converted = {}
@@ -68,4 +87,8 @@ def stored_json(text: str | None) -> orjson.Fragment | None:
 
 
 def encode(document) -> bytes:
-    return orjson.dumps(document)
+    try:
+        return orjson.dumps(document)
+    except TypeError:
+        # An integer beyond 64 bits somewhere in stored JSON: shown as a float, never a 500.
+        return orjson.dumps(with_timestamps(document))

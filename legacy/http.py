@@ -40,12 +40,10 @@ class UnknownRoute(Exception):
     """A path under /legacy that names no route, or a method other than GET or HEAD."""
 
 
-def _allow_origin(request: HttpRequest, response: HttpResponse, public: bool) -> None:
-    """Browsers may read the answer only from allowed origins (any origin for public files)."""
+def _allow_origin(request: HttpRequest, response: HttpResponse) -> None:
+    """Browsers may read the answer only from allowed origins, on every legacy route (spec
+    section 4); only the published map file, served by storage, is open to every origin."""
     origin = request.headers.get("Origin")
-    if public:
-        response["Access-Control-Allow-Origin"] = "*"
-        return
     patch_vary_headers(response, ["Origin"])
     if origin and origin in settings.LEGACY_ALLOWED_ORIGINS:
         response["Access-Control-Allow-Origin"] = origin
@@ -93,11 +91,11 @@ def _failure(request: HttpRequest, exc: Exception) -> HttpResponse:
     return response
 
 
-def legacy_route(*, public: bool = False, preflight: bool = True) -> Callable:
+def legacy_route(*, preflight: bool = True) -> Callable:
     """Wrap a view returning an Answer; every failure becomes a 500 with an empty body.
 
-    public: any origin may read it (the all-systems file). preflight: answer OPTIONS (not for
-    the catch-all of unknown routes, which fails whatever the method).
+    preflight: answer OPTIONS (not for the catch-all of unknown routes, which fails whatever
+    the method).
     """
 
     def decorate(view: Callable[..., Answer]) -> Callable[..., HttpResponse]:
@@ -113,7 +111,7 @@ def legacy_route(*, public: bool = False, preflight: bool = True) -> Callable:
                     raise UnknownRoute(f"method {request.method} is not served")
             except Exception as exc:
                 response = _failure(request, exc)
-            _allow_origin(request, response, public)
+            _allow_origin(request, response)
             return response
 
         return wrapped

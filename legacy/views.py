@@ -15,7 +15,7 @@ def _answer(found: tuple) -> Answer:
     return Answer(encode(document), last_modified)
 
 
-@legacy_route(public=True)
+@legacy_route()
 def trail_systems(request: HttpRequest) -> Answer:
     return Answer(read_all_systems_file())
 

@@ -7,8 +7,9 @@ port=${2:-8000}
 py=.venv/bin/python
 
 if [ -z "${SECRET_KEY:-}" ]; then
-  # No secret configured: this is a developer's machine; run with DEBUG on.
-  export DEBUG=${DEBUG:-1}
+  # No secret configured: a developer's machine. The settings read .env (secret, DEBUG on),
+  # and so does every later `.venv/bin/python manage.py ...` in this checkout.
+  scripts/dev_env.sh
 fi
 export PUBLIC_BASE_URL=${PUBLIC_BASE_URL:-http://$host:$port}
 

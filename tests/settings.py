@@ -3,6 +3,8 @@
 import os
 import tempfile
 
+# The developer's .env (written by `make run`) never reaches the tests.
+os.environ["ENV_FILE"] = ""
 os.environ.setdefault("SECRET_KEY", "tests-only-secret-key")
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/trails")
 os.environ.setdefault("VAR_DIR", os.path.join(tempfile.gettempdir(), "trails-test-var"))

@@ -73,6 +73,32 @@ def compiles(system) -> int:
     return CompileRequest.objects.filter(trail_system=system).count()
 
 
+def notice_form(system, **fields) -> dict:
+    """The update page's form for a notice of `system`."""
+    return {
+        "trail_system": system.pk,
+        "type": "notice",
+        "expiration_date_0": "2099-01-01",
+        "expiration_date_1": "12:00:00",
+        "description": "x",
+        "severity": "info",
+        **fields,
+    }
+
+
+def point_form(point, system, **fields) -> dict:
+    """The point page's form for `point`, in `system`."""
+    return {
+        "trail_system": system.pk,
+        "name": point.name,
+        "marker_class": point.marker_class,
+        "status": point.status,
+        "lat": "45.7",
+        "lng": "-113.9",
+        **fields,
+    }
+
+
 def test_every_registered_model_has_working_changelist_change_and_add_pages(
     staff, staff_user, system
 ):
@@ -227,14 +253,7 @@ def test_deleting_a_point_and_editing_an_update_queue_compiles(staff, system):
     update = Update.objects.get(trail_system=system)
     response = staff.post(
         url(Update, "change", update.pk),
-        {
-            "trail_system": system.pk,
-            "type": "notice",
-            "expiration_date_0": "2099-01-01",
-            "expiration_date_1": "12:00:00",
-            "description": "Trails reopen tomorrow.",
-            "severity": "warning",
-        },
+        notice_form(system, description="Trails reopen tomorrow.", severity="warning"),
     )
     assert response.status_code == 302
     update.refresh_from_db()
@@ -317,14 +336,24 @@ def test_read_only_pages_cannot_be_changed(staff, system):
 def test_moving_a_point_to_another_system_recompiles_both(staff, system):
     point = Point.objects.get(trail_system=system)
     other = TrailSystemFactory()
-    form = {
-        "trail_system": other.pk,
-        "name": point.name,
-        "marker_class": point.marker_class,
-        "status": "Closed",
-        "lat": "45.7",
-        "lng": "-113.9",
-    }
+    form = point_form(point, other, status="Closed")
     assert staff.post(url(Point, "change", point.pk), form).status_code == 302
     assert Point.objects.get(pk=point.pk).trail_system == other
     assert (compiles(system), compiles(other)) == (1, 1)
+
+
+def test_the_web_app_refuses_links_that_are_not_http(staff, system):
+    """Defect 7 on the web app's write path: the update and point services refuse them."""
+    update = Update.objects.get(trail_system=system)
+    response = staff.post(
+        url(Update, "change", update.pk),
+        notice_form(system, link_url="javascript:alert(1)"),
+        follow=True,
+    )
+    assert "must be an http:// or https:// URL." in response.content.decode()
+    point = Point.objects.get(trail_system=system)
+    form = point_form(point, system, web_cam_url="javascript:alert(1)")
+    staff.post(url(Point, "change", point.pk), form)
+    assert Point.objects.get(pk=point.pk).web_cam_url == ""
+    assert Update.objects.get(pk=update.pk).link_url == ""
+    assert compiles(system) == 0

@@ -1,8 +1,19 @@
 """Trail geometry: validation of GeoJSON lines and geodesic measurement on WGS84."""
 
-import math
+import sys
 
 from pyproj import Geod
+
+from core.limits import (
+    ELEVATION_MAX,
+    ELEVATION_MIN,
+    GEOMETRY_PARTS_MAX,
+    GEOMETRY_POSITIONS_MAX,
+    LATITUDE_MAX,
+    LONGITUDE_MAX,
+)
+
+MAX_FLOAT = sys.float_info.max
 
 WGS84 = Geod(ellps="WGS84")
 LINE_TYPES = ("LineString", "MultiLineString")
@@ -17,11 +28,16 @@ def _position(value, where: str) -> list[float]:
         raise GeometryError(f"{where} must be [lng, lat] or [lng, lat, elevation].")
     if not all(isinstance(n, int | float) and not isinstance(n, bool) for n in value):
         raise GeometryError(f"{where} must hold numbers.")
-    if not all(math.isfinite(n) for n in value):
+    # Compared, not converted: float() of a huge integer raises; NaN compares false.
+    if not all(-MAX_FLOAT <= n <= MAX_FLOAT for n in value):
         raise GeometryError(f"{where} must hold finite numbers.")
     lng, lat = value[0], value[1]
-    if not -180 <= lng <= 180 or not -90 <= lat <= 90:
+    if not -LONGITUDE_MAX <= lng <= LONGITUDE_MAX or not -LATITUDE_MAX <= lat <= LATITUDE_MAX:
         raise GeometryError(f"{where} is out of range (lng -180..180, lat -90..90).")
+    if len(value) == 3 and not ELEVATION_MIN <= value[2] <= ELEVATION_MAX:
+        raise GeometryError(
+            f"{where}: the elevation must be from {ELEVATION_MIN} to {ELEVATION_MAX} metres."
+        )
     return [float(n) for n in value]
 
 
@@ -34,12 +50,25 @@ def _line(value, where: str) -> list[list[float]]:
     return positions
 
 
+def _check_counts(kind: str, coordinates) -> None:
+    """Refuse a geometry beyond the count limits before looking at any position."""
+    if not isinstance(coordinates, list):
+        return
+    parts = coordinates if kind == "MultiLineString" else [coordinates]
+    if len(parts) > GEOMETRY_PARTS_MAX:
+        raise GeometryError(f"at most {GEOMETRY_PARTS_MAX} lines in a MultiLineString.")
+    positions = sum(len(part) if isinstance(part, list) else 1 for part in parts)
+    if positions > GEOMETRY_POSITIONS_MAX:
+        raise GeometryError(f"at most {GEOMETRY_POSITIONS_MAX} positions in a trail.")
+
+
 def validate(geometry) -> dict:
     """A clean copy of a LineString or MultiLineString geometry, or GeometryError."""
     if not isinstance(geometry, dict):
         raise GeometryError("geometry must be a GeoJSON LineString or MultiLineString object.")
     kind = geometry.get("type")
     coordinates = geometry.get("coordinates")
+    _check_counts(kind, coordinates)
     if kind == "LineString":
         return {"type": kind, "coordinates": _line(coordinates, "coordinates")}
     if kind == "MultiLineString":

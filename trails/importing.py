@@ -18,6 +18,8 @@ from django.core.exceptions import ValidationError
 
 from core.actors import Actor, Via
 from core.ids import ID_MAX_LENGTH, new_id
+from core.limits import TEXT_LIMIT, categories_problem
+from core.links import is_http_url
 from trails import enums, services
 from trails.activities import get_activity
 from trails.geometry import GeometryError, lines
@@ -103,6 +105,13 @@ class _Properties:
             raise FeatureError(f"{key} is longer than {max_length} characters.")
         return value
 
+    def link(self, key: str) -> str:
+        """A URL shown to people: http or https only."""
+        value = self.text(key, TEXT_LIMIT)
+        if value and not is_http_url(value):
+            raise FeatureError(f"{key} must be an http:// or https:// URL.")
+        return value
+
     def choice(self, key: str, choices: Iterable[str], default: str | None) -> str:
         """The value, which must be one of choices; default None makes the key required."""
         value = self.properties.get(key)
@@ -150,6 +159,9 @@ def _categories(props: _Properties) -> list[str]:
         return []
     if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
         raise FeatureError("categories must be a list of strings.")
+    problem = categories_problem(value)
+    if problem:
+        raise FeatureError(problem)
     return value
 
 
@@ -223,7 +235,7 @@ def _point(props: _Properties, coordinates, by_uid: str) -> Point:
         status=props.choice("status", enums.PointStatus.values, enums.PointStatus.OPEN),
         hidden=props.flag("hidden"),
         wait_time=props.integer("waitTime", None, minimum=0),
-        web_cam_url=props.text("webCamUrl", 2000),
+        web_cam_url=props.link("webCamUrl"),
         dining_options=dining,
         lat=float(lat),
         lng=float(lng),

@@ -4,6 +4,7 @@ geometry (and its elevations) is loaded only when the response shows it."""
 from django.db.models import Prefetch, Q, QuerySet
 
 from core.errors import NotFound
+from core.limits import HISTORY_LIMIT
 from trails.enums import Role
 from trails.models import Membership, Point, StatusChange, Trail, TrailActivity, TrailSystem
 
@@ -92,9 +93,6 @@ def managed_systems(user) -> QuerySet[TrailSystem]:
         return systems
     member_of = Membership.objects.filter(user=user).values("trail_system_id")
     return systems.filter(Q(owner=user) | Q(pk__in=member_of))
-
-
-HISTORY_LIMIT = 500
 
 
 def status_history(*, trail: Trail | None = None, point: Point | None = None, limit: int = 100):

@@ -17,7 +17,8 @@ from django.utils import timezone
 from core.actors import Actor, Via
 from core.compiles import request_compile
 from core.errors import Invalid, NotFound
-from core.limits import TEXT_LIMIT
+from core.limits import TEXT_LIMIT, categories_problem, some_of
+from core.links import check_links, is_http_url
 from trails import history
 from trails.enums import ActivityStatus, TrailStatus
 from trails.fields import ACTIVITY_FIELDS
@@ -44,6 +45,8 @@ def normalize_website(website: str) -> str:
         raise Invalid(
             "invalid_field", f"website: at most {TEXT_LIMIT} characters with its http:// prefix."
         )
+    if website and not is_http_url(website):
+        raise Invalid("invalid_field", "website: must be an http:// or https:// URL.")
     return website
 
 
@@ -60,11 +63,12 @@ def create_trail_system(
 ) -> TrailSystem:
     """A system with its owner and members and, when imported, its trails (each with its
     activities) and points, given as unsaved rows; queues elevations and the first compile."""
+    fields = dict(fields or {})
+    if "website" in fields:
+        fields["website"] = normalize_website(fields["website"])
     user_model = get_user_model()
     owner, _ = user_model.objects.get_or_create(uid=owner_uid)
-    system = TrailSystem.objects.create(
-        name=name, owner=owner, updated_by=actor.uid, **dict(fields or {})
-    )
+    system = TrailSystem.objects.create(name=name, owner=owner, updated_by=actor.uid, **fields)
     for uid, role in members:
         user, _ = user_model.objects.get_or_create(uid=uid)
         Membership.objects.create(trail_system=system, user=user, role=role)
@@ -118,6 +122,7 @@ def create_trail(
 ) -> Trail:
     """A new trail; it sorts to the top unless an order is given. `fields` holds the geometry;
     `activities` ({value, status, difficulty?, position?}) are added only by the web app."""
+    _check_categories(fields)
     values = {key: value for key, value in fields.items() if key != "geometry"}
     trail = Trail(trail_system=system, created_by=actor.uid, updated_by=actor.uid, **values)
     try:
@@ -138,6 +143,13 @@ def create_trail(
     return trail
 
 
+def _check_categories(fields: Mapping) -> None:
+    """The count limit on every write path (the API's serializer checks it first)."""
+    problem = categories_problem(fields.get("categories") or ())
+    if problem:
+        raise Invalid("invalid_field", problem)
+
+
 @transaction.atomic
 def change_trail(
     *,
@@ -150,6 +162,7 @@ def change_trail(
     (the API's rule: they are added in the web app); `activities` replaces the whole list
     (the web app's). A new geometry recomputes what derives from it and the elevations;
     Closed closes every activity."""
+    _check_categories(changes)
     changes = dict(changes)
     activity_changes = changes.pop("activities", [])
     locked = (
@@ -203,7 +216,7 @@ def _change_activities(trail: Trail, activity_changes: Sequence[Mapping], actor:
     if unknown:
         raise Invalid(
             "unknown_activity",
-            f"Not on this trail: {', '.join(unknown)}; activities are added in the web app.",
+            f"Not on this trail: {some_of(unknown)}; activities are added in the web app.",
         )
     records = []
     for change in activity_changes:
@@ -277,9 +290,7 @@ def set_trails_status(
     found = list(trails.order_by("order", "created_on").only("id", "name", "status"))
     missing = set(trail_ids or ()) - {trail.pk for trail in found}
     if missing:
-        raise NotFound(
-            "trail_not_found", f"Not trails of this system: {', '.join(sorted(missing))}."
-        )
+        raise NotFound("trail_not_found", f"Not trails of this system: {some_of(missing)}.")
     bulk = actor.by_path(Via.BULK)
     history.save_changes(
         history.trail_change(trail, bulk, history.STATUS, trail.status, status) for trail in found
@@ -300,6 +311,7 @@ POINT_HISTORY_FIELDS = {"status": history.STATUS, "wait_time": history.WAIT_TIME
 
 @transaction.atomic
 def create_point(*, system: TrailSystem, fields: Mapping, actor: Actor) -> Point:
+    check_links(fields, "web_cam_url")
     point = Point.objects.create(
         trail_system=system, created_by=actor.uid, updated_by=actor.uid, **fields
     )
@@ -309,6 +321,7 @@ def create_point(*, system: TrailSystem, fields: Mapping, actor: Actor) -> Point
 
 @transaction.atomic
 def change_point(*, point: Point, changes: Mapping, actor: Actor) -> None:
+    check_links(changes, "web_cam_url")
     locked = Point.objects.select_for_update().filter(pk=point.pk).first()
     if locked is None:
         raise NotFound("point_not_found", f"No point {point.pk!r}.")

@@ -9,6 +9,8 @@ from django.utils import timezone
 from core.actors import Actor
 from core.compiles import request_compile
 from core.errors import Invalid, NotFound
+from core.limits import some_of
+from core.links import check_links
 from trails.models import Trail, TrailSystem
 from trails.services import write_fields
 from updates.enums import NoticeSeverity, UpdateType
@@ -40,16 +42,16 @@ def _trails(system: TrailSystem, kind: str, data: dict) -> tuple[list[Trail], bo
     trails = list(Trail.objects.filter(trail_system=system, pk__in=ids).only("id"))
     missing = ids - {trail.pk for trail in trails}
     if missing:
-        raise NotFound(
-            "trail_not_found", f"Not trails of this system: {', '.join(sorted(missing))}."
-        )
+        raise NotFound("trail_not_found", f"Not trails of this system: {some_of(missing)}.")
     if kind == UpdateType.SURFACE_CONDITIONS and not trails:
         raise Invalid("missing_field", "trailIds: surface conditions need trails.")
     return trails, False
 
 
 def _own_fields(kind: str, data: dict) -> dict:
-    return {name: data[name] for name in TYPE_FIELDS[kind] if name in data}
+    fields = {name: data[name] for name in TYPE_FIELDS[kind] if name in data}
+    check_links(fields, "link_url")
+    return fields
 
 
 def _require(fields: dict, name: str, message: str) -> None:

@@ -1,12 +1,13 @@
 """Public pages for subscribers: one-click unsubscribe and the inbound SMS webhook (STOP)."""
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
+from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, HttpResponseNotFound
 from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 from twilio.request_validator import RequestValidator
 
+from core.ids import CONTROL_CHARACTER
 from updates.subscribers import unsubscribe, unsubscribe_phone
 
 # Twilio's standard opt-out words and their French equivalents, compared without case.
@@ -54,13 +55,18 @@ def unsubscribe_view(request: HttpRequest, token: str) -> HttpResponse:
 @require_POST
 def inbound_sms_view(request: HttpRequest) -> HttpResponse:
     """Twilio's incoming-message webhook. STOP and its equivalents unsubscribe the sender;
-    Twilio itself answers the STOP. With Twilio credentials set, unsigned posts are refused."""
-    if settings.TWILIO_AUTH_TOKEN:
-        url = f"{settings.PUBLIC_BASE_URL}{request.get_full_path()}"
-        signature = request.headers.get("X-Twilio-Signature", "")
-        validator = RequestValidator(settings.TWILIO_AUTH_TOKEN)
-        if not validator.validate(url, request.POST.dict(), signature):
-            return HttpResponseForbidden("invalid signature")
-    if is_stop_message(request.POST.dict()):
-        unsubscribe_phone(phone=request.POST.get("From", ""))
+    Twilio itself answers the STOP. Only with the Twilio backend, and only posts signed with
+    its auth token (required by the settings); any other backend has no such route."""
+    if settings.SMS_BACKEND != settings.TWILIO_SMS_BACKEND:
+        return HttpResponseNotFound()
+    url = f"{settings.PUBLIC_BASE_URL}{request.get_full_path()}"
+    signature = request.headers.get("X-Twilio-Signature", "")
+    validator = RequestValidator(settings.TWILIO_AUTH_TOKEN)
+    if not settings.TWILIO_AUTH_TOKEN or not validator.validate(
+        url, request.POST.dict(), signature
+    ):
+        return HttpResponseForbidden("invalid signature")
+    sender = request.POST.get("From", "")
+    if is_stop_message(request.POST.dict()) and not CONTROL_CHARACTER.search(sender):
+        unsubscribe_phone(phone=sender)
     return HttpResponse("<Response/>", content_type="text/xml")

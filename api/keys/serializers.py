@@ -7,9 +7,9 @@ from apikeys.enums import KeyScope
 from apikeys.models import ApiKey
 from core.dates import iso_ms
 from core.ids import ID_MAX_LENGTH
+from core.limits import EXPIRES_IN_DAYS_MAX, KEY_SCOPES_MAX, KEY_SYSTEMS_MAX
 
 KEY_NAME_MAX_LENGTH = 100
-EXPIRES_IN_DAYS_MAX = 3650
 
 
 class StrictCharField(serializers.CharField):
@@ -50,6 +50,7 @@ class KeyCreateSerializer(StrictSerializer):
     scopes = serializers.ListField(
         child=serializers.ChoiceField(choices=KeyScope.choices),
         required=False,
+        max_length=KEY_SCOPES_MAX,
         help_text="Subset of read and write; read is always added. Default: both.",
     )
     trail_system_ids = serializers.ListField(
@@ -57,6 +58,8 @@ class KeyCreateSerializer(StrictSerializer):
         required=False,
         allow_null=True,
         allow_empty=False,
+        min_length=1,
+        max_length=KEY_SYSTEMS_MAX,
         help_text="Only these systems (each one you manage); null or absent: unrestricted.",
     )
     expires_in_days = StrictIntegerField(

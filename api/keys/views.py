@@ -1,5 +1,6 @@
 """GET /me and the /keys endpoints (ID token only)."""
 
+from django.utils.cache import patch_cache_control
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.response import Response
@@ -14,6 +15,9 @@ from api.keys.serializers import (
 )
 from api.permissions import IdTokenRequired
 from apikeys import services
+
+# /keys answers API keys 403 id_token_required: the schema names the ID token only.
+ID_TOKEN_ONLY = [{"idToken": []}]
 
 
 class MeView(APIView):
@@ -33,6 +37,7 @@ class KeysView(APIView):
         operation_id="keys_list",
         summary="The caller's keys, newest first, revoked ones included",
         responses=KeyListSerializer,
+        auth=ID_TOKEN_ONLY,
     )
     def get(self, request):
         return Response(KeyListSerializer({"keys": services.list_keys(request.user)}).data)
@@ -42,12 +47,16 @@ class KeysView(APIView):
         summary="Create a key; the plaintext is in this response only",
         request=KeyCreateSerializer,
         responses={201: NewKeySerializer},
+        auth=ID_TOKEN_ONLY,
     )
     def post(self, request):
         body = KeyCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         new_key = services.create_key(user=request.user, **body.validated_data)
-        return Response(NewKeySerializer(new_key).data, status=status.HTTP_201_CREATED)
+        response = Response(NewKeySerializer(new_key).data, status=status.HTTP_201_CREATED)
+        # The plaintext key is in this body only: no browser or proxy may keep a copy.
+        patch_cache_control(response, no_store=True)
+        return response
 
 
 class KeyDetailView(APIView):
@@ -56,7 +65,8 @@ class KeyDetailView(APIView):
     @extend_schema(
         operation_id="keys_revoke",
         summary="Revoke one of the caller's keys, at once and for good",
-        responses=RevokedKeySerializer,
+        responses={200: RevokedKeySerializer},
+        auth=ID_TOKEN_ONLY,
     )
     def delete(self, request, key_id: str):
         key = services.revoke_key(user=request.user, key_id=key_id)

@@ -4,10 +4,12 @@ Field names are snake_case here; the renderer and parser turn them into the inte
 camelCase (promoteTrailHUB is spelled literally, as the interface has it)."""
 
 from django.db import models
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.fields import (
     GeolocationField,
+    HttpUrlField,
     JsDateTimeField,
     RequiredFieldsMixin,
     StrictBooleanField,
@@ -15,16 +17,15 @@ from api.fields import (
     StrictFloatField,
     StrictIntegerField,
 )
+from core import limits
 from core.actors import Via
-from core.limits import TEXT_LIMIT
+from core.ids import ID_MAX_LENGTH
+from core.limits import HISTORY_LIMIT, TEXT_LIMIT
 from trails import activities as catalog
 from trails import enums
 from trails.fields import TRAIL_FIELDS
 from trails.geometry import feature_collection
 from trails.models import Point, Trail, TrailActivity, TrailSystem
-from trails.selectors import HISTORY_LIMIT
-
-INT_LIMIT = 2**31 - 1  # what the integer columns hold
 
 
 def activity_entry(activity: TrailActivity, language: str) -> dict:
@@ -155,14 +156,71 @@ class TrailFieldsSerializer(serializers.Serializer):
     hidden = StrictBooleanField(required=False)
     one_way = StrictBooleanField(required=False)
     one_way_reversed = StrictBooleanField(required=False)
-    order = StrictIntegerField(required=False, min_value=-INT_LIMIT, max_value=INT_LIMIT)
-    categories = serializers.ListField(child=StrictCharField(), required=False)
+    order = StrictIntegerField(
+        required=False, min_value=-limits.TRAIL_ORDER_MAX, max_value=limits.TRAIL_ORDER_MAX
+    )
+    categories = serializers.ListField(
+        child=StrictCharField(max_length=limits.CATEGORY_LENGTH_MAX),
+        required=False,
+        max_length=limits.CATEGORIES_MAX,
+    )
+
+
+_POSITION = {
+    "type": "array",
+    "items": {"type": "number"},
+    "minItems": 2,
+    "maxItems": 3,
+    "description": "[lng, lat] or [lng, lat, elevation in metres]",
+}
+_LINE = {
+    "type": "array",
+    "items": _POSITION,
+    "minItems": 2,
+    "maxItems": limits.GEOMETRY_POSITIONS_MAX,
+}
+
+
+def _geometry_schema(kind: str, coordinates: dict) -> dict:
+    return {
+        "type": "object",
+        "properties": {"type": {"type": "string", "enum": [kind]}, "coordinates": coordinates},
+        "required": ["type", "coordinates"],
+    }
+
+
+@extend_schema_field(
+    {
+        "description": "A GeoJSON LineString or MultiLineString (see the README's limits).",
+        "oneOf": [
+            _geometry_schema("LineString", _LINE),
+            _geometry_schema(
+                "MultiLineString",
+                {
+                    "type": "array",
+                    "items": _LINE,
+                    "minItems": 1,
+                    "maxItems": limits.GEOMETRY_PARTS_MAX,
+                },
+            ),
+        ],
+    }
+)
+class GeometryField(serializers.JSONField):
+    """A trail's geometry, checked by trails.geometry when it is applied; null is not one."""
+
+    default_error_messages = {"null": "geometry must be a GeoJSON LineString or MultiLineString."}
+
+    def validate_empty_values(self, data):
+        if data is None:
+            raise serializers.ValidationError(self.error_messages["null"], code="invalid_geometry")
+        return super().validate_empty_values(data)
 
 
 class TrailCreateSerializer(RequiredFieldsMixin, TrailFieldsSerializer):
     required_fields = ("name", "geometry")
 
-    geometry = serializers.JSONField(required=False, allow_null=True)
+    geometry = GeometryField(required=False)
 
 
 class ActivityChangeSerializer(serializers.Serializer):
@@ -172,14 +230,22 @@ class ActivityChangeSerializer(serializers.Serializer):
 
 
 class TrailChangeSerializer(TrailFieldsSerializer):
-    activities = serializers.ListField(child=ActivityChangeSerializer(), required=False)
+    activities = serializers.ListField(
+        child=ActivityChangeSerializer(), required=False, max_length=limits.ACTIVITY_CHANGES_MAX
+    )
 
 
 class TrailsStatusSerializer(serializers.Serializer):
     """POST /trail-systems/:id/trails/status."""
 
     status = serializers.ChoiceField(enums.TrailStatus.choices)
-    trail_ids = serializers.ListField(child=StrictCharField(), required=False, allow_empty=False)
+    trail_ids = serializers.ListField(
+        child=StrictCharField(max_length=ID_MAX_LENGTH),
+        required=False,
+        allow_empty=False,
+        min_length=1,
+        max_length=limits.IDS_PER_REQUEST_MAX,
+    )
     all = StrictBooleanField(required=False, default=False)
 
     def validate(self, attrs: dict) -> dict:
@@ -212,15 +278,19 @@ class PointFieldsSerializer(serializers.Serializer):
 
     name = StrictCharField(max_length=200, required=False)
     marker_class = serializers.ChoiceField(enums.MarkerClass.choices, required=False)
-    lat = StrictFloatField(min_value=-90, max_value=90, required=False)
-    lng = StrictFloatField(min_value=-180, max_value=180, required=False)
+    lat = StrictFloatField(
+        min_value=-limits.LATITUDE_MAX, max_value=limits.LATITUDE_MAX, required=False
+    )
+    lng = StrictFloatField(
+        min_value=-limits.LONGITUDE_MAX, max_value=limits.LONGITUDE_MAX, required=False
+    )
     description = StrictCharField(required=False, allow_blank=True)
     status = serializers.ChoiceField(enums.PointStatus.choices, required=False)
     hidden = StrictBooleanField(required=False)
     wait_time = StrictIntegerField(
-        min_value=0, max_value=INT_LIMIT, required=False, allow_null=True
+        min_value=0, max_value=limits.WAIT_TIME_MAX, required=False, allow_null=True
     )
-    web_cam_url = StrictCharField(max_length=TEXT_LIMIT, required=False, allow_blank=True)
+    web_cam_url = HttpUrlField(max_length=TEXT_LIMIT, required=False, allow_blank=True)
 
     def to_internal_value(self, data):
         if isinstance(data, dict):

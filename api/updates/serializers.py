@@ -4,15 +4,19 @@ import re
 from itertools import chain
 
 from django.core.validators import RegexValidator
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.fields import (
+    HttpUrlField,
     JsDateTimeField,
     StrictBooleanField,
     StrictCharField,
     StrictFloatField,
 )
 from api.trails.serializers import SystemRowSerializer, trail_activities
+from core import limits
+from core.ids import ID_MAX_LENGTH
 from core.limits import TEXT_LIMIT
 from trails.models import Trail
 from trails.selectors import trails_of_system
@@ -20,8 +24,28 @@ from updates import enums
 from updates.models import Update
 from updates.types import SNOW_DATES, SNOW_DEPTHS, TYPE_FIELDS, UPDATE_TYPES
 
-MAX_EXPIRES_IN_HOURS = 8760
 ALL_TYPE_FIELDS = frozenset(chain.from_iterable(TYPE_FIELDS.values()))
+
+
+@extend_schema_field(
+    {
+        "type": "number",
+        "minimum": 0,
+        "exclusiveMinimum": True,
+        "maximum": limits.EXPIRES_IN_HOURS_MAX,
+    }
+)
+class ExpiresInHoursField(StrictFloatField):
+    """Hours from now, fractional; greater than 0 (the schema says so too)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(max_value=limits.EXPIRES_IN_HOURS_MAX, **kwargs)
+
+    def to_internal_value(self, data) -> float:
+        hours = super().to_internal_value(data)
+        if hours <= 0:
+            raise serializers.ValidationError("must be greater than 0.", code="invalid")
+        return hours
 
 
 class UpdateSerializer(SystemRowSerializer):
@@ -82,16 +106,24 @@ class UpdateFieldsSerializer(serializers.Serializer):
     """The editable fields of every type, all optional (PATCH); create adds type."""
 
     expiration_date = JsDateTimeField(required=False)
-    expires_in_hours = StrictFloatField(required=False)
+    expires_in_hours = ExpiresInHoursField(required=False)
     notify = StrictBooleanField(required=False)
-    trail_ids = serializers.ListField(child=StrictCharField(), required=False)
+    trail_ids = serializers.ListField(
+        child=StrictCharField(max_length=ID_MAX_LENGTH),
+        required=False,
+        max_length=limits.IDS_PER_REQUEST_MAX,
+    )
     all_trails = StrictBooleanField(required=False)
     # The spec sets no limit; 5000 characters, like a trail description, keeps messages sane.
     description = StrictCharField(max_length=5000, required=False)
     severity = serializers.ChoiceField(enums.NoticeSeverity.choices, required=False)
-    link_url = StrictCharField(max_length=TEXT_LIMIT, required=False, allow_blank=True)
+    link_url = HttpUrlField(max_length=TEXT_LIMIT, required=False, allow_blank=True)
     conditions = serializers.ListField(
-        child=serializers.ChoiceField(enums.SURFACE_CONDITIONS), required=False, allow_empty=False
+        child=serializers.ChoiceField(enums.SURFACE_CONDITIONS),
+        required=False,
+        allow_empty=False,
+        min_length=1,
+        max_length=len(enums.SURFACE_CONDITIONS),
     )
     last_snow_time = StrictCharField(
         required=False,
@@ -104,17 +136,12 @@ class UpdateFieldsSerializer(serializers.Serializer):
     def get_fields(self) -> dict:
         fields = super().get_fields()
         for name in SNOW_DEPTHS:
-            fields[name] = StrictFloatField(required=False, allow_null=True, min_value=0)
+            fields[name] = StrictFloatField(
+                required=False, allow_null=True, min_value=0, max_value=limits.SNOW_DEPTH_MAX
+            )
         for name in SNOW_DATES:
             fields[name] = JsDateTimeField(required=False, allow_null=True)
         return fields
-
-    def validate_expires_in_hours(self, hours: float) -> float:
-        if not 0 < hours <= MAX_EXPIRES_IN_HOURS:
-            raise serializers.ValidationError(
-                f"must be greater than 0 and at most {MAX_EXPIRES_IN_HOURS}."
-            )
-        return hours
 
     def validate(self, attrs: dict) -> dict:
         if "expiration_date" in attrs and "expires_in_hours" in attrs:

@@ -3,6 +3,7 @@
 import logging
 import re
 import threading
+import time
 from datetime import timedelta
 
 import pytest
@@ -16,6 +17,7 @@ from api.authentication import firebase_app
 from apikeys import keys
 from apikeys.models import ApiKey
 from apikeys.tokens import mint_emulator_token
+from core import limits
 from tests.config.api_surface import assert_envelope
 from tests.factories import UserFactory, create_api_key
 
@@ -223,3 +225,41 @@ def test_concurrent_first_uses_write_last_used_on_once():
     for thread in threads:
         thread.join()
     assert sum(rows_written) == 1
+
+
+@pytest.mark.parametrize(
+    ("issued_ahead", "status"),
+    [(0, 200), (limits.ID_TOKEN_CLOCK_SKEW_SECONDS - 5, 200), (3600, 401), (10**9, 401)],
+)
+def test_an_id_token_issued_in_the_future_beyond_the_clock_skew_is_refused(
+    api, user, issued_ahead, status
+):
+    now = int(time.time())
+    token = mint_emulator_token("manager", iat=now + issued_ahead, exp=now + issued_ahead + 3600)
+    api.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+    response = api.get(ME)
+    assert response.status_code == status
+    if status == 401:
+        assert response.json()["error"]["code"] == "invalid_token"
+
+
+@pytest.mark.parametrize("iat", [None, "now", True])
+def test_an_id_token_without_a_numeric_iat_is_refused(api, user, iat):
+    api.credentials(HTTP_AUTHORIZATION=f"Bearer {mint_emulator_token('manager', iat=iat)}")
+    assert api.get(ME).status_code == 401
+
+
+@pytest.mark.parametrize(
+    "claims",
+    [
+        {"sub": "uid\x00x", "user_id": "uid\x00x"},
+        {"sub": "uid\nx", "user_id": "uid\nx"},
+        {"email": "a\x00@example.test"},
+        {"email": 42},
+    ],
+)
+def test_an_id_token_naming_an_impossible_account_is_refused_not_a_500(api, db, claims):
+    api.credentials(HTTP_AUTHORIZATION=f"Bearer {mint_emulator_token('manager', **claims)}")
+    response = api.get(ME)
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "invalid_token"

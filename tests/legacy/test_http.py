@@ -140,11 +140,21 @@ def test_preflight_follows_the_allowlist(client, system):
     assert "Access-Control-Allow-Origin" not in other
 
 
-def test_the_all_systems_file_is_open_to_every_origin(client, system):
-    response = client.get("/legacy/trail-systems", headers={"Origin": "https://any.example.com"})
+def test_the_all_systems_route_follows_the_allowlist_like_every_legacy_route(client, system):
+    other = client.get("/legacy/trail-systems", headers={"Origin": "https://any.example.com"})
+    allowed = client.get("/legacy/trail-systems", headers={"Origin": ALLOWED_ORIGIN})
 
-    assert response.status_code == 200
-    assert response["Access-Control-Allow-Origin"] == "*"
+    assert other.status_code == allowed.status_code == 200
+    assert "Access-Control-Allow-Origin" not in other
+    assert allowed["Access-Control-Allow-Origin"] == ALLOWED_ORIGIN
+    assert "Origin" in allowed["Vary"]
+
+
+@pytest.mark.parametrize("path", ["/legacy/ts/%0A", "/legacy/trail/a%00b", "/legacy/%0A"])
+def test_a_control_character_in_a_legacy_path_is_the_empty_500(client, path):
+    response = client.get(path)
+
+    assert_failed(response)
 
 
 @pytest.mark.parametrize("route", ["trails", "ts", "weather"])

@@ -5,6 +5,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from core import limits
 from publishing.models import CompileRequest
 from tests.factories import PointFactory
 from trails.models import Point
@@ -93,8 +94,9 @@ class TestCreate:
             ("lng", 180, 180.000001),
             ("lng", -180, -180.000001),
             ("name", "a" * 200, "a" * 201),
-            ("webCamUrl", "a" * 2000, "a" * 2001),
+            ("webCamUrl", "https://" + "a" * 1992, "https://" + "a" * 1993),
             ("waitTime", 0, -1),
+            ("waitTime", limits.WAIT_TIME_MAX, limits.WAIT_TIME_MAX + 1),
         ],
     )
     def test_limits(self, system, manager, field, allowed, refused):

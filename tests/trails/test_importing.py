@@ -207,6 +207,14 @@ BAD_FEATURES = [
         trail_feature(LINE_A, name="T", activities=[{"value": "hiking"}, {"value": "hiking"}]),
         "hiking is listed twice",
     ),
+    (
+        trail_feature(LINE_A, name="K", categories=[f"c{i}" for i in range(51)]),
+        "categories: at most 50",
+    ),
+    (
+        point_feature([-113.9, 45.7], name="J", markerClass="bar", webCamUrl="javascript:x()"),
+        "webCamUrl must be an http:// or https:// URL",
+    ),
     (point_feature([-113.9, 45.7], name="P"), "markerClass is required"),
     (point_feature([-113.9, 45.7], name="P", markerClass="igloo"), "markerClass 'igloo'"),
     (point_feature([-113.9, 95], name="P", markerClass="parking"), "out of range"),

@@ -79,6 +79,13 @@ def test_an_unsubscribed_subscriber_gets_no_further_messages(
     assert mail.outbox == [] and sms_outbox == []
 
 
+@pytest.fixture
+def twilio(settings):
+    """The Twilio SMS backend, whose auth token signs every inbound post."""
+    settings.SMS_BACKEND = settings.TWILIO_SMS_BACKEND
+    settings.TWILIO_AUTH_TOKEN = TOKEN
+
+
 def signed_post(client, settings, data: dict, token: str = TOKEN):
     url = f"{settings.PUBLIC_BASE_URL}/sms/inbound"
     signature = RequestValidator(token).compute_signature(url, data)
@@ -87,9 +94,8 @@ def signed_post(client, settings, data: dict, token: str = TOKEN):
 
 @pytest.mark.parametrize("word", ["STOP", "stop", "Unsubscribe", "optout", "ARRET", "arrêt"])
 def test_an_sms_stop_reply_unsubscribes_every_subscription_of_the_number(
-    client, settings, subscriber, word
+    client, settings, twilio, subscriber, word
 ):
-    settings.TWILIO_AUTH_TOKEN = TOKEN
     elsewhere = SubscriberFactory(phone=subscriber.phone, email="")
 
     response = signed_post(client, settings, {"From": subscriber.phone, "Body": f" {word} "})
@@ -101,28 +107,61 @@ def test_an_sms_stop_reply_unsubscribes_every_subscription_of_the_number(
     ).exists()
 
 
-def test_a_keyword_twilio_classed_as_opt_out_unsubscribes(client, settings, subscriber):
-    settings.TWILIO_AUTH_TOKEN = TOKEN
+def test_a_keyword_twilio_classed_as_opt_out_unsubscribes(client, settings, twilio, subscriber):
 
     signed_post(client, settings, {"From": subscriber.phone, "Body": "FIN", "OptOutType": "STOP"})
 
     assert Subscriber.objects.get(pk=subscriber.pk).unsubscribed_on is not None
 
 
-def test_other_replies_change_nothing(client, settings, subscriber):
-    settings.TWILIO_AUTH_TOKEN = TOKEN
+def test_other_replies_change_nothing(client, settings, twilio, subscriber):
 
     signed_post(client, settings, {"From": subscriber.phone, "Body": "Is the lift open?"})
 
     assert Subscriber.objects.get(pk=subscriber.pk).unsubscribed_on is None
 
 
-def test_a_post_not_signed_by_twilio_is_refused(client, settings, subscriber):
-    settings.TWILIO_AUTH_TOKEN = TOKEN
+def test_a_post_not_signed_by_twilio_is_refused(client, settings, twilio, subscriber):
 
     response = signed_post(
         client, settings, {"From": subscriber.phone, "Body": "STOP"}, token="wrong"
     )
 
     assert response.status_code == 403
+    assert Subscriber.objects.get(pk=subscriber.pk).unsubscribed_on is None
+
+
+def test_an_unsigned_post_is_refused(client, settings, twilio, subscriber):
+    response = client.post("/sms/inbound", {"From": subscriber.phone, "Body": "STOP"})
+
+    assert response.status_code == 403
+    assert Subscriber.objects.get(pk=subscriber.pk).unsubscribed_on is None
+
+
+@pytest.mark.parametrize(
+    "backend", ["updates.sms.console.SmsBackend", "updates.sms.locmem.SmsBackend"]
+)
+def test_without_the_twilio_backend_there_is_no_inbound_route(
+    client, settings, subscriber, backend
+):
+    settings.SMS_BACKEND = backend
+    settings.TWILIO_AUTH_TOKEN = ""
+
+    response = client.post("/sms/inbound", {"From": subscriber.phone, "Body": "STOP"})
+
+    assert response.status_code == 404
+    assert Subscriber.objects.get(pk=subscriber.pk).unsubscribed_on is None
+
+
+def test_a_nul_byte_in_the_sender_changes_nothing(client, settings, twilio, subscriber):
+    response = signed_post(client, settings, {"From": "+1514\x005550101", "Body": "STOP"})
+
+    assert response.status_code == 200
+    assert Subscriber.objects.get(pk=subscriber.pk).unsubscribed_on is None
+
+
+@pytest.mark.parametrize("token", ["abc%00def", "%00", "abc%0A"])
+def test_a_control_character_in_the_unsubscribe_token_is_a_404(client, subscriber, token):
+    assert client.get(f"/unsubscribe/{token}").status_code == 404
+    assert client.post(f"/unsubscribe/{token}").status_code == 404
     assert Subscriber.objects.get(pk=subscriber.pk).unsubscribed_on is None

@@ -9,6 +9,8 @@ import requests
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from trails.elevations.sampling import plausible
+
 BATCH_SIZE = 100  # Open-Meteo's limit of coordinates per elevation request
 TIMEOUT_SECONDS = 10
 
@@ -47,8 +49,8 @@ class OpenMeteoElevationProvider:
                 elevation = [float(v) for v in response.json()["elevation"]]
             except (requests.RequestException, ValueError, KeyError, TypeError) as error:
                 raise ElevationError(f"Open-Meteo: {error}") from error
-            if len(elevation) != len(batch):
-                raise ElevationError(f"Open-Meteo: {len(elevation)} values for {len(batch)}")
+            if len(elevation) != len(batch) or not all(map(plausible, elevation)):
+                raise ElevationError(f"Open-Meteo: {elevation[:3]}... for {len(batch)} points")
             values.extend(elevation)
         return values
 

@@ -7,6 +7,7 @@ on ``Trail.elevations``; None until computed.
 
 import bisect
 
+from core.limits import ELEVATION_MAX, ELEVATION_MIN
 from trails.geometry import WGS84, lines
 
 SAMPLES = 50
@@ -43,8 +44,13 @@ def sample(geometry: dict, count: int = SAMPLES) -> list[list[float]]:
     return samples
 
 
+def plausible(elevation: float) -> bool:
+    return ELEVATION_MIN <= elevation <= ELEVATION_MAX
+
+
 def profile_from_geometry(geometry: dict) -> list[float] | None:
-    """The profile from the third coordinate; None when any position lacks one."""
-    if any(len(p) < 3 for line in lines(geometry) for p in line):
+    """The profile from the third coordinate; None when any position lacks one or holds an
+    impossible value (stored before the input bound existed), so the provider is asked."""
+    if not all(len(p) >= 3 and plausible(p[2]) for line in lines(geometry) for p in line):
         return None
     return [round(p[2], 1) for p in sample(geometry)]

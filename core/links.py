@@ -1,0 +1,24 @@
+"""Links shown to people (e-mail, embeds, the public map): http and https only."""
+
+import re
+from collections.abc import Mapping
+
+from core.errors import Invalid
+from core.names import camel
+
+# An http(s) URL with a host; the OpenAPI schema states the same pattern.
+HTTP_URL_PATTERN = r"^([hH][tT][tT][pP][sS]?://[^/?#\s]+[\s\S]*)?$"
+_HTTP_URL = re.compile(HTTP_URL_PATTERN)
+
+
+def is_http_url(url: str) -> bool:
+    """Never javascript:, data: or a scheme-relative //host: those run or hide code."""
+    return bool(url) and _HTTP_URL.match(url) is not None
+
+
+def check_links(fields: Mapping, *names: str) -> None:
+    """Every write path (API, web app, importer) refuses a link that is not http(s)."""
+    for name in names:
+        url = fields.get(name)
+        if url and not is_http_url(url):
+            raise Invalid("invalid_field", f"{camel(name)}: must be an http:// or https:// URL.")

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Write the development settings of this checkout (default: .env at its root) unless the file
+# exists: a generated SECRET_KEY and DEBUG on. config/settings.py reads the file, so
+# `manage.py` gets the same settings as `make run`; variables set in the environment win.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+file=${1:-.env}
+if [ -e "$file" ]; then
+  exit 0
+fi
+umask 077
+secret=$(python3 -c "import secrets; print(secrets.token_urlsafe(50))")
+cat > "$file" <<ENV
+# Development settings written by \`make run\` (scripts/dev_env.sh); git-ignored.
+SECRET_KEY=$secret
+DEBUG=1
+ENV
+echo "Wrote $file (development settings: generated SECRET_KEY, DEBUG on)."

@@ -1,0 +1,94 @@
+"""The OpenAPI description says what the service does, and odd query values are refused
+rather than silently read as something else (defect 10)."""
+
+import pytest
+
+from tests.config.api_surface import assert_envelope
+from tests.factories import TrailFactory, UserFactory
+from tests.factories import create_api_key as new_key
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def schema(api) -> dict:
+    return api.get("/api/v1/schema").json()
+
+
+def test_revoking_a_key_is_documented_as_the_200_it_answers(schema, client_for):
+    user = UserFactory()
+    key, _ = new_key(user)
+    assert "200" in schema["paths"]["/keys/{key_id}"]["delete"]["responses"]
+    assert "204" not in schema["paths"]["/keys/{key_id}"]["delete"]["responses"]
+    assert client_for(user).delete(f"/api/v1/keys/{key.pk}").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("path", "method"), [("/keys", "get"), ("/keys", "post"), ("/keys/{key_id}", "delete")]
+)
+def test_key_routes_name_the_id_token_as_their_only_credential(schema, path, method):
+    assert schema["paths"][path][method]["security"] == [{"idToken": []}]
+
+
+def test_an_unknown_language_is_a_documented_400(schema, api):
+    assert "400" in schema["paths"]["/update-types"]["get"]["responses"]
+    assert_envelope(api.get("/api/v1/update-types?language=xx"), 400, "invalid_field")
+
+
+def test_request_minimums_and_geometry_are_in_the_schema(schema):
+    components = schema["components"]["schemas"]
+    hours = components["UpdateCreateRequest"]["properties"]["expiresInHours"]
+    assert (hours["minimum"], hours["exclusiveMinimum"]) == (0, True)
+    assert components["TrailsStatusRequest"]["properties"]["trailIds"]["minItems"] == 1
+    assert components["UpdateCreateRequest"]["properties"]["conditions"]["minItems"] == 1
+    assert components["KeyCreateRequest"]["properties"]["trailSystemIds"]["minItems"] == 1
+    trail = components["TrailCreateRequest"]
+    assert "geometry" in trail["required"]
+    geometry = trail["properties"]["geometry"]
+    assert "nullable" not in geometry
+    kinds = {option["properties"]["type"]["enum"][0]: option for option in geometry["oneOf"]}
+    assert set(kinds) == {"LineString", "MultiLineString"}
+    assert kinds["LineString"]["properties"]["coordinates"]["minItems"] == 2
+
+
+@pytest.mark.parametrize("hours", [0, -1, 0.0])
+def test_expires_in_hours_must_be_greater_than_zero(system, manager, hours):
+    response = manager.post(
+        f"/api/v1/trail-systems/{system.pk}/updates",
+        {"type": "notice", "description": "x", "expiresInHours": hours},
+    )
+    assert_envelope(response, 400, "invalid_field")
+
+
+def test_a_null_geometry_is_refused_as_invalid_geometry(system, manager):
+    response = manager.post(
+        f"/api/v1/trail-systems/{system.pk}/trails", {"name": "X", "geometry": None}
+    )
+    assert_envelope(response, 400, "invalid_geometry")
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["all=null", "all=1", "all=", "all=yes"],
+)
+def test_all_takes_true_or_false_only(manager, query):
+    assert_envelope(manager.get(f"/api/v1/trail-systems?{query}"), 400, "invalid_field")
+
+
+@pytest.mark.parametrize("query", ["all=true", "all=false", "all=TRUE", ""])
+def test_all_true_or_false_or_absent_is_read(manager, query):
+    assert manager.get(f"/api/v1/trail-systems?{query}").status_code == 200
+
+
+@pytest.mark.parametrize("query", ["include=xyz", "include=", "include=geojson"])
+def test_include_takes_geojson_only(system, manager, query):
+    TrailFactory(trail_system=system)
+    response = manager.get(f"/api/v1/trail-systems/{system.pk}/trails?{query}")
+    assert_envelope(response, 400, "invalid_field")
+    assert "include" in response.json()["error"]["message"]
+
+
+def test_include_expired_takes_true_or_false_only(system, manager):
+    url = f"/api/v1/trail-systems/{system.pk}/updates"
+    assert_envelope(manager.get(f"{url}?includeExpired=null"), 400, "invalid_field")
+    assert manager.get(f"{url}?includeExpired=false").status_code == 200

@@ -137,7 +137,10 @@ def test_no_server_error_and_no_schema_violation(live_api, queued_tasks, account
     for kind, (credential, config) in accounts.items():
         command = schemathesis_command(live_api, kind, credential, config, tmp_path / kind)
         output = open(tmp_path / f"{kind}.log", "w+")  # noqa: SIM115 - closed below
-        runs[kind] = (subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT), output)
+        # In the temporary directory: schemathesis keeps a crash cache in its working
+        # directory and would replay an earlier run's failures first.
+        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, cwd=tmp_path)
+        runs[kind] = (process, output)
 
     failed = {}
     for kind, (process, output) in runs.items():

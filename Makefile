@@ -9,7 +9,7 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/trails
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint format bench bench-scale venv assets
+.PHONY: run test lint format bench bench-scale venv assets fuzz faults
 
 venv: $(STAMP)
 
@@ -44,6 +44,15 @@ lint: venv
 format: venv
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+
+# Long schema-driven run against /api/v1 (FUZZ_SECONDS per credential; README, "Operations").
+fuzz: venv
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} FUZZ_SECONDS=$${FUZZ_SECONDS:-600} \
+		$(BIN)/pytest tests/config/test_schema_fuzz.py $(PYTEST_ARGS)
+
+# Only the fault scripts on a private production topology (they also run in `make test`).
+faults: venv
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/pytest -m faults $(PYTEST_ARGS)
 
 bench: venv
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/python bench/run.py

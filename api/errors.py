@@ -8,6 +8,7 @@ body never carries a traceback.
 import logging
 
 from django.core.exceptions import PermissionDenied
+from django.db import InterfaceError, OperationalError
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -32,6 +33,8 @@ PASS_THROUGH_CODES = frozenset(
         "missing_trail_system",
     }
 )
+# Seconds a client is asked to wait when the database cannot be reached.
+UNAVAILABLE_RETRY_AFTER = 5
 # DRF's own validation codes that mean "a required field is absent".
 MISSING_CODES = frozenset({"required"})
 
@@ -143,6 +146,15 @@ def api_exception_handler(exc, context) -> Response:
         message = str(exc) or "Forbidden."
         return Response(envelope("forbidden", message), status=status.HTTP_403_FORBIDDEN)
     view = context.get("view")
+    if isinstance(exc, OperationalError | InterfaceError):
+        # The database is down or restarting; the client may retry (README, "Operations").
+        logger.warning("Database unavailable in %s: %s", type(view).__name__, exc)
+        response = Response(
+            envelope("service_unavailable", "The service is briefly unavailable; retry soon."),
+            status=status.HTTP_503_SERVICE_UNAVAILABLE,
+        )
+        response["Retry-After"] = str(UNAVAILABLE_RETRY_AFTER)
+        return response
     logger.exception("Unhandled error in %s", type(view).__name__ if view else "a view")
     return Response(
         envelope("internal_error", "Unexpected server error; it has been logged."),

@@ -74,6 +74,7 @@ def _error_responses(path: str, method: str, operation: dict) -> list[tuple[str,
     if "{" in path:
         statuses.append(("404", "the resource named by the path does not exist"))
     statuses.append(("500", "internal_error"))
+    statuses.append(("503", "service_unavailable: the database cannot be reached; retry soon"))
     return statuses
 
 
@@ -86,4 +87,17 @@ def add_error_responses(result: dict, generator, request, public) -> dict:
             responses = operation.setdefault("responses", {})
             for status, codes in _error_responses(path, method, operation):
                 responses.setdefault(status, {"description": f"Error: {codes}", "content": content})
+    return result
+
+
+def require_a_field_in_patch_bodies(result: dict, generator, request, public) -> dict:
+    """Postprocessing hook: a PATCH body must hold at least one field (an empty one answers
+    400 no_changes), which the generated Patched* components do not say by themselves."""
+    schemas = result.get("components", {}).get("schemas", {})
+    for operations in result.get("paths", {}).values():
+        body = operations.get("patch", {}).get("requestBody", {}).get("content", {})
+        for media in body.values():
+            name = media.get("schema", {}).get("$ref", "").rsplit("/", 1)[-1]
+            if name in schemas:
+                schemas[name]["minProperties"] = 1
     return result

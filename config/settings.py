@@ -19,6 +19,7 @@ import dj_database_url
 import environ
 from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
+from pythonjsonlogger.core import RESERVED_ATTRS
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 ENV_FILE = os.environ.get("ENV_FILE", str(BASE_DIR / ".env"))
@@ -66,6 +67,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "corsheaders",
     "rest_framework",
+    "django_prometheus",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "csp",
@@ -82,6 +84,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.request_log.RequestLogMiddleware",
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -94,6 +98,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -118,7 +123,9 @@ TEMPLATES = [
 
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+    DATABASES = {
+        "default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)
+    }
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES = {
@@ -190,7 +197,7 @@ CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULE = {
     "sweep-pending-compiles": {
         "task": "publishing.tasks.sweep_pending_compiles",
-        "schedule": timedelta(seconds=30),
+        "schedule": timedelta(seconds=float(os.environ.get("COMPILE_SWEEP_SECONDS", "30"))),
     },
     "rebuild-all-systems-file": {
         "task": "publishing.tasks.rebuild_all_systems_file",
@@ -256,12 +263,19 @@ OPEN_METEO_ELEVATION_URL = os.environ.get(
 )
 CELERY_BEAT_SCHEDULE["sweep-notifications"] = {
     "task": "updates.tasks.sweep_notifications",
-    "schedule": timedelta(minutes=5),
+    "schedule": timedelta(seconds=float(os.environ.get("NOTIFICATION_SWEEP_SECONDS", "300"))),
 }
 CELERY_BEAT_SCHEDULE["purge-expired-confirmations"] = {
     "task": "updates.tasks.purge_expired_confirmations",
     "schedule": crontab(minute=30, hour=3),
 }
+# A queued fan-out older than this is taken as lost and queued again by the sweep.
+NOTIFICATION_SWEEP_AFTER = timedelta(
+    seconds=float(os.environ.get("NOTIFICATION_SWEEP_AFTER_SECONDS", "600"))
+)
+# A delivery claimed longer ago than this belongs to a dead worker (a chunk task is killed
+# at its time limit, well before): the sweep recovers it (README, "Notification delivery").
+DELIVERY_LEASE = timedelta(seconds=float(os.environ.get("DELIVERY_LEASE_SECONDS", "1800")))
 
 # Outside data providers; "fixed" serves built-in data and needs no network.
 WEATHER_PROVIDER = os.environ.get("WEATHER_PROVIDER", "fixed")
@@ -325,6 +339,7 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "drf_spectacular.contrib.djangorestframework_camel_case.camelize_serializer_fields",
         "api.schema.add_error_responses",
+        "api.schema.require_a_field_in_patch_bodies",
     ],
     # The docs page must work with no network: no online validator, and its assets come from
     # drf-spectacular-sidecar through api.views.OfflineSwaggerView.
@@ -355,13 +370,41 @@ CORS_EXPOSE_HEADERS = [
 ]
 CORS_PREFLIGHT_MAX_AGE = 86400
 
+# One JSON object per line on stderr, each with the id of the request it belongs to
+# (config.request_log); LOG_FORMAT=text gives plain lines for a developer's terminal.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"request_id": {"()": "config.request_log.RequestIdFilter"}},
+    "formatters": {
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s",
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+            # Django's request object (its repr shows the whole path) stays out of the line.
+            "reserved_attrs": [*RESERVED_ATTRS, "request"],
+        },
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["request_id"],
+            "formatter": os.environ.get("LOG_FORMAT", "json"),
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        # Our request line replaces runserver's access line and Django's 4xx warnings.
+        "django.server": {"level": "WARNING"},
+        "django.request": {"level": "ERROR"},
+    },
 }
+
+# Operations (README, "Operations"): /metrics answers this bearer token, or loopback only.
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+
 
 if not DEBUG:
     SESSION_COOKIE_SECURE = env_flag("SECURE_COOKIES", False)
@@ -395,8 +438,8 @@ CONTENT_SECURITY_POLICY = {
 if PRODUCTION:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = True
-    # Load balancers probe over plain HTTP.
-    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+    # Load balancers probe and Prometheus scrapes over plain HTTP.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
     SECURE_HSTS_SECONDS = 31_536_000
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True

@@ -3,6 +3,7 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from django.views.static import serve
 
+from config import health, metrics
 from moving.views import export_download
 
 urlpatterns = [
@@ -14,6 +15,9 @@ urlpatterns = [
         name="export-download",
     ),
     path("admin/", admin.site.urls),
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
+    path("metrics", metrics.metrics_view, name="metrics"),
     path("", include("webapp.urls")),
     path("", include("public.urls")),
 ]

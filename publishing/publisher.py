@@ -21,7 +21,7 @@ from django.db import connection, transaction
 from django.db.models import Max, Min
 from django.utils import timezone
 
-from publishing import storage
+from publishing import metrics, storage
 from publishing.compile import (
     Encoded,
     Statistics,
@@ -203,17 +203,18 @@ def compile_pending(system_id: str) -> str | None:
         with transaction.atomic():
             if not try_lock_system(system_id):
                 return None
-            pending = list(
+            pending = dict(
                 CompileRequest.objects.pending()
                 .filter(trail_system_id=system_id)
-                .values_list("pk", flat=True)
+                .values_list("pk", "requested_on")
             )
             if not pending:
                 return None
             started = timezone.now()
             published, previous = publish_system(system_id, started)
+            done = timezone.now()
             CompileRequest.objects.filter(pk__in=pending).update(
-                started_on=started, done_on=timezone.now(), published_path=published
+                started_on=started, done_on=done, published_path=published
             )
             # Robust: a failed delete is logged and leaves an orphan file, never an error
             # here, where it would look like a failed compile after the commit.
@@ -221,6 +222,8 @@ def compile_pending(system_id: str) -> str | None:
     except BaseException:
         storage.delete_file(published)
         raise
+    metrics.compile_seconds.observe((done - started).total_seconds())
+    metrics.publish_delay_seconds.observe((done - min(pending.values())).total_seconds())
     logger.info("compiled %s for %d request(s): %s", system_id, len(pending), published)
     return published
 

@@ -113,7 +113,8 @@ class Delivery(models.Model):
 
     class State(models.TextChoices):
         PENDING = "pending"
-        # Claimed by a worker; never claimed again, so a crash mid-send cannot send twice.
+        # Claimed by a worker; never claimed again while its lease runs, so a crash mid-send
+        # cannot send twice (recovery after the lease: notifications.recover_stale_claims).
         SENDING = "sending"
         SENT = "sent"
         FAILED = "failed"
@@ -128,6 +129,8 @@ class Delivery(models.Model):
     error = models.TextField(blank=True, default="")
     created_on = models.DateTimeField(default=timezone.now)
     sent_on = models.DateTimeField(null=True, blank=True)
+    # When a worker claimed it (state sending); the rows of one claim share the instant.
+    claimed_on = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         verbose_name_plural = "deliveries"
@@ -140,7 +143,10 @@ class Delivery(models.Model):
         indexes = [
             models.Index(
                 fields=["created_on"], condition=Q(state="pending"), name="delivery_pending"
-            )
+            ),
+            models.Index(
+                fields=["claimed_on"], condition=Q(state="sending"), name="delivery_sending"
+            ),
         ]
 
     def __str__(self) -> str:

@@ -1,6 +1,7 @@
 """Background work of the updates app: notification fan-out, chunks and sweep."""
 
 from celery import group, shared_task
+from django.conf import settings
 from django.db import transaction
 
 from updates import confirmations
@@ -31,7 +32,11 @@ def fan_out_update(update_id: str) -> int:
     return len(chunks)
 
 
-@shared_task(acks_late=True)
+# A chunk still running at this age is killed, so its claims are dead before their lease ends.
+CHUNK_TIME_LIMIT = int(settings.DELIVERY_LEASE.total_seconds() / 2)
+
+
+@shared_task(acks_late=True, time_limit=CHUNK_TIME_LIMIT)
 def send_notification_chunk(update_id: str, channel: str, delivery_ids: list[int]) -> int:
     """Send one chunk; transient failures are queued again after a growing delay."""
     retry_ids, delay = delivery.send_chunk(update_id, channel, delivery_ids)
@@ -42,8 +47,10 @@ def send_notification_chunk(update_id: str, channel: str, delivery_ids: list[int
 
 @shared_task
 def sweep_notifications() -> int:
-    """Every few minutes: queue again the fan-outs whose tasks a broker outage lost."""
-    update_ids = recipients.updates_to_sweep()
+    """Every few minutes: release the claims of dead workers, and queue again the fan-outs
+    whose tasks a broker outage or a lost worker left undone."""
+    recovered = recipients.recover_stale_claims()
+    update_ids = sorted({*recipients.updates_to_sweep(), *recovered})
     for update_id in update_ids:
         fan_out_update.delay(update_id)
     return len(update_ids)

@@ -101,14 +101,13 @@ class Worker:
 
 
 @pytest.fixture
-def broker():
-    """Switch the test process from in-process tasks to the real broker on a fresh queue."""
+def broker(settings):
+    """Switch the test process from in-process tasks to the real broker on a fresh queue.
+    Celery reads its configuration from the Django settings (CELERY_*), so they change here."""
     queue = f"test-{uuid.uuid4().hex[:8]}"
-    previous = (celery_app.conf.task_always_eager, celery_app.conf.task_default_queue)
-    celery_app.conf.task_always_eager = False
-    celery_app.conf.task_default_queue = queue
-    yield queue
-    celery_app.conf.task_always_eager, celery_app.conf.task_default_queue = previous
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    settings.CELERY_TASK_DEFAULT_QUEUE = queue
+    return queue
 
 
 @pytest.fixture

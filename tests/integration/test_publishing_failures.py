@@ -1,18 +1,16 @@
 """No change is lost when the broker goes away or a worker dies in the middle of a compile."""
 
-import socket
-import subprocess
 import time
 
 import psycopg
 import pytest
 from django.core.files.storage import default_storage
 
-from config.celery import app as celery_app
 from publishing.tasks import sweep_pending_compiles
 from tests.factories import TrailActivityFactory, TrailFactory, TrailSystemFactory
 from tests.integration.conftest import Worker, wait_for, worker_environment
 from tests.integration.test_publishing import all_served, published, set_status, trail_statuses
+from tests.integration.topology import PrivateRedis, drop_broker_connections
 from trails.models import TrailSystem
 
 pytestmark = pytest.mark.integration
@@ -20,62 +18,14 @@ pytestmark = pytest.mark.integration
 PRIVATE_REDIS_PORT = 6391
 
 
-class PrivateRedis:
-    """A throwaway redis-server of this test's own: stopping it is a broker outage that
-    leaves the shared Redis alone. No persistence, so queued messages die with it."""
-
-    url = f"redis://127.0.0.1:{PRIVATE_REDIS_PORT}/0"
-
-    def __init__(self):
-        self.process: subprocess.Popen | None = None
-
-    def start(self) -> None:
-        assert not self.answers(), f"port {PRIVATE_REDIS_PORT} is taken; a leftover redis-server?"
-        self.process = subprocess.Popen(
-            [
-                "redis-server",
-                "--port",
-                str(PRIVATE_REDIS_PORT),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ],
-            stdout=subprocess.DEVNULL,
-        )
-        wait_for(self.answers, timeout=10)
-
-    def answers(self) -> bool:
-        try:
-            with socket.create_connection(("127.0.0.1", PRIVATE_REDIS_PORT), timeout=0.2):
-                return True
-        except OSError:
-            return False
-
-    def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(timeout=10)
-
-
-def use_broker(url: str) -> None:
-    """Point this process's Celery app at another broker, dropping pooled connections."""
-    celery_app.conf.broker_url = url
-    celery_app._pool = None
-    celery_app.amqp._producer_pool = None
-
-
 @pytest.fixture
 def private_broker(broker, settings):
-    redis = PrivateRedis()
+    redis = PrivateRedis(PRIVATE_REDIS_PORT)
     redis.start()
-    previous = celery_app.conf.broker_url
-    settings.CELERY_BROKER_URL = redis.url  # what the worker process is given
-    use_broker(redis.url)
+    settings.CELERY_BROKER_URL = redis.url  # for this process and the worker it starts
+    drop_broker_connections()
     yield redis
-    use_broker(previous)
+    drop_broker_connections()
     redis.stop()
 
 

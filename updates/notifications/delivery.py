@@ -6,13 +6,17 @@ then hands chunks of pending rows to parallel Celery tasks. A chunk claims its r
 sending) in one short transaction, so a retried or duplicated task never sends a message twice.
 Transient provider errors go back to pending and are retried with exponential backoff; a
 permanent refusal marks the subscriber's address or number as failed so it is skipped next time.
+
+A chunk sends its rows one by one in id order and records each outcome before the next send,
+so a worker killed mid-chunk leaves at most one row of its claim whose message may have gone
+out (recipients.recover_stale_claims).
 """
 
 import contextlib
 import logging
 import smtplib
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from django.core import mail
@@ -60,13 +64,13 @@ def _attempt(delivery: Delivery, send: Callable[[], None]) -> Outcome:
     return Outcome(delivery)
 
 
-def send_all(backend, build: Callable, deliveries: list[Delivery]) -> list[Outcome]:
-    """Send one message per delivery over one connection of an email or SMS backend.
+def send_all(backend, build: Callable, deliveries: list[Delivery]) -> Iterator[Outcome]:
+    """Send one message per delivery, in order, over one connection of an email or SMS
+    backend, yielding each outcome before the next message is sent.
 
     A connection that cannot be opened, or breaks, is reopened for the next message; the
     messages it fails are recorded for retry like any other transient failure.
     """
-    outcomes = []
     _reopen(backend)
     try:
         for delivery in deliveries:
@@ -77,10 +81,9 @@ def send_all(backend, build: Callable, deliveries: list[Delivery]) -> list[Outco
             outcome = _attempt(delivery, send)
             if outcome.retry:
                 _reopen(backend)
-            outcomes.append(outcome)
+            yield outcome
     finally:
         backend.close()
-    return outcomes
 
 
 def _reopen(backend) -> None:
@@ -136,7 +139,11 @@ def send_chunk(update_id: str, channel: str, delivery_ids: list[int]) -> tuple[l
     deliveries = claim(delivery_ids, channel)
     if not deliveries:
         return [], 0
-    retry_ids = record_outcomes(send_all(backend, build, deliveries), channel)
+    retry_ids = [
+        pk
+        for outcome in send_all(backend, build, deliveries)
+        for pk in record_outcomes([outcome], channel)
+    ]
     if not retry_ids:
         return [], 0
     retrying = set(retry_ids)

@@ -1,19 +1,23 @@
 """Who gets an update's notification: one pending Delivery row per (update, subscriber,
 channel), recorded before anything is sent, and claimed by one worker at a time, so a retried
-or duplicated task never sends a message twice. Also which updates the sweep must queue again."""
+or duplicated task never sends a message twice. Also which updates the sweep must queue again,
+and the recovery of claims a dead worker left (recover_stale_claims)."""
 
+import logging
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
 from updates.models import Delivery, Subscriber, Update
 
+logger = logging.getLogger(__name__)
+
 CHUNK_SIZE = 500
-# How long a queued fan-out or chunk may wait before the sweep queues it again.
-SWEEP_AFTER = timedelta(minutes=10)
+INTERRUPTED = "interrupted: the worker stopped while sending; not sent again to avoid a duplicate"
 
 
 def _reachable(channel: str) -> Q:
@@ -81,6 +85,7 @@ def claim(delivery_ids: Iterable[int], channel: str) -> list[Delivery]:
             Delivery.objects.select_for_update(skip_locked=True, of=("self",))
             .select_related("subscriber")
             .filter(pk__in=list(delivery_ids), state=Delivery.State.PENDING)
+            .order_by("pk")
         )
         sendable = Subscriber.objects.filter(_reachable(channel), unsubscribed_on__isnull=True)
         sendable_ids = set(
@@ -91,7 +96,7 @@ def claim(delivery_ids: Iterable[int], channel: str) -> list[Delivery]:
         claimed = [d for d in candidates if d.subscriber_id in sendable_ids]
         skipped = [d.pk for d in candidates if d.subscriber_id not in sendable_ids]
         Delivery.objects.filter(pk__in=[d.pk for d in claimed]).update(
-            state=Delivery.State.SENDING, attempts=F("attempts") + 1
+            state=Delivery.State.SENDING, attempts=F("attempts") + 1, claimed_on=timezone.now()
         )
         Delivery.objects.filter(pk__in=skipped).update(state=Delivery.State.SKIPPED)
     for delivery in claimed:
@@ -101,10 +106,10 @@ def claim(delivery_ids: Iterable[int], channel: str) -> list[Delivery]:
 
 def updates_to_sweep(now: datetime | None = None) -> list[str]:
     """Notify updates whose fan-out or chunk tasks seem lost: created in the last hour more
-    than SWEEP_AFTER ago with no delivery recorded, or with deliveries never attempted
-    SWEEP_AFTER after they were recorded (within the last day)."""
+    than NOTIFICATION_SWEEP_AFTER ago with no delivery recorded, or with deliveries never
+    attempted that long after they were recorded (within the last day)."""
     now = now or timezone.now()
-    stale = now - SWEEP_AFTER
+    stale = now - settings.NOTIFICATION_SWEEP_AFTER
     never_fanned_out = Update.objects.filter(
         notify=True,
         created_on__range=(now - timedelta(hours=1), stale),
@@ -120,3 +125,41 @@ def updates_to_sweep(now: datetime | None = None) -> list[str]:
         .distinct()
     )
     return sorted({*never_fanned_out, *never_attempted})
+
+
+def recover_stale_claims(now: datetime | None = None) -> list[str]:
+    """Release the deliveries of claims older than DELIVERY_LEASE; returns their updates.
+
+    A chunk sends its rows one by one in id order and records each outcome before the next
+    send, and past the lease the claiming task is dead (its hard time limit is shorter). So
+    per claim, the lowest-id row still `sending` may have reached the provider: it becomes
+    failed, never sent twice. The rest were never handed over: they go back to pending with
+    their attempt given back (README, "Notifications").
+    """
+    cutoff = (now or timezone.now()) - settings.DELIVERY_LEASE
+    with transaction.atomic():
+        stale = list(
+            Delivery.objects.select_for_update(skip_locked=True)
+            .filter(state=Delivery.State.SENDING, claimed_on__lt=cutoff)
+            .order_by("pk")
+            .values_list("pk", "update_id", "channel", "claimed_on")
+        )
+        in_flight: dict[tuple, int] = {}
+        for pk, update_id, channel, claimed_on in stale:
+            in_flight.setdefault((update_id, channel, claimed_on), pk)
+        interrupted = set(in_flight.values())
+        Delivery.objects.filter(pk__in=interrupted).update(
+            state=Delivery.State.FAILED, error=INTERRUPTED
+        )
+        untouched = [row[0] for row in stale if row[0] not in interrupted]
+        Delivery.objects.filter(pk__in=untouched).update(
+            state=Delivery.State.PENDING, attempts=F("attempts") - 1, claimed_on=None
+        )
+    if stale:
+        logger.warning(
+            "Recovered %d stale deliveries: %d interrupted, %d pending again",
+            len(stale),
+            len(interrupted),
+            len(untouched),
+        )
+    return sorted({row[1] for row in stale})

@@ -1,0 +1,49 @@
+"""Prometheus metrics at /metrics.
+
+Request metrics come from django-prometheus's middleware; the apps add their own with
+prometheus_client (publishing: compile latency and pending compiles; updates: deliveries by
+state). Figures that live in the database (what is pending, deliveries by state) are read
+when the page is scraped, so they are right whichever process or machine did the work.
+
+The page is for the operator's scraper, not the public: it answers a client that sends
+``Authorization: Bearer <METRICS_TOKEN>`` when that variable is set, and otherwise only a
+client on the loopback interface (a scraper or sidecar on the same host).
+"""
+
+import hmac
+import os
+
+import prometheus_client
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from prometheus_client import multiprocess
+
+from core.metrics import database_registry
+
+LOOPBACK = frozenset({"127.0.0.1", "::1"})
+
+
+def allowed(request: HttpRequest) -> bool:
+    token = settings.METRICS_TOKEN
+    if token:
+        sent = request.headers.get("Authorization", "")
+        return hmac.compare_digest(sent.encode(), f"Bearer {token}".encode())
+    return request.META.get("REMOTE_ADDR") in LOOPBACK
+
+
+def process_registry() -> prometheus_client.CollectorRegistry:
+    """This process's metrics, or every process's when prometheus_client's multiprocess
+    mode is on (PROMETHEUS_MULTIPROC_DIR shared by gunicorn's workers and Celery's)."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = prometheus_client.CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+        return registry
+    return prometheus_client.REGISTRY
+
+
+def metrics_view(request: HttpRequest) -> HttpResponse:
+    if not allowed(request):
+        return HttpResponse("Forbidden.\n", status=403, content_type="text/plain")
+    body = prometheus_client.generate_latest(process_registry())
+    body += prometheus_client.generate_latest(database_registry)
+    return HttpResponse(body, content_type=prometheus_client.CONTENT_TYPE_LATEST)

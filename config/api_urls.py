@@ -14,5 +14,6 @@ urlpatterns = [
     path("", include("apikeys.urls")),
     path("", include("trails.urls")),
     path("", include("updates.urls")),
+    path("", include("grooming.urls")),
     re_path(r"^.*$", views.route_not_found),
 ]

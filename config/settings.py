@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "updates",
     "publishing",
     "legacy",
+    "grooming",
 ]
 
 MIDDLEWARE = [

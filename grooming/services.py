@@ -1,0 +1,196 @@
+"""The one write of grooming: a track becomes a pass and a surfaceConditions update on each
+trail it covered, in one transaction with one compile request."""
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from config.dates import iso_ms
+from config.errors import bad_request
+from grooming.coverage import TrailLines, coverage
+from grooming.models import GroomedTrail, GroomingPass
+from grooming.tracks import Track
+from publishing.scheduling import request_compile
+from trails.enums import SURFACE_CONDITIONS, TrailType, UpdateType
+from trails.geometry import lines
+from trails.models import Trail, TrailSystem
+from updates.models import Update
+
+DEFAULT_TOLERANCE_METERS = 15.0
+TOLERANCE_RANGE = (5.0, 50.0)
+DEFAULT_CONDITION = "groomed"
+# Spec section 6: a trail is groomed by a track covering more than this fraction of it...
+COVERAGE_THRESHOLD = 0.10
+# ...and more of it than a track merely crossing it, or passing its end at a junction, covers
+# (twice the tolerance): else every short connector off a groomed trail would count.
+CROSSING_TOLERANCES = 2
+GROOMED_LIFETIME = timedelta(hours=24)
+# A groomedAt this far ahead of the server's clock is a device clock's drift, not the future.
+CLOCK_SKEW = timedelta(minutes=5)
+
+
+@dataclass(frozen=True)
+class CoveredTrail:
+    trail_id: str
+    name: str
+    coverage: float
+
+
+@dataclass(frozen=True)
+class GroomingResult:
+    """What the API and the command answer; track_id is None on a dry run."""
+
+    track_id: str | None
+    groomed_at: datetime
+    trails: list[CoveredTrail]
+    update_ids: list[str] = field(default_factory=list)
+
+
+def _check_options(tolerance_meters: float, condition: str) -> None:
+    low, high = TOLERANCE_RANGE
+    if not low <= tolerance_meters <= high:
+        raise bad_request("invalid_field", f"toleranceMeters: must be from {low:g} to {high:g}.")
+    if condition not in SURFACE_CONDITIONS:
+        raise bad_request(
+            "invalid_field", f"condition: {condition!r} is not a surface-conditions value."
+        )
+
+
+def _to_milliseconds(moment: datetime) -> datetime:
+    """The precision the interface shows, so the groomedAt answered is the one stored."""
+    return moment.replace(microsecond=moment.microsecond // 1000 * 1000)
+
+
+def measure(system: TrailSystem, track: Track, tolerance_meters: float) -> list[CoveredTrail]:
+    """Every live trail of the system the track grooms, by coverage descending; lifts are
+    never groomed. A track that comes near no trail at all is refused."""
+    trails = {
+        trail_id: (name, geometry)
+        for trail_id, name, geometry in Trail.objects.filter(trail_system=system)
+        .exclude(type=TrailType.LIFT)
+        .values_list("id", "name", "geometry")
+    }
+    shares = coverage(
+        track.lines,
+        [TrailLines(trail_id, lines(geometry)) for trail_id, (_, geometry) in trails.items()],
+        tolerance_meters,
+    )
+    if not any(share.metres for share in shares.values()):
+        raise bad_request(
+            "invalid_geometry",
+            f"The track lies wholly outside the trail system: it comes within "
+            f"{tolerance_meters:g} m of none of its trails.",
+        )
+    covered = [
+        CoveredTrail(trail_id, trails[trail_id][0], round(share.share, 4))
+        for trail_id, share in shares.items()
+        if share.share > COVERAGE_THRESHOLD
+        and share.metres > CROSSING_TOLERANCES * tolerance_meters
+    ]
+    return sorted(covered, key=lambda trail: (-trail.coverage, trail.name, trail.trail_id))
+
+
+def record_grooming_track(
+    *,
+    system: TrailSystem,
+    track: Track,
+    by: str,
+    tolerance_meters: float = DEFAULT_TOLERANCE_METERS,
+    condition: str = DEFAULT_CONDITION,
+    groomed_at: datetime | None = None,
+    dry_run: bool = False,
+) -> GroomingResult:
+    """Measure the track against the system's trails and, unless a dry run, keep the pass and
+    post `condition` on every trail it groomed, expiring 24 hours after groomedAt, without
+    notification. groomedAt defaults to the track's last time, else now."""
+    _check_options(tolerance_meters, condition)
+    groomed_at = _to_milliseconds(groomed_at or track.last_time or timezone.now())
+    if groomed_at > timezone.now() + CLOCK_SKEW:
+        raise bad_request(
+            "invalid_field",
+            f"groomedAt: {iso_ms(groomed_at)} is in the future (send groomedAt, or check the "
+            "clock of the device that recorded the track).",
+        )
+    covered = measure(system, track, tolerance_meters)
+    if dry_run:
+        return GroomingResult(None, groomed_at, covered)
+    with transaction.atomic():
+        grooming_pass = GroomingPass.objects.create(
+            trail_system=system,
+            groomed_at=groomed_at,
+            uid=by,
+            condition=condition,
+            tolerance_meters=tolerance_meters,
+            track=track.geometry(),
+        )
+        update_ids = _post_conditions(grooming_pass, covered)
+        if update_ids:
+            request_compile(system, "grooming track")
+    return GroomingResult(grooming_pass.pk, groomed_at, covered, update_ids)
+
+
+def _post_conditions(grooming_pass: GroomingPass, covered: list[CoveredTrail]) -> list[str]:
+    """One update per groomed trail, replacing that trail's earlier grooming update; a trail
+    whose grooming update comes from a later pass (a backfill arrived late) keeps it."""
+    trail_ids = [trail.trail_id for trail in covered]
+    # Row locks on the trails: two passes over one trail at once cannot both keep an update.
+    list(Trail.objects.select_for_update().filter(pk__in=trail_ids).values_list("id"))
+    previous = _previous_grooming_updates(trail_ids)
+    now = timezone.now()
+    update_ids = []
+    for trail in covered:
+        earlier = previous.get(trail.trail_id, [])
+        if any(groomed_at and groomed_at > grooming_pass.groomed_at for _, groomed_at in earlier):
+            GroomedTrail.objects.create(
+                grooming_pass=grooming_pass, trail_id=trail.trail_id, coverage=trail.coverage
+            )
+            continue
+        for update, _ in earlier:
+            _withdraw(update, trail.trail_id)
+        update = Update.objects.create(
+            trail_system_id=grooming_pass.trail_system_id,
+            type=UpdateType.SURFACE_CONDITIONS,
+            conditions=[grooming_pass.condition],
+            expiration_date=grooming_pass.groomed_at + GROOMED_LIFETIME,
+            notify=False,
+            source=Update.Source.GROOMING,
+            created_by=grooming_pass.uid,
+            updated_by=grooming_pass.uid,
+        )
+        update.trails.set([trail.trail_id])
+        GroomedTrail.objects.create(
+            grooming_pass=grooming_pass,
+            trail_id=trail.trail_id,
+            coverage=trail.coverage,
+            update=update,
+        )
+        update_ids.append(update.pk)
+    Trail.objects.filter(pk__in=trail_ids).update(updated_on=now)
+    return update_ids
+
+
+def _previous_grooming_updates(trail_ids: list[str]) -> dict[str, list]:
+    """Trail id -> [(grooming update on it, groomedAt of the pass that posted it or None)]."""
+    found: dict[str, list] = {}
+    for update in (
+        Update.objects.filter(source=Update.Source.GROOMING, trails__in=trail_ids)
+        .select_related("grooming__grooming_pass")
+        .prefetch_related("trails")
+        .distinct()
+    ):
+        link = getattr(update, "grooming", None)
+        groomed_at = link.grooming_pass.groomed_at if link else None
+        for trail in update.trails.all():
+            found.setdefault(trail.pk, []).append((update, groomed_at))
+    return found
+
+
+def _withdraw(update: Update, trail_id: str) -> None:
+    """The update no longer speaks for this trail: deleted when it named only this trail,
+    else (someone widened it by hand) the trail is taken off its list."""
+    if update.all_trails or update.trails.exclude(pk=trail_id).exists():
+        update.trails.remove(trail_id)
+    else:
+        update.delete()

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from config.dates import iso_ms
 from config.errors import bad_request
-from grooming.coverage import TrailLines, coverage
+from grooming.coverage import Coverage, TrailLines, coverage
 from grooming.models import GroomedTrail, GroomingPass
 from grooming.tracks import Track
 from publishing.scheduling import request_compile
@@ -23,9 +23,12 @@ TOLERANCE_RANGE = (5.0, 50.0)
 DEFAULT_CONDITION = "groomed"
 # Spec section 6: a trail is groomed by a track covering more than this fraction of it...
 COVERAGE_THRESHOLD = 0.10
-# ...and more of it than a track merely crossing it, or passing its end at a junction, covers
-# (twice the tolerance): else every short connector off a groomed trail would count.
-CROSSING_TOLERANCES = 2
+# ...and more of it than a track crossing it, or passing its end at a junction, covers
+# (2 tolerances at a right angle, more at a slant, more with GPS error): else every short
+# connector off a groomed trail would count. A trail lying wholly within the tolerance of the
+# track was driven over end to end, however short.
+JUNCTION_TOLERANCES = 3
+WHOLE_TRAIL = 0.95
 GROOMED_LIFETIME = timedelta(hours=24)
 # A groomedAt this far ahead of the server's clock is a device clock's drift, not the future.
 CLOCK_SKEW = timedelta(minutes=5)
@@ -63,6 +66,12 @@ def _to_milliseconds(moment: datetime) -> datetime:
     return moment.replace(microsecond=moment.microsecond // 1000 * 1000)
 
 
+def is_groomed(share: Coverage, tolerance_meters: float) -> bool:
+    if share.share <= COVERAGE_THRESHOLD:
+        return False
+    return share.share >= WHOLE_TRAIL or share.metres > JUNCTION_TOLERANCES * tolerance_meters
+
+
 def measure(system: TrailSystem, track: Track, tolerance_meters: float) -> list[CoveredTrail]:
     """Every live trail of the system the track grooms, by coverage descending; lifts are
     never groomed. A track that comes near no trail at all is refused."""
@@ -86,8 +95,7 @@ def measure(system: TrailSystem, track: Track, tolerance_meters: float) -> list[
     covered = [
         CoveredTrail(trail_id, trails[trail_id][0], round(share.share, 4))
         for trail_id, share in shares.items()
-        if share.share > COVERAGE_THRESHOLD
-        and share.metres > CROSSING_TOLERANCES * tolerance_meters
+        if is_groomed(share, tolerance_meters)
     ]
     return sorted(covered, key=lambda trail: (-trail.coverage, trail.name, trail.trail_id))
 

@@ -75,20 +75,20 @@ OPTION_PARAMETERS = [
 ]
 
 
-@extend_schema(
-    operation_id="grooming_tracks_create",
-    summary="Post a groomer's GPS track: groomed conditions on the trails it covered",
-    parameters=OPTION_PARAMETERS,
-    request={
-        "application/json": OpenApiTypes.OBJECT,
-        "application/geo+json": OpenApiTypes.OBJECT,
-        GPX_MEDIA_TYPE: OpenApiTypes.STR,
-    },
-    responses={201: GroomingResultSerializer, 200: GroomingResultSerializer},
-)
 class GroomingTracksView(APIView):
     parser_classes = [CamelCaseJSONParser, GeoJsonParser, GpxParser]
 
+    @extend_schema(
+        operation_id="grooming_tracks_create",
+        summary="Post a groomer's GPS track: groomed conditions on the trails it covered",
+        parameters=OPTION_PARAMETERS,
+        request={
+            "application/json": OpenApiTypes.OBJECT,
+            "application/geo+json": OpenApiTypes.OBJECT,
+            GPX_MEDIA_TYPE: OpenApiTypes.STR,
+        },
+        responses={201: GroomingResultSerializer, 200: GroomingResultSerializer},
+    )
     def post(self, request: Request, system_id: str) -> Response:
         system = managed_system(request, system_id)
         track, options = read_upload(request)
@@ -99,12 +99,12 @@ class GroomingTracksView(APIView):
         return Response(GroomingResultSerializer(result).data, answer)
 
 
-@extend_schema(
-    operation_id="grooming_retrieve",
-    summary="When each trail was last groomed, and the latest grooming passes",
-    responses=GroomingSerializer,
-)
 class GroomingView(APIView):
+    @extend_schema(
+        operation_id="grooming_retrieve",
+        summary="When each trail was last groomed, and the latest grooming passes",
+        responses=GroomingSerializer,
+    )
     def get(self, request: Request, system_id: str) -> Response:
         system = managed_system(request, system_id)
         document = {

@@ -53,6 +53,11 @@ SUMMARY_TABLE = """
 | PATCH | /updates/:id | any | write |
 | DELETE | /updates/:id | any | write |
 """
+# Additive routes beyond the spec's table (DESIGN.md, fixed points), same rules.
+ADDITIVE_TABLE = """
+| POST | /trail-systems/:id/grooming-tracks | any | write |
+| GET | /trail-systems/:id/grooming | any | read |
+"""
 
 
 @dataclass(frozen=True)
@@ -98,7 +103,7 @@ def parse_summary(table: str) -> list[Row]:
     return rows
 
 
-ROWS = parse_summary(SUMMARY_TABLE)
+ROWS = parse_summary(SUMMARY_TABLE) + parse_summary(ADDITIVE_TABLE)
 WRITE_ROWS = [row for row in ROWS if row.method != "GET"]
 
 LINE = {"type": "LineString", "coordinates": [[-113.9, 45.6], [-113.91, 45.61]]}
@@ -119,6 +124,11 @@ BODIES: dict[str, dict] = {
     "PATCH /points/:id": {"status": "Closed"},
     "POST /trail-systems/:id/updates": {"type": "notice", "description": "Groomers out tonight."},
     "PATCH /updates/:id": {"description": "Groomers out at dawn."},
+    # Along the world's trail (tests.factories.line), so the track grooms it.
+    "POST /trail-systems/:id/grooming-tracks": {
+        "type": "LineString",
+        "coordinates": [[-113.95, 45.69], [-113.949, 45.691], [-113.948, 45.692]],
+    },
 }
 
 

@@ -7,6 +7,7 @@ projection the coverage code uses.
 import math
 import random
 from datetime import datetime, timedelta
+from itertools import pairwise
 
 from pyproj import Geod
 
@@ -29,7 +30,7 @@ def path(points_m, step: float = 5.0, origin=ORIGIN, noise=None) -> list[list[fl
     `noise(rng) -> (de, dn)` moves each position (seeded: the same every run)."""
     rng = random.Random(14)
     out = []
-    for (x0, y0), (x1, y1) in zip(points_m, points_m[1:], strict=False):
+    for (x0, y0), (x1, y1) in pairwise(points_m):
         count = max(1, round(math.hypot(x1 - x0, y1 - y0) / step))
         for i in range(count):
             x, y = x0 + (x1 - x0) * i / count, y0 + (y1 - y0) * i / count

@@ -28,6 +28,7 @@ ALL_COMMANDS = [
     "dev_token",
     "add_subscriber",
     "load_demo",
+    "import_grooming_track",
 ]
 
 

@@ -4,9 +4,7 @@ lines, read into [lng, lat] lines and the time of the last recorded point."""
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-
-import gpxpy
-import gpxpy.gpx
+from xml.etree import ElementTree
 
 from trails.geometry import LINE_TYPES, GeometryError, lines, validate
 
@@ -39,10 +37,30 @@ def _checked(track_lines: list, last_time: datetime | None, kind: str) -> Track:
     return Track(track_lines, last_time)
 
 
-def _segment(points: list[gpxpy.gpx.GPXTrackPoint], where: str) -> list[list[float]] | None:
+def _local(tag: str) -> str:
+    """An element's name without its namespace: GPX 1.0, 1.1 and none are read alike."""
+    return tag.rpartition("}")[2]
+
+
+def _time(point: ElementTree.Element) -> datetime | None:
+    """A point's <time>, in UTC; a time without a zone is UTC (xsd:dateTime in GPX)."""
+    for child in point:
+        if _local(child.tag) == "time" and child.text:
+            try:
+                moment = datetime.fromisoformat(child.text.strip())
+            except ValueError:
+                raise TrackError(f"GPX time {child.text.strip()!r} is not a date.") from None
+            return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    return None
+
+
+def _segment(points: list[ElementTree.Element], where: str) -> list[list[float]] | None:
     """A segment's positions, or None for a segment of fewer than two distinct positions
     (a device writes one when it loses and regains its fix in the same place)."""
-    positions = [[p.longitude, p.latitude] for p in points]
+    try:
+        positions = [[float(p.attrib["lon"]), float(p.attrib["lat"])] for p in points]
+    except (KeyError, ValueError):
+        raise TrackError(f"GPX {where}: every point needs numeric lat and lon.") from None
     if len({(lng, lat) for lng, lat in positions}) < 2:
         return None
     try:
@@ -51,27 +69,35 @@ def _segment(points: list[gpxpy.gpx.GPXTrackPoint], where: str) -> list[list[flo
         raise TrackError(f"GPX {where}: {error}") from None
 
 
-def _utc(moment: datetime) -> datetime:
-    """GPX times without a zone are UTC (the GPX schema's xsd:dateTime says so)."""
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+def _gpx_parts(root: ElementTree.Element) -> list[tuple[str, list[ElementTree.Element]]]:
+    """(where, points) of every track segment and every route, in file order."""
+    parts = []
+    tracks = [e for e in root if _local(e.tag) == "trk"]
+    for t, track in enumerate(tracks, 1):
+        segments = [e for e in track if _local(e.tag) == "trkseg"]
+        for s, segment in enumerate(segments, 1):
+            points = [e for e in segment if _local(e.tag) == "trkpt"]
+            parts.append((f"track {t} segment {s}", points))
+    routes = [e for e in root if _local(e.tag) == "rte"]
+    for r, route in enumerate(routes, 1):
+        parts.append((f"route {r}", [e for e in route if _local(e.tag) == "rtept"]))
+    return parts
 
 
 def parse_gpx(data: bytes) -> Track:
-    """Every track segment and route of a GPX 1.0 or 1.1 file; waypoints are ignored."""
+    """Every track segment and route of a GPX 1.0 or 1.1 file; waypoints are ignored.
+
+    The standard library's parser: expat refuses entity expansion bombs and ElementTree
+    never fetches external entities, so an upload cannot make it read a file or a URL."""
     try:
-        gpx = gpxpy.parse(data.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        raise TrackError("The GPX file is not UTF-8 text.") from None
-    except (gpxpy.gpx.GPXException, ValueError) as error:
+        root = ElementTree.fromstring(data)
+    except ElementTree.ParseError as error:
         raise TrackError(f"The GPX file cannot be read: {error}") from None
-    parts: list[tuple[str, list]] = []
-    for t, track in enumerate(gpx.tracks):
-        for s, segment in enumerate(track.segments):
-            parts.append((f"track {t + 1} segment {s + 1}", segment.points))
-    for r, route in enumerate(gpx.routes):
-        parts.append((f"route {r + 1}", route.points))
+    if _local(root.tag) != "gpx":
+        raise TrackError(f"The file is XML but not GPX: its root is <{_local(root.tag)}>.")
+    parts = _gpx_parts(root)
     track_lines = [line for where, points in parts if (line := _segment(points, where))]
-    times = [_utc(p.time) for _, points in parts for p in points if p.time is not None]
+    times = [moment for _, points in parts for p in points if (moment := _time(p))]
     return _checked(track_lines, max(times, default=None), "GPX file")
 
 

@@ -48,18 +48,35 @@ def test_gpx_times_with_an_offset_are_read_as_utc_and_one_point_segments_are_dro
     [
         (b"<gpx><trk><trkseg><trkpt lat=", "cannot be read"),
         (b"not xml at all", "cannot be read"),
-        ("<gpx>é</gpx>".encode("latin-1"), "not UTF-8"),
+        ("<gpx>é</gpx>".encode("latin-1"), "cannot be read"),
+        (b"<kml><Document/></kml>", "not GPX: its root is <kml>"),
+        (b'<gpx><trk><trkseg><trkpt lat="45" lon="-113"><time>dawn</time></trkpt>'
+         b"</trkseg></trk></gpx>", "'dawn' is not a date"),
+        (b'<gpx><trk><trkseg><trkpt lat="45"/><trkpt lat="46"/></trkseg></trk></gpx>',
+         "numeric lat and lon"),
         (b'<gpx version="1.1" creator="x"></gpx>', "holds no track"),
         (b'<gpx version="1.1"><trk><trkseg><trkpt lat="45" lon="-113"/></trkseg></trk></gpx>',
          "holds no track"),
         (b'<gpx version="1.1"><trk><trkseg><trkpt lat="95" lon="-113"/>'
          b'<trkpt lat="45" lon="-113"/></trkseg></trk></gpx>', "track 1 segment 1"),
     ],
-    ids=["truncated", "not xml", "latin-1", "no track", "one point", "latitude 95"],
+    ids=[
+        "truncated", "not xml", "undeclared latin-1", "kml", "bad time", "no lon", "no track",
+        "one point", "latitude 95",
+    ],
 )  # fmt: skip
 def test_unusable_gpx_says_why(data, says):
     with pytest.raises(TrackError, match=says):
         parse_gpx(data)
+
+
+def test_gpx_in_a_declared_encoding():
+    data = (
+        '<?xml version="1.0" encoding="ISO-8859-1"?><gpx version="1.1"><trk><name>Piste é</name>'
+        '<trkseg><trkpt lat="45.69" lon="-113.95"/><trkpt lat="45.691" lon="-113.95"/></trkseg>'
+        "</trk></gpx>"
+    ).encode("latin-1")
+    assert parse_gpx(data).lines == [[[-113.95, 45.69], [-113.95, 45.691]]]
 
 
 def test_geojson_forms():

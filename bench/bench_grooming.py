@@ -1,0 +1,139 @@
+"""Grooming: a 10,000-point GPX track posted to a 500-trail system, end to end through
+POST /api/v1/trail-systems/:id/grooming-tracks (parse, coverage, the pass and its updates in
+one transaction). The compile it queues goes to a broker queue nobody consumes, as in
+production, where a worker does it after the response."""
+
+import itertools
+import math
+import random
+import statistics
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+
+TRAILS = 500
+TRACK_POINTS = 10_000
+RUNS = 5
+TARGET_SECONDS = 1.0
+ORIGIN = (-113.95, 45.69)
+
+
+def _walk(rng: random.Random, geod, start, steps: int, step: float) -> list[list[float]]:
+    """A wandering line of `steps` steps of `step` metres, as trails and groomers go."""
+    lng, lat = start
+    heading = rng.uniform(0, 360)
+    line = [[lng, lat]]
+    for _ in range(steps):
+        heading += rng.uniform(-15, 15)
+        lng, lat, _ = geod.fwd(lng, lat, heading, step)
+        line.append([lng, lat])
+    return line
+
+
+def _system(rng: random.Random):
+    """500 trails of 1 to 2 km (a vertex every 25 m) in a 10 km square."""
+    from pyproj import Geod
+
+    from apikeys.models import User
+    from trails.models import Trail, TrailSystem
+
+    geod = Geod(ellps="WGS84")
+    owner = User.objects.create(uid=f"bench-groomer-{uuid.uuid4().hex[:6]}")
+    system = TrailSystem.objects.create(name="Bench Grooming", owner=owner)
+    trails = []
+    for n in range(TRAILS):
+        east, north = rng.uniform(-5000, 5000), rng.uniform(-5000, 5000)
+        lng, lat, _ = geod.fwd(
+            *ORIGIN, math.degrees(math.atan2(east, north)), math.hypot(east, north)
+        )
+        trail = Trail(trail_system=system, name=f"Trail {n}", order=n)
+        trail.apply_geometry(
+            {
+                "type": "LineString",
+                "coordinates": _walk(rng, geod, (lng, lat), rng.randint(40, 80), 25),
+            }
+        )
+        trails.append(trail)
+    Trail.objects.bulk_create(trails)
+    return system, trails, geod
+
+
+def _track_gpx(rng: random.Random, geod, trails) -> bytes:
+    """10,000 points a second apart, 3 m apart, along trail after trail with 5 m of GPS error."""
+    points: list[tuple[float, float]] = []
+    for trail in trails:
+        line = trail.geometry["coordinates"]
+        for (lng0, lat0), (lng1, lat1) in itertools.pairwise(line):
+            azimuth, _, distance = geod.inv(lng0, lat0, lng1, lat1)
+            for i in range(max(1, round(distance / 3))):
+                lng, lat, _ = geod.fwd(lng0, lat0, azimuth, i * 3)
+                lng, lat, _ = geod.fwd(lng, lat, rng.uniform(0, 360), rng.uniform(0, 5))
+                points.append((lng, lat))
+                if len(points) == TRACK_POINTS:
+                    break
+            if len(points) == TRACK_POINTS:
+                break
+        if len(points) == TRACK_POINTS:
+            break
+    start = datetime(2026, 1, 15, 5, 0, tzinfo=UTC)
+    body = "".join(
+        f'<trkpt lat="{lat:.7f}" lon="{lng:.7f}">'
+        f"<time>{(start + timedelta(seconds=n)).strftime('%Y-%m-%dT%H:%M:%SZ')}</time></trkpt>"
+        for n, (lng, lat) in enumerate(points)
+    )
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?><gpx version="1.1" creator="bench" '
+        f'xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>{body}</trkseg></trk></gpx>'
+    ).encode()
+
+
+def run() -> dict[str, dict]:
+    from django.conf import settings
+    from rest_framework.test import APIClient
+
+    from apikeys.tokens import mint_emulator_token
+    from config.celery import app
+    from grooming.coverage import TrailLines, coverage
+    from grooming.tracks import parse_gpx
+
+    rng = random.Random(14)
+    system, trails, geod = _system(rng)
+    data = _track_gpx(rng, geod, trails)
+    track = parse_gpx(data)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {mint_emulator_token(system.owner_id)}")
+    url = f"/api/v1/trail-systems/{system.pk}/grooming-tracks"
+
+    broker_url = settings.CELERY_BROKER_URL or "redis://127.0.0.1:6379/15"
+    queue = f"bench-grooming-{uuid.uuid4().hex[:8]}"
+    app.conf.update(broker_url=broker_url, task_always_eager=False, task_default_queue=queue)
+    timings: dict[str, list[float]] = {"request": [], "dry run": [], "coverage": []}
+    try:
+        for _ in range(RUNS):
+            for name, query in (("request", ""), ("dry run", "?dryRun=true")):
+                started = time.perf_counter()
+                response = client.generic(
+                    "POST", url + query, data, content_type="application/gpx+xml"
+                )
+                timings[name].append(time.perf_counter() - started)
+                assert response.status_code in (200, 201), response.content[:300]
+            trail_lines = [TrailLines(t.pk, [t.geometry["coordinates"]]) for t in trails]
+            started = time.perf_counter()
+            coverage(track.lines, trail_lines, 15)
+            timings["coverage"].append(time.perf_counter() - started)
+    finally:
+        with app.connection_for_write() as connection:
+            connection.default_channel.queue_delete(queue)
+    groomed = len(response.json()["trails"])
+    median = {name: round(statistics.median(values), 3) for name, values in timings.items()}
+    return {
+        "grooming: 10,000-point GPX track, 500-trail system": {
+            "measured on": datetime.now(UTC).strftime("%Y-%m-%d"),
+            "track bytes": len(data),
+            "trails groomed": groomed,
+            "POST grooming-tracks, median of 5 (s)": median["request"],
+            "the same with dryRun (s)": median["dry run"],
+            "coverage alone, no parsing or database (s)": median["coverage"],
+            "target (s)": TARGET_SECONDS,
+        }
+    }

@@ -42,6 +42,17 @@ class TrailLines:
     lines: Sequence[Line]
 
 
+def _lng_lat(lines: Sequence[Line]) -> np.ndarray:
+    """Every position's [lng, lat], elevations dropped, as one (n, 2) array."""
+    arrays = []
+    for line in lines:
+        try:
+            arrays.append(np.asarray(line, dtype=float)[:, :2])
+        except ValueError:  # a line mixing [lng, lat] and [lng, lat, elevation]
+            arrays.append(np.array([p[:2] for p in line], dtype=float))
+    return np.concatenate(arrays)
+
+
 class LocalProjection:
     """WGS84 longitude/latitude to metres around a centre, and the inverse."""
 
@@ -52,13 +63,13 @@ class LocalProjection:
     @classmethod
     def around(cls, lines: Sequence[Line]) -> "LocalProjection":
         """Centred on the middle of the lines' bounding box."""
-        points = np.array([p[:2] for line in lines for p in line], dtype=float)
+        points = _lng_lat(lines)
         (min_lng, min_lat), (max_lng, max_lat) = points.min(axis=0), points.max(axis=0)
         return cls((min_lng + max_lng) / 2, (min_lat + max_lat) / 2)
 
     def linestrings(self, lines: Sequence[Line]) -> np.ndarray:
         """Projected shapely LineStrings, one per line, in one transform call."""
-        coords = np.array([p[:2] for line in lines for p in line], dtype=float)
+        coords = _lng_lat(lines)
         x, y = self._forward.transform(coords[:, 0], coords[:, 1])
         return shapely.linestrings(np.column_stack([x, y]), indices=_owners(lines))
 

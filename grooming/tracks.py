@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from xml.etree import ElementTree
 
+import numpy as np
+
 from trails.geometry import LINE_TYPES, GeometryError, lines, validate
 
 # GeoJSON types that hold no line, skipped in a FeatureCollection (GPX waypoints converted by
@@ -63,10 +65,16 @@ def _segment(points: list[ElementTree.Element], where: str) -> list[list[float]]
         raise TrackError(f"GPX {where}: every point needs numeric lat and lon.") from None
     if len({(lng, lat) for lng, lat in positions}) < 2:
         return None
-    try:
-        return validate({"type": "LineString", "coordinates": positions})["coordinates"]
-    except GeometryError as error:
-        raise TrackError(f"GPX {where}: {error}") from None
+    lng_lat = np.array(positions)
+    in_range = (np.abs(lng_lat) <= (180, 90)).all()  # False for NaN too
+    if not in_range:
+        raise TrackError(f"GPX {where}: a point is out of range (lon -180..180, lat -90..90).")
+    return positions
+
+
+def _last_time(points: list[ElementTree.Element]) -> datetime | None:
+    """The time of the last point that has one: a device records points in time order."""
+    return next((moment for p in reversed(points) if (moment := _time(p))), None)
 
 
 def _gpx_parts(root: ElementTree.Element) -> list[tuple[str, list[ElementTree.Element]]]:
@@ -97,7 +105,7 @@ def parse_gpx(data: bytes) -> Track:
         raise TrackError(f"The file is XML but not GPX: its root is <{_local(root.tag)}>.")
     parts = _gpx_parts(root)
     track_lines = [line for where, points in parts if (line := _segment(points, where))]
-    times = [moment for _, points in parts for p in points if (moment := _time(p))]
+    times = [moment for _, points in parts if (moment := _last_time(points))]
     return _checked(track_lines, max(times, default=None), "GPX file")
 
 

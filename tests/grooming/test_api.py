@@ -6,6 +6,8 @@ from datetime import UTC, datetime, timedelta
 import orjson
 import pytest
 from django.core.files.storage import default_storage
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from grooming.models import GroomedTrail, GroomingPass
@@ -300,3 +302,27 @@ def test_at_most_100_passes_are_listed(system, manager, trails):
     assert len(listed) == 100
     assert listed[0]["trackId"] == passes[-1].pk
     assert GroomedTrail.objects.count() == 0
+
+
+def test_a_grooming_update_widened_by_hand_keeps_its_other_trails(system, manager, trails):
+    first = post(manager, system, line([(-50, 0), (2050, 0)])).json()
+    widened = Update.objects.get(pk=first["updateIds"][0])
+    widened.trails.add(trails["Far"])
+    second = post(manager, system, line([(2050, 0), (-50, 0)])).json()
+    assert list(widened.trails.all()) == [trails["Far"]]
+    assert set(Update.objects.values_list("pk", flat=True)) == {widened.pk, *second["updateIds"]}
+
+
+def test_a_pass_writes_in_the_same_number_of_queries_for_one_trail_or_three(
+    system, manager, trails
+):
+    def queries(corners) -> int:
+        track = {"type": "MultiLineString", "coordinates": [path(c) for c in corners]}
+        post(manager, system, track)  # a previous grooming update to replace
+        with CaptureQueriesContext(connection) as captured:
+            assert post(manager, system, track).status_code == 201
+        return len(captured)
+
+    one = queries([[(-50, 0), (2050, 0)]])
+    three = queries([[(-50, 0), (2050, 0)], [(-50, 3000), (2050, 3000)], [(-50, 25), (2050, 25)]])
+    assert one == three

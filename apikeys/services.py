@@ -8,10 +8,10 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from apikeys import keys
-from apikeys.authentication import Credential
+from apikeys.credentials import Credential
 from apikeys.models import ApiKey, User
-from apikeys.permissions import managed_systems
-from config.errors import bad_request, not_found
+from core.errors import Invalid, NotFound
+from trails.selectors import managed_systems
 
 MAX_ACTIVE_KEYS = 25
 
@@ -39,15 +39,15 @@ def checked_system_ids(user: User, system_ids: list[str] | None) -> list[str] | 
     managed = set(managed_systems(user).filter(pk__in=unique).values_list("pk", flat=True))
     for system_id in unique:
         if system_id not in managed:
-            raise bad_request(
+            raise Invalid(
                 "invalid_field", f"trailSystemIds: you do not manage trail system {system_id}."
             )
     return unique
 
 
 def create_key(
-    user: User,
     *,
+    user: User,
     name: str,
     scopes: list[str] | None = None,
     trail_system_ids: list[str] | None = None,
@@ -60,7 +60,7 @@ def create_key(
         # Lock the account row so that two concurrent creates cannot both pass the limit.
         User.objects.select_for_update().filter(pk=user.pk).first()
         if active_keys(user).count() >= MAX_ACTIVE_KEYS:
-            raise bad_request(
+            raise Invalid(
                 "too_many_keys",
                 f"An account may hold {MAX_ACTIVE_KEYS} active keys; revoke one first.",
             )
@@ -82,11 +82,14 @@ def list_keys(user: User) -> QuerySet[ApiKey]:
     return ApiKey.objects.filter(user=user).order_by("-created_on", "-pk")
 
 
-def revoke_key(user: User, key_id: str) -> ApiKey:
-    """Revoke one of the caller's own keys, at once and for good; revoking twice is harmless."""
-    key = ApiKey.objects.filter(user=user, pk=key_id).first()
+@transaction.atomic
+def revoke_key(*, user: User | None, key_id: str) -> ApiKey:
+    """Revoke one of the caller's own keys (any key when `user` is None: the web app's
+    operators), at once and for good; revoking twice is harmless."""
+    keys_of = ApiKey.objects.all() if user is None else ApiKey.objects.filter(user=user)
+    key = keys_of.filter(pk=key_id).first()
     if key is None:
-        raise not_found("key_not_found", f"You have no key {key_id}.")
+        raise NotFound("key_not_found", f"You have no key {key_id}.")
     if not key.revoked:
         now = timezone.now()
         ApiKey.objects.filter(pk=key.pk, revoked=False).update(revoked=True, revoked_on=now)

@@ -13,6 +13,7 @@ TIMEOUT_SECONDS = 300
 
 
 def run() -> dict[str, dict]:
+    # Django is set up by the runner (bench/run.py) before run() is called.
     from django.conf import settings
     from django.db import transaction
 
@@ -20,7 +21,7 @@ def run() -> dict[str, dict]:
     from tests.integration.conftest import Worker
     from trails.models import TrailSystem
     from updates.models import Delivery, Subscriber, Update
-    from updates.notifications import notify_subscribers_on_commit
+    from updates.tasks import notify_subscribers_on_commit
 
     settings.CELERY_BROKER_URL = settings.CELERY_BROKER_URL or "redis://127.0.0.1:6379/15"
     queue = f"bench-{uuid.uuid4().hex[:8]}"

@@ -58,12 +58,15 @@ INSTALLED_APPS = [
     "publishing",
     "legacy",
     "grooming",
+    "api",
+    "webapp",
+    "demo",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "corsheaders.middleware.CorsMiddleware",
-    "config.middleware.BodySizeLimitMiddleware",
+    "api.middleware.BodySizeLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -164,7 +167,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": crontab(minute=0, hour="*/3"),
     },
     "collect-weather": {
-        "task": "updates.tasks.collect_weather",
+        "task": "publishing.tasks.collect_weather",
         "schedule": crontab(minute=5),
     },
 }
@@ -218,14 +221,14 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "apikeys.authentication.ApiKeyAuthentication",
-        "apikeys.authentication.FirebaseIdTokenAuthentication",
+        "api.authentication.ApiKeyAuthentication",
+        "api.authentication.FirebaseIdTokenAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["apikeys.permissions.ScopePermission"],
-    "DEFAULT_RENDERER_CLASSES": ["config.renderers.CamelCaseJSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["config.parsers.CamelCaseJSONParser"],
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "config.negotiation.JsonFallbackNegotiation",
-    "EXCEPTION_HANDLER": "config.errors.api_exception_handler",
+    "DEFAULT_PERMISSION_CLASSES": ["api.permissions.ScopePermission"],
+    "DEFAULT_RENDERER_CLASSES": ["api.renderers.CamelCaseJSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["api.parsers.CamelCaseJSONParser"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "api.negotiation.JsonFallbackNegotiation",
+    "EXCEPTION_HANDLER": "api.errors.api_exception_handler",
     "UNAUTHENTICATED_USER": None,
     "DATETIME_FORMAT": "%Y-%m-%dT%H:%M:%S.%fZ",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -252,15 +255,15 @@ SPECTACULAR_SETTINGS = {
         "TrailStatusEnum": "trails.enums.TrailStatus",
         "StatusEnum": "trails.enums.PointStatus",  # points and activities
         "TrailTypeEnum": "trails.enums.TrailType",
-        "UpdateTypeEnum": "trails.enums.UpdateType",
+        "UpdateTypeEnum": "updates.enums.UpdateType",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "drf_spectacular.contrib.djangorestframework_camel_case.camelize_serializer_fields",
-        "config.schema.add_error_responses",
+        "api.schema.add_error_responses",
     ],
     # The docs page must work with no network: no online validator, and its assets come from
-    # drf-spectacular-sidecar through config.views.OfflineSwaggerView.
+    # drf-spectacular-sidecar through api.views.OfflineSwaggerView.
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
 }
 

@@ -6,19 +6,22 @@ from datetime import datetime, timedelta
 
 import orjson
 from django.db import transaction
-from django.db.models import TextField
+from django.db.models import Max, TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 
-from config.dates import iso_ms
-from config.errors import bad_request
+from core.actors import Actor, Via
+from core.compiles import request_compile
+from core.dates import iso_ms
+from core.errors import Invalid
 from grooming.coverage import Coverage, TrailLines, coverage
 from grooming.models import GroomedTrail, GroomingPass
 from grooming.tracks import Track
-from publishing.scheduling import request_compile
-from trails.enums import SURFACE_CONDITIONS, TrailType, UpdateType
+from trails import history
+from trails.enums import TrailType
 from trails.geometry import lines
 from trails.models import Trail, TrailSystem
+from updates.enums import SURFACE_CONDITIONS, UpdateType
 from updates.models import Update
 
 DEFAULT_TOLERANCE_METERS = 15.0
@@ -37,6 +40,8 @@ GROOMING = Update.Source.GROOMING
 TrailUpdate = Update.trails.through
 # A groomedAt this far ahead of the server's clock is a device clock's drift, not the future.
 CLOCK_SKEW = timedelta(minutes=5)
+# The status history's field for a grooming (its values are groomedAt times).
+GROOMED_FIELD = "groomed"
 
 
 @dataclass(frozen=True)
@@ -55,13 +60,24 @@ class GroomingResult:
     trails: list[CoveredTrail]
     update_ids: list[str] = field(default_factory=list)
 
+    def document(self) -> dict:
+        """The answer, in the interface's JSON names (the API's and the command's alike)."""
+        return {
+            "trackId": self.track_id,
+            "groomedAt": iso_ms(self.groomed_at),
+            "trails": [
+                {"trailId": t.trail_id, "name": t.name, "coverage": t.coverage} for t in self.trails
+            ],
+            "updateIds": list(self.update_ids),
+        }
+
 
 def _check_options(tolerance_meters: float, condition: str) -> None:
     low, high = TOLERANCE_RANGE
     if not low <= tolerance_meters <= high:
-        raise bad_request("invalid_field", f"toleranceMeters: must be from {low:g} to {high:g}.")
+        raise Invalid("invalid_field", f"toleranceMeters: must be from {low:g} to {high:g}.")
     if condition not in SURFACE_CONDITIONS:
-        raise bad_request(
+        raise Invalid(
             "invalid_field", f"condition: {condition!r} is not a surface-conditions value."
         )
 
@@ -95,7 +111,7 @@ def measure(system: TrailSystem, track: Track, tolerance_meters: float) -> list[
         tolerance_meters,
     )
     if not any(share.metres for share in shares.values()):
-        raise bad_request(
+        raise Invalid(
             "invalid_geometry",
             f"The track lies wholly outside the trail system: it comes within "
             f"{tolerance_meters:g} m of none of its trails.",
@@ -112,7 +128,7 @@ def record_grooming_track(
     *,
     system: TrailSystem,
     track: Track,
-    by: str,
+    actor: Actor,
     tolerance_meters: float = DEFAULT_TOLERANCE_METERS,
     condition: str = DEFAULT_CONDITION,
     groomed_at: datetime | None = None,
@@ -120,11 +136,12 @@ def record_grooming_track(
 ) -> GroomingResult:
     """Measure the track against the system's trails and, unless a dry run, keep the pass and
     post `condition` on every trail it groomed, expiring 24 hours after groomedAt, without
-    notification. groomedAt defaults to the track's last time, else now."""
+    notification, and record each groomed trail in the status history (path `grooming`).
+    groomedAt defaults to the track's last time, else now."""
     _check_options(tolerance_meters, condition)
     groomed_at = _to_milliseconds(groomed_at or track.last_time or timezone.now())
     if groomed_at > timezone.now() + CLOCK_SKEW:
-        raise bad_request(
+        raise Invalid(
             "invalid_field",
             f"groomedAt: {iso_ms(groomed_at)} is in the future (send groomedAt, or check the "
             "clock of the device that recorded the track).",
@@ -136,18 +153,20 @@ def record_grooming_track(
         grooming_pass = GroomingPass.objects.create(
             trail_system=system,
             groomed_at=groomed_at,
-            uid=by,
+            uid=actor.uid,
             condition=condition,
             tolerance_meters=tolerance_meters,
             track=track.geometry(),
         )
-        update_ids = _post_conditions(grooming_pass, covered)
+        update_ids = _post_conditions(grooming_pass, covered, actor.by_path(Via.GROOMING))
         if update_ids:
             request_compile(system, "grooming track")
     return GroomingResult(grooming_pass.pk, groomed_at, covered, update_ids)
 
 
-def _post_conditions(grooming_pass: GroomingPass, covered: list[CoveredTrail]) -> list[str]:
+def _post_conditions(
+    grooming_pass: GroomingPass, covered: list[CoveredTrail], actor: Actor
+) -> list[str]:
     """One update per groomed trail, replacing that trail's earlier grooming update; a trail
     whose grooming update comes from a later pass (a backfill arrived late) keeps it. A fixed
     number of queries, however many trails."""
@@ -197,5 +216,28 @@ def _post_conditions(grooming_pass: GroomingPass, covered: list[CoveredTrail]) -
         )
         for trail in covered
     )
+    _record_history(grooming_pass, list(updates), actor)
     Trail.objects.filter(pk__in=list(updates)).update(updated_on=timezone.now())
     return [update.pk for update in updates.values()]
+
+
+def _record_history(grooming_pass: GroomingPass, trail_ids: list[str], actor: Actor) -> None:
+    """Each newly groomed trail's history gets `groomed`: from the time of its previous
+    grooming (null for the first) to this pass's groomedAt."""
+    previous = dict(
+        GroomedTrail.objects.filter(trail_id__in=trail_ids)
+        .exclude(grooming_pass=grooming_pass)
+        .values("trail_id")
+        .annotate(last=Max("grooming_pass__groomed_at"))
+        .values_list("trail_id", "last")
+    )
+    history.save_changes(
+        history.trail_change(
+            Trail(pk=trail_id, trail_system_id=grooming_pass.trail_system_id),
+            actor,
+            GROOMED_FIELD,
+            iso_ms(previous.get(trail_id)),
+            iso_ms(grooming_pass.groomed_at),
+        )
+        for trail_id in trail_ids
+    )

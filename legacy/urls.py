@@ -1,6 +1,6 @@
 from django.urls import path, re_path, register_converter
 
-from config.ids import ID_MAX_LENGTH
+from core.ids import ID_MAX_LENGTH
 from legacy import views
 
 
@@ -22,7 +22,7 @@ register_converter(IdConverter, "legacy_id")
 urlpatterns = [
     path("trail-systems", views.trail_systems),
     path("ts/<legacy_id:system_id>", views.trail_system),
-    path("trails/<legacy_id:system_id>", views.system_trails),
+    path("trails/<legacy_id:system_id>", views.trail_list),
     path("trail/<legacy_id:trail_id>", views.trail),
     path("point/<legacy_id:point_id>", views.point),
     path("weather/<legacy_id:system_id>", views.weather),

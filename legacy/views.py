@@ -7,7 +7,7 @@ from django.http import HttpRequest
 from legacy import cache, documents, versions
 from legacy.firestore import encode
 from legacy.http import Answer, UnknownRoute, legacy_route
-from publishing.storage import read_all_systems_file
+from publishing.publisher import read_all_systems_file
 
 
 def _answer(found: tuple) -> Answer:
@@ -33,8 +33,8 @@ def trail_system(request: HttpRequest, system_id: str) -> Answer:
 
 
 @legacy_route()
-def system_trails(request: HttpRequest, system_id: str) -> Answer:
-    return _cached("trails", system_id, versions.trails_version, documents.system_trails)
+def trail_list(request: HttpRequest, system_id: str) -> Answer:
+    return _cached("trails", system_id, versions.trails_version, documents.trails_documents)
 
 
 @legacy_route()

@@ -13,13 +13,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db import transaction
 
-from apikeys.models import User
-from config.ids import ID_MAX_LENGTH, new_id
-from publishing.scheduling import request_compile
-from trails import enums
+from core.actors import Actor, Via
+from core.ids import ID_MAX_LENGTH, new_id
+from trails import enums, services
 from trails.activities import get_activity
 from trails.geometry import GeometryError, lines
 from trails.geometry import validate as validate_line
@@ -27,6 +26,7 @@ from trails.models import Membership, Point, Trail, TrailActivity, TrailSystem
 
 ROLE_PATTERN = re.compile(r"^[A-Za-z]+( [A-Za-z]+)*$")
 ROLE_MAX_LENGTH = Membership._meta.get_field("role").max_length
+User = get_user_model()  # the accounts app sits above trails; Django resolves it
 UID_MAX_LENGTH = User._meta.get_field("uid").max_length
 TIER_MAX_LENGTH = TrailSystem._meta.get_field("subscription").max_length
 
@@ -350,28 +350,12 @@ def create_trail_system(
     if tier:
         fields["subscription"] = tier
 
-    with transaction.atomic():
-        owner, _ = User.objects.get_or_create(uid=owner_uid)
-        system = TrailSystem.objects.create(
-            name=name, owner=owner, inactive=inactive, updated_by=owner_uid, **fields
-        )
-        for uid, role in members:
-            user, _ = User.objects.get_or_create(uid=uid)
-            Membership.objects.create(trail_system=system, user=user, role=role)
-        if parsed:
-            _write(system, parsed)
-        request_compile(system, reason="trail system created")
-    return system
-
-
-def _write(system: TrailSystem, parsed: ParsedCollection) -> None:
-    for trail, _ in parsed.trails:
-        trail.trail_system = system
-    for point in parsed.points:
-        point.trail_system = system
-    Trail.objects.bulk_create([trail for trail, _ in parsed.trails])
-    for trail, activities in parsed.trails:
-        for activity in activities:
-            activity.trail = trail
-    TrailActivity.objects.bulk_create([a for _, activities in parsed.trails for a in activities])
-    Point.objects.bulk_create(parsed.points)
+    return services.create_trail_system(
+        name=name,
+        owner_uid=owner_uid,
+        actor=Actor(owner_uid, Via.IMPORT),
+        members=members,
+        fields={"inactive": inactive, **fields},
+        trails=parsed.trails if parsed else (),
+        points=parsed.points if parsed else (),
+    )

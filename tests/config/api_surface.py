@@ -53,8 +53,10 @@ SUMMARY_TABLE = """
 | PATCH | /updates/:id | any | write |
 | DELETE | /updates/:id | any | write |
 """
-# Additive routes beyond the spec's table (DESIGN.md, fixed points), same rules.
+# Routes beyond the spec's v1 table (DESIGN.md, "Fixed points"), held to the same rules.
 ADDITIVE_TABLE = """
+| GET | /trails/:id/history | any | read |
+| GET | /points/:id/history | any | read |
 | POST | /trail-systems/:id/grooming-tracks | any | write |
 | GET | /trail-systems/:id/grooming | any | read |
 """

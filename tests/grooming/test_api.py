@@ -326,3 +326,17 @@ def test_a_pass_writes_in_the_same_number_of_queries_for_one_trail_or_three(
     one = queries([[(-50, 0), (2050, 0)]])
     three = queries([[(-50, 0), (2050, 0)], [(-50, 3000), (2050, 3000)], [(-50, 25), (2050, 25)]])
     assert one == three
+
+
+def test_each_groomed_trail_is_recorded_in_the_status_history(system, key_client_for, trails):
+    client = key_client_for(system.owner)
+    early = (timezone.now() - timedelta(hours=5)).isoformat()
+    first = post(client, system, {**line([(-50, 0), (2050, 0)]), "groomedAt": early}).json()
+    second = post(client, system, line([(-50, 0), (2050, 0)])).json()
+    history = client.get(f"/api/v1/trails/{trails['Main'].pk}/history").json()["history"]
+    assert [(e["via"], e["field"], e["from"], e["to"], e["uid"]) for e in history] == [
+        ("grooming", "groomed", first["groomedAt"], second["groomedAt"], system.owner.pk),
+        ("grooming", "groomed", None, first["groomedAt"], system.owner.pk),
+    ]
+    beside = client.get(f"/api/v1/trails/{trails['Beside'].pk}/history").json()["history"]
+    assert beside == []

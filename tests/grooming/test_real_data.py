@@ -11,6 +11,7 @@ import pytest
 from django.conf import settings
 from pyproj import Geod
 
+from core.actors import Actor, Via
 from grooming.services import record_grooming_track
 from grooming.tracks import Track, parse_gpx
 from tests.factories import TrailFactory, TrailSystemFactory
@@ -20,6 +21,7 @@ pytestmark = pytest.mark.django_db
 
 DATA = settings.BASE_DIR / "data"
 WGS84 = Geod(ellps="WGS84")
+GROOMER = Actor("groomer", Via.ID_TOKEN)
 
 
 def load_system(filename: str) -> tuple:
@@ -56,7 +58,7 @@ def test_blue_hills_rides_groom_the_paths_ridden_and_never_a_lift():
     touch the extract (50 m of an 811 m path, 15 m of Eliot Circle)."""
     system, ways, _ = load_system("blue_hills_ski_area_ma_osm.geojson")
     track = parse_gpx((DATA / "blue_hills_reservation_mtb_2001.gpx").read_bytes())
-    result = record_grooming_track(system=system, track=track, by="groomer", dry_run=True)
+    result = record_grooming_track(system=system, track=track, actor=GROOMER, dry_run=True)
     groomed = groomed_ways(result, ways)
     assert set(groomed) == {
         "way/76859923",
@@ -97,7 +99,7 @@ def test_a_groomer_on_the_timber_trail_grooms_its_ways_and_no_other():
     }
     rng = random.Random(14)
     track = Track([with_gps_error(line, rng) for line in lines(route["geometry"])], None)
-    result = record_grooming_track(system=system, track=track, by="groomer", dry_run=True)
+    result = record_grooming_track(system=system, track=track, actor=GROOMER, dry_run=True)
     groomed = groomed_ways(result, ways)
     assert len(members) == 9
     assert set(groomed) == members

@@ -2,11 +2,10 @@ import json
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
-from djangorestframework_camel_case.util import camelize
 
-from config.errors import ApiError
-from config.jsdate import InvalidDate, parse_js_date
-from grooming.serializers import GroomingResultSerializer
+from core.actors import Actor, Via
+from core.errors import DomainError
+from core.jsdate import InvalidDate, parse_js_date
 from grooming.services import DEFAULT_CONDITION, DEFAULT_TOLERANCE_METERS, record_grooming_track
 from grooming.tracks import Track, TrackError, parse_geojson, parse_gpx
 from trails.models import TrailSystem
@@ -67,7 +66,7 @@ class Command(BaseCommand):
             result = record_grooming_track(
                 system=system,
                 track=read_track(options["file"]),
-                by=options["uid"] or system.owner_id or "",
+                actor=Actor(options["uid"] or system.owner_id or "", Via.IMPORT),
                 tolerance_meters=options["tolerance"],
                 condition=options["condition"],
                 groomed_at=groomed_at or None,
@@ -77,6 +76,6 @@ class Command(BaseCommand):
             raise CommandError(f"Cannot read {options['file']}: {error.strerror}.") from None
         except InvalidDate:
             raise CommandError("--groomed-at: not a date JavaScript's Date can read.") from None
-        except (TrackError, ApiError) as error:
+        except (TrackError, DomainError) as error:
             raise CommandError(str(error)) from None
-        self.stdout.write(json.dumps(camelize(GroomingResultSerializer(result).data)))
+        self.stdout.write(json.dumps(result.document()))

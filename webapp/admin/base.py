@@ -1,0 +1,86 @@
+"""Bases every web-app page shares."""
+
+from django.contrib import admin, messages
+from django.db import transaction
+from django.http import HttpResponseRedirect
+from django.utils import timezone
+
+from core.actors import Actor, Via
+from core.compiles import request_compile
+from core.errors import DomainError
+from core.models import Audited
+
+
+def web_actor(request) -> Actor:
+    """The signed-in person, writing through the web app."""
+    return Actor(request.user.pk, Via.WEB_APP)
+
+
+class ServiceAdmin(admin.ModelAdmin):
+    """A page whose writes are service calls: a rule a service refuses is shown at the top of
+    the page as an error, and nothing of the refused save is kept (the admin's transaction)."""
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except DomainError as error:
+            self.message_user(request, error.message, messages.ERROR)
+            return HttpResponseRedirect(request.get_full_path())
+
+    def changed_fields(self, form) -> dict:
+        """What the person changed, as the services take it."""
+        return {name: form.cleaned_data[name] for name in form.changed_data}
+
+
+class CompileOnWriteAdmin(admin.ModelAdmin):
+    """Stamps who changed a row and queues a compile of its system on add, change, delete."""
+
+    def save_model(self, request, obj, form, change):
+        if isinstance(obj, Audited):
+            obj.updated_on = timezone.now()
+            obj.updated_by = request.user.pk
+            if not change:
+                obj.created_by = request.user.pk
+        # A row moved to another system leaves the old system's published file too.
+        previous = form.initial.get("trail_system") if "trail_system" in form.changed_data else None
+        with transaction.atomic():
+            super().save_model(request, obj, form, change)
+            reason = f"web app saved {obj._meta.model_name}"
+            for system_id in {obj.trail_system_id, previous} - {None}:
+                request_compile(system_id, reason=reason)
+
+    def delete_model(self, request, obj):
+        with transaction.atomic():
+            super().delete_model(request, obj)
+            request_compile(obj.trail_system_id, reason=f"web app deleted {obj._meta.model_name}")
+
+    def delete_queryset(self, request, queryset):
+        with transaction.atomic():
+            system_ids = set(queryset.values_list("trail_system_id", flat=True))
+            super().delete_queryset(request, queryset)
+            for system_id in sorted(system_ids):
+                request_compile(
+                    system_id, reason=f"web app deleted {queryset.model._meta.verbose_name_plural}"
+                )
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Rows written only by the service itself (deliveries, compile requests, keys)."""
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+def apply_to_selected(model_admin, request, queryset, service, done: str) -> None:
+    """Run a trash service on each selected row as the signed-in user, and say how many;
+    the admin names the row the way the service does (`row_name`: trail, point)."""
+    selected = list(queryset)
+    for obj in selected:
+        service(**{model_admin.row_name: obj}, actor=web_actor(request))
+    model_admin.message_user(request, f"{done} {len(selected)}.", messages.SUCCESS)

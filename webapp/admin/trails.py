@@ -1,0 +1,375 @@
+"""The web app for trail systems, members, trails with their activities, points and the trash.
+
+Every admin write to trails, points (and updates, see webapp.admin.updates) queues a recompile
+in the same transaction, exactly as an API write does.
+"""
+
+import json
+
+from django import forms
+from django.contrib import admin
+from django.core.exceptions import ValidationError
+from django.utils.formats import date_format
+from django.utils.html import format_html, format_html_join
+from django.utils.timezone import localtime
+
+from trails import selectors, services, trash
+from trails.activities import CATALOG
+from trails.geometry import GeometryError
+from trails.geometry import validate as validate_geometry
+from trails.importing import InvalidInput, validate_role
+from trails.models import (
+    Membership,
+    Point,
+    Trail,
+    TrailActivity,
+    TrailSystem,
+    TrashedPoint,
+    TrashedTrail,
+)
+from webapp.admin.base import CompileOnWriteAdmin, ServiceAdmin, apply_to_selected, web_actor
+
+
+class MembershipForm(forms.ModelForm):
+    class Meta:
+        model = Membership
+        fields = ["user", "role"]
+
+    def clean_role(self) -> str:
+        try:
+            return validate_role(self.cleaned_data["role"])
+        except InvalidInput as error:
+            raise ValidationError(str(error)) from None
+
+
+class MembershipInline(admin.TabularInline):
+    model = Membership
+    form = MembershipForm
+    extra = 1
+    autocomplete_fields = ["user"]
+
+
+@admin.register(TrailSystem)
+class TrailSystemAdmin(ServiceAdmin):
+    list_display = [
+        "name",
+        "id",
+        "owner",
+        "subscription",
+        "inactive",
+        "total_trails",
+        "open_trails",
+    ]
+    list_filter = ["inactive", "subscription", "language"]
+    search_fields = ["name", "id", "owner__uid", "owner__email"]
+    autocomplete_fields = ["owner"]
+    inlines = [MembershipInline]
+    readonly_fields = [
+        "id",
+        "created_on",
+        "total_trails",
+        "open_trails",
+        "caution_trails",
+        "closed_trails",
+        "total_distance",
+        "open_distance",
+        "geo_json_path",
+        "compiled_on",
+    ]
+    fieldsets = [
+        (None, {"fields": ["id", "name", "description", "owner", "subscription"]}),
+        ("Contact", {"fields": ["phone_number", "website"]}),
+        (
+            "Display",
+            {
+                "fields": [
+                    "language",
+                    ("depth_measurement", "length_measurement", "temp_measurement"),
+                    ("lat", "lng"),
+                    ("inactive", "blocked", "hide_name", "promote_trail_hub"),
+                ]
+            },
+        ),
+        (
+            "Published (written by the compile)",
+            {
+                "classes": ["collapse"],
+                "fields": [
+                    ("total_trails", "open_trails", "caution_trails", "closed_trails"),
+                    ("total_distance", "open_distance"),
+                    "geo_json_path",
+                    "compiled_on",
+                    "created_on",
+                ],
+            },
+        ),
+    ]
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            services.change_trail_system(
+                system=obj, changes=self.changed_fields(form), actor=web_actor(request)
+            )
+            return
+        fields = {name: value for name, value in form.cleaned_data.items() if name != "owner"}
+        owner = form.cleaned_data.get("owner")
+        system = services.create_trail_system(
+            name=fields.pop("name"),
+            owner_uid=owner.pk if owner else request.user.pk,
+            actor=web_actor(request),
+            fields=fields,
+        )
+        obj.pk = system.pk
+        obj._state.adding = False
+
+    def save_formset(self, request, form, formset, change):
+        """Members are given, changed and taken away through the services."""
+        for member_form in formset.forms:
+            data = member_form.cleaned_data
+            if not data or (not member_form.has_changed() and not data.get("DELETE")):
+                continue
+            actor = web_actor(request)
+            if data.get("DELETE"):
+                if data.get("id") is not None:
+                    services.remove_member(
+                        system=form.instance, user_id=data["id"].user_id, actor=actor
+                    )
+                continue
+            previous = data.get("id")
+            if previous is not None and previous.user_id != data["user"].pk:
+                services.remove_member(system=form.instance, user_id=previous.user_id, actor=actor)
+            services.set_member(
+                system=form.instance, user_id=data["user"].pk, role=data["role"], actor=actor
+            )
+        formset.new_objects, formset.changed_objects, formset.deleted_objects = [], [], []
+
+
+class TrailActivityForm(forms.ModelForm):
+    # A blank first choice, so that the inline's empty extra row is left out of an untouched save
+    # instead of posting the first activity (and then adding it, or refusing it as a duplicate).
+    value = forms.ChoiceField(
+        choices=[("", "---------"), *((a.value, a.en) for a in CATALOG.values())],
+        error_messages={
+            "invalid_choice": "Unknown activity %(value)s; choose one of: "
+            + ", ".join(sorted(CATALOG))
+            + "."
+        },
+    )
+
+    class Meta:
+        model = TrailActivity
+        fields = ["value", "status", "difficulty", "position"]
+
+
+class TrailActivityInline(admin.TabularInline):
+    """The only place activities are added to a trail (the API may only change them)."""
+
+    model = TrailActivity
+    form = TrailActivityForm
+    extra = 1
+
+
+class TrailForm(forms.ModelForm):
+    class Meta:
+        model = Trail
+        fields = [
+            "trail_system",
+            "name",
+            "description",
+            "status",
+            "difficulty",
+            "type",
+            "line_style",
+            "hidden",
+            "one_way",
+            "one_way_reversed",
+            "order",
+            "categories",
+            "geometry",
+        ]
+        help_texts = {"geometry": "GeoJSON LineString or MultiLineString, [lng, lat] positions."}
+
+    def clean_geometry(self) -> dict:
+        try:
+            return validate_geometry(self.cleaned_data["geometry"])
+        except GeometryError as error:
+            raise ValidationError(str(error)) from None
+
+
+class TrashActionMixin:
+    """`Move to the trash` for live rows: the same service the API's DELETE calls."""
+
+    trash_function = None
+    actions = ["move_to_trash"]
+
+    @admin.action(description="Move selected to the trash", permissions=["change"])
+    def move_to_trash(self, request, queryset):
+        apply_to_selected(self, request, queryset, self.trash_function, "Moved to the trash:")
+
+
+HISTORY_COLUMNS = ("When", "Field", "Activity", "From", "To", "Who", "Path")
+
+
+@admin.display(description="Status history (newest first)")
+def status_history(obj) -> str:
+    """The status history, read-only: what GET /trails/:id/history (or points) answers."""
+    if obj is None or obj.pk is None:
+        return "-"
+    row_name = "trail" if isinstance(obj, Trail) else "point"
+    changes = selectors.status_history(**{row_name: obj}, limit=selectors.HISTORY_LIMIT)
+    if not changes:
+        return "No status change recorded yet."
+    head = format_html_join("", "<th>{}</th>", ((column,) for column in HISTORY_COLUMNS))
+    rows = format_html_join(
+        "",
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+        (
+            (
+                date_format(localtime(change.at), "DATETIME_FORMAT"),
+                change.field,
+                change.activity,
+                json.dumps(change.old_value),
+                json.dumps(change.new_value),
+                change.uid,
+                f"{change.via} {change.key_id}".strip(),
+            )
+            for change in changes
+        ),
+    )
+    return format_html("<table><thead><tr>{}</tr></thead><tbody>{}</tbody></table>", head, rows)
+
+
+def activities_of(formset) -> list[dict] | None:
+    """The activities as the inline lists them, in order; None when the inline is untouched."""
+    if not formset.has_changed():
+        return None
+    kept = [
+        form.cleaned_data
+        for form in formset.forms
+        if form.cleaned_data and not form.cleaned_data.get("DELETE")
+    ]
+    names = ("value", "status", "difficulty", "position")
+    return [
+        {name: data[name] for name in names if data.get(name) is not None}
+        for data in sorted(kept, key=lambda data: data.get("position") or 0)
+    ]
+
+
+@admin.register(Trail)
+class TrailAdmin(TrashActionMixin, ServiceAdmin, CompileOnWriteAdmin):
+    """Saved by one service call (create_trail or change_trail) with the inline's activities,
+    so the web app applies the API's rules: Closed closes every activity, a new geometry gets
+    new elevations, every status change is recorded."""
+
+    form = TrailForm
+    row_name = "trail"
+    trash_function = staticmethod(trash.trash_trail)
+    inlines = [TrailActivityInline]
+    list_display = ["name", "trail_system", "status", "difficulty", "type", "distance", "order"]
+    list_filter = ["status", "type", "difficulty", "trail_system"]
+    search_fields = ["name", "id"]
+    list_select_related = ["trail_system"]
+    autocomplete_fields = ["trail_system"]
+    readonly_fields = [
+        "id",
+        "distance",
+        "lat",
+        "lng",
+        "created_on",
+        "created_by",
+        "updated_by",
+        status_history,
+    ]
+
+    def save_model(self, request, obj, form, change):
+        """Nothing here: save_related writes the trail and its activities in one call."""
+
+    def save_related(self, request, form, formsets, change):
+        activities = activities_of(formsets[0]) if formsets else None
+        if change:
+            services.change_trail(
+                trail=form.instance,
+                changes=self.changed_fields(form),
+                actor=web_actor(request),
+                activities=activities,
+            )
+            return
+        fields = dict(form.cleaned_data)
+        trail = services.create_trail(
+            system=fields.pop("trail_system"),
+            fields=fields,
+            actor=web_actor(request),
+            activities=activities or (),
+        )
+        form.instance.pk = trail.pk
+        form.instance._state.adding = False
+
+    def construct_change_message(self, request, form, formsets, add=False):
+        """The trail's own fields; the inline is written by the service, not by its formset."""
+        return super().construct_change_message(request, form, [], add)
+
+
+@admin.register(Point)
+class PointAdmin(TrashActionMixin, ServiceAdmin, CompileOnWriteAdmin):
+    row_name = "point"
+    trash_function = staticmethod(trash.trash_point)
+    list_display = ["name", "trail_system", "marker_class", "status", "hidden", "created_on"]
+    list_filter = ["status", "marker_class", "trail_system"]
+    search_fields = ["name", "id"]
+    list_select_related = ["trail_system"]
+    autocomplete_fields = ["trail_system"]
+    readonly_fields = ["id", "created_on", "created_by", "updated_by", status_history]
+    exclude = ["trashed_on", "trashed_by", "updated_on"]
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            services.change_point(
+                point=obj, changes=self.changed_fields(form), actor=web_actor(request)
+            )
+            return
+        fields = dict(form.cleaned_data)
+        point = services.create_point(
+            system=fields.pop("trail_system"), fields=fields, actor=web_actor(request)
+        )
+        obj.pk = point.pk
+        obj._state.adding = False
+
+
+class TrashAdmin(CompileOnWriteAdmin):
+    """Trashed rows, read-only; restore puts them back, delete removes them for good."""
+
+    restore_function = None
+    actions = ["restore"]
+    list_display = ["name", "trail_system", "trashed_on", "trashed_by"]
+    list_filter = ["trail_system"]
+    search_fields = ["name", "id"]
+    list_select_related = ["trail_system"]
+    ordering = ["-trashed_on"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_restore_permission(self, request) -> bool:
+        live_model = self.model._meta.proxy_for_model._meta
+        return request.user.has_perm(f"{live_model.app_label}.change_{live_model.model_name}")
+
+    @admin.action(description="Restore selected from the trash", permissions=["restore"])
+    def restore(self, request, queryset):
+        apply_to_selected(
+            self, request, queryset, self.restore_function, "Restored from the trash:"
+        )
+
+
+@admin.register(TrashedTrail)
+class TrashedTrailAdmin(TrashAdmin):
+    row_name = "trail"
+    restore_function = staticmethod(trash.restore_trail)
+
+
+@admin.register(TrashedPoint)
+class TrashedPointAdmin(TrashAdmin):
+    row_name = "point"
+    restore_function = staticmethod(trash.restore_point)

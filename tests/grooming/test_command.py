@@ -5,6 +5,7 @@ from datetime import UTC, datetime
 from io import StringIO
 
 import pytest
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
@@ -90,3 +91,19 @@ def test_bad_input_is_refused_with_a_reason(system, trail, gpx_file, tmp_path, a
     with pytest.raises(CommandError, match=says):
         run(*(argument.format(**names) for argument in arguments))
     assert not GroomingPass.objects.exists()
+
+
+def test_the_readme_example_grooms_the_demo_timber_trail():
+    """README: the derived Timber Trail track against the demo system, as printed there."""
+    from demo.loader import load_demo
+
+    system, _ = load_demo()
+    printed = run(
+        system.pk,
+        str(settings.BASE_DIR / "data" / "lost_trail_timber_trail_grooming.gpx"),
+        "--condition",
+        "classicGroomed",
+        "--dry-run",
+    )
+    readme = (settings.BASE_DIR / "README.md").read_text()
+    assert json.dumps(printed) in readme

@@ -2,16 +2,16 @@
 
 from rest_framework import serializers
 
-from api.fields import JsDateTimeField, StrictBooleanField, StrictFloatField
-from updates.enums import SURFACE_CONDITIONS
+from api.fields import JsDateTimeField, StrictBooleanField, StrictCharField, StrictFloatField
 
 
 class GroomingOptionsSerializer(serializers.Serializer):
-    """Options as query parameters (strings: "20", "true"); ranges are the service's."""
+    """Options as query parameters (strings: "20", "true"). Types only: the ranges and the
+    surface-conditions values are the service's rules, the command's too."""
 
     tolerance_meters = serializers.FloatField(required=False)
     groomed_at = JsDateTimeField(required=False)
-    condition = serializers.ChoiceField(SURFACE_CONDITIONS, required=False)
+    condition = serializers.CharField(required=False)
     dry_run = serializers.BooleanField(required=False)
 
 
@@ -19,6 +19,7 @@ class GroomingJsonOptionsSerializer(GroomingOptionsSerializer):
     """The same options as top-level members of a GeoJSON body, typed strictly as JSON."""
 
     tolerance_meters = StrictFloatField(required=False)
+    condition = StrictCharField(required=False)
     dry_run = StrictBooleanField(required=False)
 
 

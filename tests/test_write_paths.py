@@ -2,10 +2,13 @@
 give the same data, because each of them calls the same service."""
 
 import json
+from datetime import timedelta
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
+from publishing.models import CompileRequest
 from tests.factories import (
     PointFactory,
     TrailActivityFactory,
@@ -17,6 +20,7 @@ from tests.factories import (
 from tests.webapp.browser_form import untouched_post
 from trails.importing import create_trail_system
 from trails.models import StatusChange, Trail
+from updates.models import Update
 
 pytestmark = pytest.mark.django_db
 
@@ -184,3 +188,38 @@ def test_the_trail_and_point_pages_show_the_status_history(system, manager, staf
     manager.patch(f"/api/v1/points/{point.pk}", {"waitTime": 25}, format="json")
     page = staff.get(reverse("admin:trails_point_change", args=[point.pk])).content.decode()
     assert "<td>waitTime</td><td></td><td>5</td><td>25</td>" in page
+
+
+@pytest.mark.parametrize("path", ["api", "web app", "importer", "bulk status"])
+def test_every_path_stamps_who_changed_the_trail_and_queues_a_compile(path, system, manager, staff):
+    trail = close_through(path, system, manager, staff)
+    expected = {"web app": "uid-staff", "importer": "uid-owner"}.get(path, system.owner.pk)
+    assert trail.updated_by == expected
+    assert CompileRequest.objects.filter(trail_system=trail.trail_system).exists()
+
+
+# Updates: related trails show the update in their updatedOn, on the API and in the web app
+
+
+@pytest.mark.parametrize("path", ["api", "web app"])
+def test_an_update_touches_the_trails_it_attaches_to_on_every_path(path, system, manager, staff):
+    trail = TrailFactory(trail_system=system)
+    Trail.objects.filter(pk=trail.pk).update(updated_on=timezone.now() - timedelta(days=3))
+    if path == "api":
+        body = {"type": "surfaceConditions", "conditions": ["icy"], "trailIds": [trail.pk]}
+        response = manager.post(f"/api/v1/trail-systems/{system.pk}/updates", body, format="json")
+        assert response.status_code == 201
+    else:
+        form = {
+            "trail_system": system.pk,
+            "type": "surfaceConditions",
+            "expiration_date_0": "2099-01-01",
+            "expiration_date_1": "12:00:00",
+            "trails": [trail.pk],
+            "conditions": ["icy"],
+        }
+        response = staff.post(reverse("admin:updates_update_add"), form)
+        assert response.status_code == 302
+    update = Update.objects.get(trail_system=system)
+    assert list(update.trails.all()) == [trail]
+    assert Trail.objects.get(pk=trail.pk).updated_on > timezone.now() - timedelta(minutes=1)

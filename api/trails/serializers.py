@@ -19,6 +19,7 @@ from core.actors import Via
 from core.limits import TEXT_LIMIT
 from trails import activities as catalog
 from trails import enums
+from trails.fields import TRAIL_FIELDS
 from trails.geometry import feature_collection
 from trails.models import Point, Trail, TrailActivity, TrailSystem
 from trails.selectors import HISTORY_LIMIT
@@ -123,9 +124,8 @@ class TrailSerializer(SystemRowSerializer):
     class Meta:
         model = Trail
         fields = (
-            *SystemRowSerializer.ROW_FIELDS, "name", "description", "status", "difficulty",
-            "type", "line_style", "hidden", "one_way", "one_way_reversed", "order",
-            "categories", "activities", "distance", "geolocation",
+            *SystemRowSerializer.ROW_FIELDS, *TRAIL_FIELDS, "activities", "distance",
+            "geolocation",
             *SystemRowSerializer.AUDIT_FIELDS,
         )  # fmt: skip
 

@@ -15,6 +15,7 @@ from django.utils.timezone import localtime
 
 from trails import selectors, services, trash
 from trails.activities import CATALOG
+from trails.fields import ACTIVITY_FIELDS, TRAIL_FIELDS
 from trails.geometry import GeometryError
 from trails.geometry import validate as validate_geometry
 from trails.importing import InvalidInput, validate_role
@@ -158,7 +159,7 @@ class TrailActivityForm(forms.ModelForm):
 
     class Meta:
         model = TrailActivity
-        fields = ["value", "status", "difficulty", "position"]
+        fields = list(ACTIVITY_FIELDS)
 
 
 class TrailActivityInline(admin.TabularInline):
@@ -172,21 +173,7 @@ class TrailActivityInline(admin.TabularInline):
 class TrailForm(forms.ModelForm):
     class Meta:
         model = Trail
-        fields = [
-            "trail_system",
-            "name",
-            "description",
-            "status",
-            "difficulty",
-            "type",
-            "line_style",
-            "hidden",
-            "one_way",
-            "one_way_reversed",
-            "order",
-            "categories",
-            "geometry",
-        ]
+        fields = ["trail_system", *TRAIL_FIELDS, "geometry"]
         help_texts = {"geometry": "GeoJSON LineString or MultiLineString, [lng, lat] positions."}
 
     def clean_geometry(self) -> dict:
@@ -248,9 +235,8 @@ def activities_of(formset) -> list[dict] | None:
         for form in formset.forms
         if form.cleaned_data and not form.cleaned_data.get("DELETE")
     ]
-    names = ("value", "status", "difficulty", "position")
     return [
-        {name: data[name] for name in names if data.get(name) is not None}
+        {name: data[name] for name in ACTIVITY_FIELDS if data.get(name) is not None}
         for data in sorted(kept, key=lambda data: data.get("position") or 0)
     ]
 

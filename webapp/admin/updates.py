@@ -4,11 +4,12 @@ from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
 
+from updates import services
 from updates.enums import SURFACE_CONDITIONS
 from updates.models import Delivery, Subscriber, Update
-from updates.subscribers import clean_contact
+from updates.subscribers import add_subscriber, change_subscriber, clean_contact
 from updates.types import SNOW_DEPTHS, SURFACE_CONDITION_CATALOG
-from webapp.admin.base import CompileOnWriteAdmin, ReadOnlyAdmin
+from webapp.admin.base import CompileOnWriteAdmin, ReadOnlyAdmin, ServiceAdmin, web_actor
 
 
 class UpdateForm(forms.ModelForm):
@@ -53,8 +54,18 @@ class UpdateForm(forms.ModelForm):
         return cleaned
 
 
+def service_fields(cleaned: dict, names) -> dict:
+    """The form's values as updates.services takes them: trails by id."""
+    fields = {name: cleaned[name] for name in names if name not in ("trails", "trail_system")}
+    if "trails" in names:
+        fields["trail_ids"] = [trail.pk for trail in cleaned["trails"]]
+    return fields
+
+
 @admin.register(Update)
-class UpdateAdmin(CompileOnWriteAdmin):
+class UpdateAdmin(ServiceAdmin, CompileOnWriteAdmin):
+    """Created and changed through updates.services, as the API does (source `web`)."""
+
     form = UpdateForm
     list_display = ["type", "trail_system", "expiration_date", "notify", "source", "updated_on"]
     list_filter = ["type", "source", "trail_system"]
@@ -63,10 +74,29 @@ class UpdateAdmin(CompileOnWriteAdmin):
     date_hierarchy = "expiration_date"
     autocomplete_fields = ["trail_system", "trails"]
 
+    def get_readonly_fields(self, request, obj=None):
+        """An update stays with its system and type; post a new one instead."""
+        return ["trail_system", "type"] if obj is not None else []
+
     def save_model(self, request, obj, form, change):
-        if not change:
-            obj.source = Update.Source.WEB
-        super().save_model(request, obj, form, change)
+        if change:
+            services.change_update(
+                update=obj,
+                changes=service_fields(form.cleaned_data, form.changed_data),
+                actor=web_actor(request),
+            )
+            return
+        update = services.create_update(
+            system=form.cleaned_data["trail_system"],
+            fields=service_fields(form.cleaned_data, form.cleaned_data),
+            actor=web_actor(request),
+            source=Update.Source.WEB,
+        )
+        obj.pk = update.pk
+        obj._state.adding = False
+
+    def save_related(self, request, form, formsets, change):
+        """The service has set the update's trails."""
 
 
 class SubscriberForm(forms.ModelForm):
@@ -94,7 +124,7 @@ class SubscriberForm(forms.ModelForm):
 
 
 @admin.register(Subscriber)
-class SubscriberAdmin(admin.ModelAdmin):
+class SubscriberAdmin(ServiceAdmin):
     form = SubscriberForm
     list_display = ["__str__", "trail_system", "email", "phone", "created_on", "unsubscribed_on"]
     list_filter = ["trail_system"]
@@ -102,6 +132,25 @@ class SubscriberAdmin(admin.ModelAdmin):
     search_fields = ["email", "phone"]
     autocomplete_fields = ["trail_system"]
     readonly_fields = ["id", "created_on", "email_failed_on", "phone_failed_on"]
+
+    def save_model(self, request, obj, form, change):
+        """Through updates.subscribers; the form has already checked the contact details."""
+        if change:
+            subscriber = Subscriber.objects.get(pk=obj.pk)
+            change_subscriber(subscriber=subscriber, changes=self.changed_fields(form))
+            return
+        created = add_subscriber(
+            system=form.cleaned_data["trail_system"],
+            email=form.cleaned_data["email"],
+            phone=form.cleaned_data["phone"],
+        )
+        if form.cleaned_data.get("unsubscribed_on"):
+            change_subscriber(
+                subscriber=created,
+                changes={"unsubscribed_on": form.cleaned_data["unsubscribed_on"]},
+            )
+        obj.pk = created.pk
+        obj._state.adding = False
 
 
 @admin.register(Delivery)

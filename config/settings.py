@@ -65,6 +65,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "corsheaders.middleware.CorsMiddleware",
     "api.middleware.BodySizeLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -115,7 +116,16 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "/static/"
-STATIC_ROOT = VAR_DIR / "static"
+# Only needed to run collectstatic for a CDN; WhiteNoise serves from the finders below.
+STATIC_ROOT = os.environ.get("STATIC_ROOT") or None
+# Browser libraries come from npm (package.json, installed by the Makefile into node_modules)
+# and are served under /static/vendor/; never copied into the repository.
+NODE_MODULES = BASE_DIR / "node_modules"
+STATICFILES_DIRS = [("vendor/leaflet", NODE_MODULES / "leaflet" / "dist")]
+# WhiteNoise serves static files in every process (runserver, gunicorn, live test servers)
+# straight from the finders, so no collectstatic step stands between a checkout and a
+# styled page.
+WHITENOISE_USE_FINDERS = True
 MEDIA_URL = os.environ.get("MEDIA_URL", "/media/")
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
 # Serve MEDIA_ROOT from Django itself; on by default for local-disk storage.

@@ -8,6 +8,8 @@ from rest_framework.test import APIClient
 from apikeys.tokens import mint_emulator_token
 from tests.factories import create_api_key
 
+pytest_plugins = ["tests.browser"]
+
 START_HINT = {
     "PostgreSQL": "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start",
     "Redis": 'redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no',

@@ -1,0 +1,50 @@
+"""Real-browser fixtures: Playwright driving Debian's chromium against pytest-django's live server.
+
+Tests that take `page` also need the `live_server` fixture (and so a transactional database).
+Screenshots go to `test-output/screenshots/` (or `SCREENSHOT_DIR`) for a person to look at.
+"""
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking"]
+SCREENSHOT_DIR = Path(os.environ.get("SCREENSHOT_DIR", "test-output/screenshots"))
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium (.ci/run does it)")
+    # Playwright's sync API keeps an event loop in the test thread; the ORM calls the tests
+    # make between browser steps are ordinary synchronous ones.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-US")
+    context.set_default_timeout(15_000)
+    yield context.new_page()
+    context.close()
+
+
+@pytest.fixture
+def screenshot(page: Page) -> Callable[[str], Path]:
+    """Save the page as `<name>.png` in the screenshot folder and return its path."""
+
+    def take(name: str) -> Path:
+        SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOT_DIR / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    return take

@@ -9,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api.bases import managed_system
 from api.grooming.serializers import (
     GroomingJsonOptionsSerializer,
     GroomingOptionsSerializer,
@@ -17,7 +18,6 @@ from api.grooming.serializers import (
 )
 from api.parsers import CamelCaseJSONParser
 from api.permissions import request_actor
-from api.trails.views import managed_system
 from core.errors import Invalid
 from grooming import selectors, services
 from grooming.tracks import Track, TrackError, parse_geojson, parse_gpx

@@ -146,10 +146,10 @@ def record_grooming_track(
             f"groomedAt: {iso_ms(groomed_at)} is in the future (send groomedAt, or check the "
             "clock of the device that recorded the track).",
         )
-    covered = measure(system, track, tolerance_meters)
-    if dry_run:
-        return GroomingResult(None, groomed_at, covered)
     with transaction.atomic():
+        covered = measure(system, track, tolerance_meters)
+        if dry_run:
+            return GroomingResult(None, groomed_at, covered)
         grooming_pass = GroomingPass.objects.create(
             trail_system=system,
             groomed_at=groomed_at,

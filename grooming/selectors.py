@@ -4,7 +4,7 @@ and the web app read these too."""
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Count, OuterRef, Subquery
+from django.db.models import Count, OuterRef, Prefetch, Subquery
 
 from grooming.models import GroomedTrail, GroomingPass
 from trails.models import Trail, TrailSystem
@@ -52,4 +52,21 @@ def recent_passes(system: TrailSystem) -> list[GroomingPass]:
         .defer("track")
         .annotate(trail_count=Count("groomed_trails"))
         .order_by("-groomed_at", "-created_on")[:PASS_LIST_LIMIT]
+    )
+
+
+def grooming_pass(pass_id: str) -> GroomingPass | None:
+    """One pass with its track and the trails it groomed (`groomed_trails`, by coverage), for
+    a page that draws the track over the trails."""
+    return (
+        GroomingPass.objects.filter(pk=pass_id)
+        .prefetch_related(
+            Prefetch(
+                "groomed_trails",
+                GroomedTrail.objects.select_related("trail").only(
+                    "grooming_pass_id", "coverage", "update_id", "trail__id", "trail__name"
+                ),
+            )
+        )
+        .first()
     )

@@ -10,6 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from grooming import selectors
 from grooming.models import GroomedTrail, GroomingPass
 from publishing.models import CompileRequest
 from tests.factories import SubscriberFactory, TrailFactory, UpdateFactory
@@ -340,3 +341,20 @@ def test_each_groomed_trail_is_recorded_in_the_status_history(system, key_client
     ]
     beside = client.get(f"/api/v1/trails/{trails['Beside'].pk}/history").json()["history"]
     assert beside == []
+
+
+def test_a_pass_is_read_back_with_its_track_and_coverage(system, manager, trails):
+    body = post(manager, system, line([(-50, 0), (2050, 0)])).json()
+    grooming_pass = selectors.grooming_pass(body["trackId"])
+    assert grooming_pass.track["coordinates"][0][0] == pytest.approx(path([(-50, 0)])[0])
+    [groomed] = grooming_pass.groomed_trails.all()
+    assert (groomed.trail.name, groomed.coverage, groomed.update_id) == (
+        "Main",
+        body["trails"][0]["coverage"],
+        body["updateIds"][0],
+    )
+    by_trail = selectors.last_groomed_by_trail(system.pk)
+    assert (
+        by_trail[trails["Main"].pk].last_groomed_on.isoformat().startswith(body["groomedAt"][:19])
+    )
+    assert selectors.grooming_pass("nope") is None

@@ -8,6 +8,7 @@ from xml.etree import ElementTree
 
 import numpy as np
 
+from core.jsdate import InvalidDate, parse_js_date
 from trails.geometry import LINE_TYPES, GeometryError, lines, validate
 
 # GeoJSON types that hold no line, skipped in a FeatureCollection (GPX waypoints converted by
@@ -109,7 +110,8 @@ def parse_gpx(data: bytes) -> Track:
     return _checked(track_lines, max(times, default=None), "GPX file")
 
 
-def _geometries(document: dict) -> Iterable[tuple[str, object]]:
+def _features(document: dict) -> Iterable[tuple[str, dict]]:
+    """(where, feature) of each feature; a bare geometry is a feature without properties."""
     kind = document.get("type")
     if kind == "FeatureCollection":
         features = document.get("features")
@@ -118,11 +120,11 @@ def _geometries(document: dict) -> Iterable[tuple[str, object]]:
         for i, feature in enumerate(features):
             if not isinstance(feature, dict) or feature.get("type") != "Feature":
                 raise TrackError(f"features[{i}] is not a GeoJSON Feature.")
-            yield f"features[{i}].geometry", feature.get("geometry")
+            yield f"features[{i}]", feature
     elif kind == "Feature":
-        yield "geometry", document.get("geometry")
+        yield "feature", document
     elif kind in LINE_TYPES:
-        yield "body", document
+        yield "body", {"geometry": document}
     else:
         raise TrackError(
             "The body must be a GeoJSON LineString, MultiLineString, Feature or "
@@ -136,11 +138,31 @@ def parse_geojson(document: object) -> Track:
     if not isinstance(document, dict):
         raise TrackError("The body must be a GeoJSON object.")
     track_lines: list = []
-    for where, geometry in _geometries(document):
+    times: list[datetime] = []
+    for where, feature in _features(document):
+        geometry = feature.get("geometry")
         if isinstance(geometry, dict) and geometry.get("type") in NON_LINE_TYPES:
             continue
         try:
             track_lines.extend(lines(validate(geometry)))
         except GeometryError as error:
-            raise TrackError(f"{where}: {error}") from None
-    return _checked(track_lines, None, "GeoJSON")
+            raise TrackError(f"{where}.geometry: {error}") from None
+        times.extend(_feature_times(feature.get("properties"), where))
+    return _checked(track_lines, max(times, default=None), "GeoJSON")
+
+
+def _feature_times(properties, where: str) -> list[datetime]:
+    """The last time of each line, where a GPX converter kept the times: togeojson's
+    `coordinateProperties.times` or its older `coordTimes` (a list per line of a multi-line)."""
+    if not isinstance(properties, dict):
+        return []
+    by_position = properties.get("coordinateProperties")
+    times = by_position.get("times") if isinstance(by_position, dict) else None
+    times = times if times is not None else properties.get("coordTimes")
+    if not isinstance(times, list) or not times:
+        return []
+    per_line = times if all(isinstance(t, list) for t in times) else [times]
+    try:
+        return [parse_js_date(line[-1]) for line in per_line if line]
+    except (InvalidDate, AttributeError):
+        raise TrackError(f"{where}.properties: a time is not a date.") from None

@@ -26,7 +26,17 @@ GPX_MEDIA_TYPE = "application/gpx+xml"
 OPTION_NAMES = ("tolerance_meters", "groomed_at", "condition", "dry_run")
 
 
-class GeoJsonParser(CamelCaseJSONParser):
+class TrackJsonParser(CamelCaseJSONParser):
+    """Strict JSON; the options' names are camelCase like every body's, while a feature's
+    properties (where converters keep a track's times) are kept as they came."""
+
+    json_underscoreize = {
+        **CamelCaseJSONParser.json_underscoreize,
+        "ignore_fields": ("properties",),
+    }
+
+
+class GeoJsonParser(TrackJsonParser):
     media_type = "application/geo+json"
 
 
@@ -77,7 +87,7 @@ OPTION_PARAMETERS = [
 
 
 class GroomingTracksView(APIView):
-    parser_classes = [CamelCaseJSONParser, GeoJsonParser, GpxParser]
+    parser_classes = [TrackJsonParser, GeoJsonParser, GpxParser]
 
     @extend_schema(
         operation_id="grooming_tracks_create",

@@ -358,3 +358,15 @@ def test_a_pass_is_read_back_with_its_track_and_coverage(system, manager, trails
         by_trail[trails["Main"].pk].last_groomed_on.isoformat().startswith(body["groomedAt"][:19])
     )
     assert selectors.grooming_pass("nope") is None
+
+
+def test_geojson_from_a_gpx_converter_is_groomed_at_its_last_time(system, manager, trails):
+    coordinates = path([(-50, 0), (2050, 0)], step=100)
+    times = [f"2026-01-15T05:{minute:02d}:00Z" for minute in range(len(coordinates))]
+    feature = {
+        "type": "Feature",
+        "properties": {"coordinateProperties": {"times": times}},
+        "geometry": {"type": "LineString", "coordinates": coordinates},
+    }
+    body = post(manager, system, feature, "application/geo+json").json()
+    assert body["groomedAt"] == f"2026-01-15T05:{len(coordinates) - 1:02d}:00.000Z"

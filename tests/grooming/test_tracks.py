@@ -107,3 +107,25 @@ def test_geojson_forms():
 def test_unusable_geojson_says_why(document, says):
     with pytest.raises(TrackError, match=says):
         parse_geojson(document)
+
+
+def test_geojson_keeps_the_times_a_gpx_converter_wrote():
+    """togeojson writes coordinateProperties.times (older versions coordTimes), a list per
+    line of a MultiLineString."""
+    times = ["2026-01-15T05:00:00Z", "2026-01-15T05:00:01Z", "2026-01-15T05:00:02Z"]
+    feature = {
+        "type": "Feature",
+        "properties": {"coordinateProperties": {"times": times}},
+        "geometry": {"type": "LineString", "coordinates": LINE},
+    }
+    older = {
+        "type": "Feature",
+        "properties": {"coordTimes": [times, ["2026-01-15T06:10:00.000Z"]]},
+        "geometry": {"type": "MultiLineString", "coordinates": [LINE, LINE]},
+    }
+    collection = {"type": "FeatureCollection", "features": [feature, older]}
+    assert parse_geojson(feature).last_time == datetime(2026, 1, 15, 5, 0, 2, tzinfo=UTC)
+    assert parse_geojson(collection).last_time == datetime(2026, 1, 15, 6, 10, tzinfo=UTC)
+    feature["properties"]["coordinateProperties"]["times"] = ["soon"]
+    with pytest.raises(TrackError, match=r"feature\.properties: a time is not a date"):
+        parse_geojson(feature)

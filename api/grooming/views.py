@@ -49,6 +49,16 @@ class GpxParser(BaseParser):
         return stream.read() if stream is not None else b""
 
 
+class XmlGpxParser(GpxParser):
+    """GPX sent as generic XML, as many HTTP clients label a .gpx file."""
+
+    media_type = "application/xml"
+
+
+class TextXmlGpxParser(GpxParser):
+    media_type = "text/xml"
+
+
 def _options(serializer_class, data) -> dict:
     serializer = serializer_class(data=data)
     serializer.is_valid(raise_exception=True)
@@ -87,7 +97,7 @@ OPTION_PARAMETERS = [
 
 
 class GroomingTracksView(APIView):
-    parser_classes = [TrackJsonParser, GeoJsonParser, GpxParser]
+    parser_classes = [TrackJsonParser, GeoJsonParser, GpxParser, XmlGpxParser, TextXmlGpxParser]
 
     @extend_schema(
         operation_id="grooming_tracks_create",

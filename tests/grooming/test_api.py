@@ -129,6 +129,14 @@ def test_gpx_with_options_as_query_parameters(system, manager, trails):
     assert GroomingPass.objects.get().tolerance_meters == 20
 
 
+@pytest.mark.parametrize("content_type", ["application/xml", "text/xml; charset=utf-8"])
+def test_gpx_sent_as_generic_xml_is_read(system, manager, trails, content_type):
+    data = gpx([path([(-50, 0), (2050, 0)], step=4)], START)
+    response = post(manager, system, data, content_type)
+    assert response.status_code == 201, response.content
+    assert [t["name"] for t in response.json()["trails"]] == ["Main"]
+
+
 def test_geojson_members_set_the_options(system, manager, trails):
     feature = {
         "type": "Feature",

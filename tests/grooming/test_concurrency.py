@@ -14,6 +14,10 @@ from tests.grooming.geo import path
 from updates.models import Update
 
 
+@pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="SQLite's in-memory test database cannot be shared between threads",
+)
 @pytest.mark.django_db(transaction=True)
 def test_simultaneous_passes_do_not_pile_up_updates():
     system = TrailSystemFactory()

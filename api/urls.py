@@ -13,5 +13,6 @@ urlpatterns = [
     path("", include("api.keys.urls")),
     path("", include("api.trails.urls")),
     path("", include("api.updates.urls")),
+    path("", include("api.grooming.urls")),
     re_path(r"^.*$", views.route_not_found),
 ]

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results.json"
 sys.path.insert(0, str(HERE.parent))
 
 from bench.common import setup_django  # noqa: E402
@@ -19,6 +20,9 @@ def main() -> None:
     setup_django()
     results: dict = {"date": datetime.now(UTC).strftime("%Y-%m-%d"), "sections": {}}
     only = set(sys.argv[1:])
+    if only and RESULTS.exists():
+        # A partial run keeps the other sections' last figures.
+        results["sections"] = json.loads(RESULTS.read_text())["sections"]
     for path in sorted(HERE.glob("bench_*.py")):
         if only and path.stem not in only:
             continue
@@ -28,8 +32,8 @@ def main() -> None:
             print(f"\n{section}")
             for name, value in figures.items():
                 print(f"  {name:<48} {value}")
-    (HERE / "results.json").write_text(json.dumps(results, indent=2) + "\n")
-    print(f"\nwritten {HERE / 'results.json'}")
+    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    print(f"\nwritten {RESULTS}")
 
 
 if __name__ == "__main__":

@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "updates",
     "publishing",
     "legacy",
+    "grooming",
     "api",
     "webapp",
     "demo",

@@ -33,6 +33,7 @@ ALL_COMMANDS = [
     "import_trail_system",
     "export_trail_system",
     "import_gpx",
+    "import_grooming_track",
 ]
 
 

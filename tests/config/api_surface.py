@@ -53,6 +53,13 @@ SUMMARY_TABLE = """
 | PATCH | /updates/:id | any | write |
 | DELETE | /updates/:id | any | write |
 """
+# Routes beyond the spec's v1 table (DESIGN.md, "Fixed points"), held to the same rules.
+ADDITIVE_TABLE = """
+| GET | /trails/:id/history | any | read |
+| GET | /points/:id/history | any | read |
+| POST | /trail-systems/:id/grooming-tracks | any | write |
+| GET | /trail-systems/:id/grooming | any | read |
+"""
 
 
 @dataclass(frozen=True)
@@ -98,12 +105,6 @@ def parse_summary(table: str) -> list[Row]:
     return rows
 
 
-# Routes beyond the spec's v1 table (DESIGN.md, "Fixed points"), held to the same rules.
-ADDITIVE_TABLE = """
-| GET | /trails/:id/history | any | read |
-| GET | /points/:id/history | any | read |
-"""
-
 ROWS = parse_summary(SUMMARY_TABLE) + parse_summary(ADDITIVE_TABLE)
 WRITE_ROWS = [row for row in ROWS if row.method != "GET"]
 
@@ -125,6 +126,11 @@ BODIES: dict[str, dict] = {
     "PATCH /points/:id": {"status": "Closed"},
     "POST /trail-systems/:id/updates": {"type": "notice", "description": "Groomers out tonight."},
     "PATCH /updates/:id": {"description": "Groomers out at dawn."},
+    # Along the world's trail (tests.factories.line), so the track grooms it.
+    "POST /trail-systems/:id/grooming-tracks": {
+        "type": "LineString",
+        "coordinates": [[-113.95, 45.69], [-113.949, 45.691], [-113.948, 45.692]],
+    },
 }
 
 

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class GroomingConfig(AppConfig):
+    name = "grooming"
+    verbose_name = "Grooming"

@@ -1,0 +1,168 @@
+"""Grooming tracks as uploaded: GPX (tracks and routes, any number of segments) or GeoJSON
+lines, read into [lng, lat] lines and the time of the last recorded point."""
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from xml.etree import ElementTree
+
+import numpy as np
+
+from core.jsdate import InvalidDate, parse_js_date
+from trails.geometry import LINE_TYPES, GeometryError, lines, validate
+
+# GeoJSON types that hold no line, skipped in a FeatureCollection (GPX waypoints converted by
+# the usual tools come out as Points next to the track).
+NON_LINE_TYPES = ("Point", "MultiPoint")
+
+
+class TrackError(ValueError):
+    """The upload is not a usable track; the message says what is wrong with it."""
+
+
+@dataclass(frozen=True)
+class Track:
+    lines: list[list[list[float]]]  # [[lng, lat(, elevation)], ...] per segment
+    last_time: datetime | None  # of the last recorded point, when the file has times
+
+    @property
+    def point_count(self) -> int:
+        return sum(len(line) for line in self.lines)
+
+    def geometry(self) -> dict:
+        """A MultiLineString of every segment, as stored with the grooming pass."""
+        return {"type": "MultiLineString", "coordinates": self.lines}
+
+
+def _checked(track_lines: list, last_time: datetime | None, kind: str) -> Track:
+    if not track_lines:
+        raise TrackError(f"The {kind} holds no track: no line with two distinct positions.")
+    return Track(track_lines, last_time)
+
+
+def _local(tag: str) -> str:
+    """An element's name without its namespace: GPX 1.0, 1.1 and none are read alike."""
+    return tag.rpartition("}")[2]
+
+
+def _time(point: ElementTree.Element) -> datetime | None:
+    """A point's <time>, in UTC; a time without a zone is UTC (xsd:dateTime in GPX)."""
+    for child in point:
+        if _local(child.tag) == "time" and child.text:
+            try:
+                moment = datetime.fromisoformat(child.text.strip())
+            except ValueError:
+                raise TrackError(f"GPX time {child.text.strip()!r} is not a date.") from None
+            return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    return None
+
+
+def _segment(points: list[ElementTree.Element], where: str) -> list[list[float]] | None:
+    """A segment's positions, or None for a segment of fewer than two distinct positions
+    (a device writes one when it loses and regains its fix in the same place)."""
+    try:
+        positions = [[float(p.attrib["lon"]), float(p.attrib["lat"])] for p in points]
+    except (KeyError, ValueError):
+        raise TrackError(f"GPX {where}: every point needs numeric lat and lon.") from None
+    if len({(lng, lat) for lng, lat in positions}) < 2:
+        return None
+    lng_lat = np.array(positions)
+    in_range = (np.abs(lng_lat) <= (180, 90)).all()  # False for NaN too
+    if not in_range:
+        raise TrackError(f"GPX {where}: a point is out of range (lon -180..180, lat -90..90).")
+    return positions
+
+
+def _last_time(points: list[ElementTree.Element]) -> datetime | None:
+    """The time of the last point that has one: a device records points in time order."""
+    return next((moment for p in reversed(points) if (moment := _time(p))), None)
+
+
+def _gpx_parts(root: ElementTree.Element) -> list[tuple[str, list[ElementTree.Element]]]:
+    """(where, points) of every track segment and every route, in file order."""
+    parts = []
+    tracks = [e for e in root if _local(e.tag) == "trk"]
+    for t, track in enumerate(tracks, 1):
+        segments = [e for e in track if _local(e.tag) == "trkseg"]
+        for s, segment in enumerate(segments, 1):
+            points = [e for e in segment if _local(e.tag) == "trkpt"]
+            parts.append((f"track {t} segment {s}", points))
+    routes = [e for e in root if _local(e.tag) == "rte"]
+    for r, route in enumerate(routes, 1):
+        parts.append((f"route {r}", [e for e in route if _local(e.tag) == "rtept"]))
+    return parts
+
+
+def parse_gpx(data: bytes) -> Track:
+    """Every track segment and route of a GPX 1.0 or 1.1 file; waypoints are ignored.
+
+    The standard library's parser: expat refuses entity expansion bombs and ElementTree
+    never fetches external entities, so an upload cannot make it read a file or a URL."""
+    try:
+        root = ElementTree.fromstring(data)
+    except ElementTree.ParseError as error:
+        raise TrackError(f"The GPX file cannot be read: {error}") from None
+    if _local(root.tag) != "gpx":
+        raise TrackError(f"The file is XML but not GPX: its root is <{_local(root.tag)}>.")
+    parts = _gpx_parts(root)
+    track_lines = [line for where, points in parts if (line := _segment(points, where))]
+    times = [moment for _, points in parts if (moment := _last_time(points))]
+    return _checked(track_lines, max(times, default=None), "GPX file")
+
+
+def _features(document: dict) -> Iterable[tuple[str, dict]]:
+    """(where, feature) of each feature; a bare geometry is a feature without properties."""
+    kind = document.get("type")
+    if kind == "FeatureCollection":
+        features = document.get("features")
+        if not isinstance(features, list):
+            raise TrackError("features of a FeatureCollection must be a list.")
+        for i, feature in enumerate(features):
+            if not isinstance(feature, dict) or feature.get("type") != "Feature":
+                raise TrackError(f"features[{i}] is not a GeoJSON Feature.")
+            yield f"features[{i}]", feature
+    elif kind == "Feature":
+        yield "feature", document
+    elif kind in LINE_TYPES:
+        yield "body", {"geometry": document}
+    else:
+        raise TrackError(
+            "The body must be a GeoJSON LineString, MultiLineString, Feature or "
+            f"FeatureCollection of lines, not {kind!r}."
+        )
+
+
+def parse_geojson(document: object) -> Track:
+    """The lines of a GeoJSON geometry, Feature or FeatureCollection; in a collection,
+    Point features are skipped and any other non-line geometry is refused."""
+    if not isinstance(document, dict):
+        raise TrackError("The body must be a GeoJSON object.")
+    track_lines: list = []
+    times: list[datetime] = []
+    for where, feature in _features(document):
+        geometry = feature.get("geometry")
+        if isinstance(geometry, dict) and geometry.get("type") in NON_LINE_TYPES:
+            continue
+        try:
+            track_lines.extend(lines(validate(geometry)))
+        except GeometryError as error:
+            raise TrackError(f"{where}.geometry: {error}") from None
+        times.extend(_feature_times(feature.get("properties"), where))
+    return _checked(track_lines, max(times, default=None), "GeoJSON")
+
+
+def _feature_times(properties, where: str) -> list[datetime]:
+    """The last time of each line, where a GPX converter kept the times: togeojson's
+    `coordinateProperties.times` or its older `coordTimes` (a list per line of a multi-line)."""
+    if not isinstance(properties, dict):
+        return []
+    by_position = properties.get("coordinateProperties")
+    times = by_position.get("times") if isinstance(by_position, dict) else None
+    times = times if times is not None else properties.get("coordTimes")
+    if not isinstance(times, list) or not times:
+        return []
+    per_line = times if all(isinstance(t, list) for t in times) else [times]
+    try:
+        return [parse_js_date(line[-1]) for line in per_line if line]
+    except (InvalidDate, AttributeError):
+        raise TrackError(f"{where}.properties: a time is not a date.") from None

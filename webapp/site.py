@@ -1,0 +1,27 @@
+"""The admin site as the managers' web app: who may enter, and the sign-in routes."""
+
+from django.contrib import admin
+from django.urls import path
+from django.utils.translation import gettext_lazy as _
+
+from webapp import roles, signin
+
+
+class TrailsAdminSite(admin.AdminSite):
+    site_header = _("Trail status")
+    site_title = _("Trail status")
+    index_title = _("Your trail systems")
+
+    def has_permission(self, request) -> bool:
+        return roles.may_enter(request.user)
+
+    def get_urls(self):
+        sign_in_routes = [
+            path("login/token/", signin.token_login, name="login_token"),
+            path("login/link/", signin.request_link, name="login_link"),
+            path("login/link/use/", signin.use_link, name="login_link_use"),
+        ]
+        return [*sign_in_routes, *super().get_urls()]
+
+    def login(self, request, extra_context=None):
+        return super().login(request, {**signin.login_context(request), **(extra_context or {})})

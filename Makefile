@@ -30,13 +30,16 @@ $(ASSETS_STAMP): package-lock.json
 run: venv assets
 	@scripts/run.sh $(HOST) $(PORT)
 
-# The whole suite, on PostgreSQL, with a real Redis and Celery worker for tests/integration.
+# The layer contracts (.importlinter), then the whole suite, on PostgreSQL, with a real Redis and
+# Celery worker for tests/integration.
 test: venv assets
+	$(BIN)/lint-imports --no-cache
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/pytest $(PYTEST_ARGS)
 
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache
 
 format: venv
 	$(BIN)/ruff format .

@@ -3,6 +3,3 @@ from django.apps import AppConfig
 
 class ApikeysConfig(AppConfig):
     name = "apikeys"
-
-    def ready(self) -> None:
-        from config import schema  # noqa: F401 - registers the OpenAPI security schemes

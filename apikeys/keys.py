@@ -5,7 +5,7 @@ import secrets
 
 from django.conf import settings
 
-from trails.enums import KeyScope
+from apikeys.enums import KeyScope
 
 # 32 random bytes = 256 bits, URL-safe, 43 characters.
 KEY_RANDOM_BYTES = 32

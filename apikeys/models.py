@@ -4,7 +4,7 @@ from django.contrib.auth.models import AbstractBaseUser, BaseUserManager, Permis
 from django.db import models
 from django.utils import timezone
 
-from config.models import IdField
+from core.models import IdField
 
 
 class UserManager(BaseUserManager):

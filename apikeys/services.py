@@ -8,10 +8,10 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from apikeys import keys
-from apikeys.authentication import Credential
+from apikeys.credentials import Credential
 from apikeys.models import ApiKey, User
-from apikeys.permissions import managed_systems
-from config.errors import bad_request, not_found
+from core.errors import Invalid, NotFound
+from trails.selectors import managed_systems
 
 MAX_ACTIVE_KEYS = 25
 
@@ -39,7 +39,7 @@ def checked_system_ids(user: User, system_ids: list[str] | None) -> list[str] | 
     managed = set(managed_systems(user).filter(pk__in=unique).values_list("pk", flat=True))
     for system_id in unique:
         if system_id not in managed:
-            raise bad_request(
+            raise Invalid(
                 "invalid_field", f"trailSystemIds: you do not manage trail system {system_id}."
             )
     return unique
@@ -60,7 +60,7 @@ def create_key(
         # Lock the account row so that two concurrent creates cannot both pass the limit.
         User.objects.select_for_update().filter(pk=user.pk).first()
         if active_keys(user).count() >= MAX_ACTIVE_KEYS:
-            raise bad_request(
+            raise Invalid(
                 "too_many_keys",
                 f"An account may hold {MAX_ACTIVE_KEYS} active keys; revoke one first.",
             )
@@ -86,7 +86,7 @@ def revoke_key(user: User, key_id: str) -> ApiKey:
     """Revoke one of the caller's own keys, at once and for good; revoking twice is harmless."""
     key = ApiKey.objects.filter(user=user, pk=key_id).first()
     if key is None:
-        raise not_found("key_not_found", f"You have no key {key_id}.")
+        raise NotFound("key_not_found", f"You have no key {key_id}.")
     if not key.revoked:
         now = timezone.now()
         ApiKey.objects.filter(pk=key.pk, revoked=False).update(revoked=True, revoked_on=now)

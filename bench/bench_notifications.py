@@ -20,7 +20,7 @@ def run() -> dict[str, dict]:
     from tests.integration.conftest import Worker
     from trails.models import TrailSystem
     from updates.models import Delivery, Subscriber, Update
-    from updates.notifications import notify_subscribers_on_commit
+    from updates.tasks import notify_subscribers_on_commit
 
     settings.CELERY_BROKER_URL = settings.CELERY_BROKER_URL or "redis://127.0.0.1:6379/15"
     queue = f"bench-{uuid.uuid4().hex[:8]}"

@@ -25,14 +25,15 @@ from django.utils import timezone
 
 from bench.common import ROOT
 from config.celery import app as celery_app
-from publishing.compile import compile_system
+from publishing.compile import compile_rows
 from publishing.models import CompileRequest
-from publishing.scheduling import request_compile
+from publishing.publisher import compile_pending, paused_gc
+from publishing.scheduling import record_compile_request
 from publishing.selectors import load_system_rows
-from publishing.service import compile_pending, paused_gc
 from trails import geometry
-from trails.enums import MARKER_CLASSES, SURFACE_CONDITIONS
+from trails.enums import MARKER_CLASSES
 from trails.models import Point, Trail, TrailActivity, TrailSystem
+from updates.enums import SURFACE_CONDITIONS
 from updates.models import Update
 
 DATA = Path(os.environ.get("PUBLISHING_BENCH_DATA", ROOT.parent / "shared" / "data"))
@@ -163,7 +164,7 @@ def measure_compile(system: TrailSystem) -> dict:
     now = timezone.now()
     with paused_gc():  # as the service runs them
         load_s, rows = _best(lambda: load_system_rows(system.pk, now))
-        pure_s, compiled = _best(lambda: compile_system(rows, now))
+        pure_s, compiled = _best(lambda: compile_rows(rows, now))
         floor_s, body = _best(lambda: orjson.dumps(compiled.feature_collection))
     end_to_end_s, _ = _best(lambda: _publish_once(system.pk))
     CompileRequest.objects.create(trail_system_id=system.pk, reason="bench")
@@ -197,7 +198,7 @@ def measure_compile(system: TrailSystem) -> dict:
 def _write(trail: Trail, status: str) -> None:
     with transaction.atomic():
         Trail.objects.filter(pk=trail.pk).update(status=status)
-        request_compile(trail.trail_system_id, reason="bench")
+        record_compile_request(trail.trail_system_id, reason="bench")
 
 
 def _percentile(values: list[float], fraction: float) -> float:

@@ -59,6 +59,8 @@ INSTALLED_APPS = [
     "updates",
     "publishing",
     "legacy",
+    "api",
+    "demo",
     "axes",
 ]
 
@@ -66,7 +68,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "corsheaders.middleware.CorsMiddleware",
-    "config.middleware.BodySizeLimitMiddleware",
+    "api.middleware.BodySizeLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -185,7 +187,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": crontab(minute=0, hour="*/3"),
     },
     "collect-weather": {
-        "task": "updates.tasks.collect_weather",
+        "task": "publishing.tasks.collect_weather",
         "schedule": crontab(minute=5),
     },
 }
@@ -239,14 +241,14 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "apikeys.authentication.ApiKeyAuthentication",
-        "apikeys.authentication.FirebaseIdTokenAuthentication",
+        "api.authentication.ApiKeyAuthentication",
+        "api.authentication.FirebaseIdTokenAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["apikeys.permissions.ScopePermission"],
-    "DEFAULT_RENDERER_CLASSES": ["config.renderers.CamelCaseJSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["config.parsers.CamelCaseJSONParser"],
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "config.negotiation.JsonFallbackNegotiation",
-    "EXCEPTION_HANDLER": "config.errors.api_exception_handler",
+    "DEFAULT_PERMISSION_CLASSES": ["api.permissions.ScopePermission"],
+    "DEFAULT_RENDERER_CLASSES": ["api.renderers.CamelCaseJSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["api.parsers.CamelCaseJSONParser"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "api.negotiation.JsonFallbackNegotiation",
+    "EXCEPTION_HANDLER": "api.errors.api_exception_handler",
     "UNAUTHENTICATED_USER": None,
     "DATETIME_FORMAT": "%Y-%m-%dT%H:%M:%S.%fZ",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -273,15 +275,15 @@ SPECTACULAR_SETTINGS = {
         "TrailStatusEnum": "trails.enums.TrailStatus",
         "StatusEnum": "trails.enums.PointStatus",  # points and activities
         "TrailTypeEnum": "trails.enums.TrailType",
-        "UpdateTypeEnum": "trails.enums.UpdateType",
+        "UpdateTypeEnum": "updates.enums.UpdateType",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "drf_spectacular.contrib.djangorestframework_camel_case.camelize_serializer_fields",
-        "config.schema.add_error_responses",
+        "api.schema.add_error_responses",
     ],
     # The docs page must work with no network: no online validator, and its assets come from
-    # drf-spectacular-sidecar through config.views.OfflineSwaggerView.
+    # drf-spectacular-sidecar through api.views.OfflineSwaggerView.
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
 }
 
@@ -346,6 +348,7 @@ AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("AXES_COOLOFF_MINUTES",
 AXES_LOCKOUT_PARAMETERS = "webapp.throttling.lockout_parameters"
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
+AXES_ENABLE_ACCESS_FAILURE_LOG = True
 # The login page's Firebase Web SDK sign-in; off unless both are set.
 FIREBASE_WEB_API_KEY = os.environ.get("FIREBASE_WEB_API_KEY", "")
 FIREBASE_AUTH_DOMAIN = os.environ.get("FIREBASE_AUTH_DOMAIN", "")

@@ -4,10 +4,10 @@ from django.urls import include, path, re_path
 from django.views.static import serve
 
 urlpatterns = [
-    path("api/v1/", include("config.api_urls")),
+    path("api/v1/", include("api.urls")),
     path("legacy/", include("legacy.urls")),
     path("admin/", admin.site.urls),
-    path("", include("updates.public_urls")),
+    path("", include("webapp.urls")),
 ]
 
 

@@ -1,6 +1,6 @@
 from django.urls import path, re_path, register_converter
 
-from config.ids import ID_MAX_LENGTH
+from core.ids import ID_MAX_LENGTH
 from legacy import views
 
 

@@ -7,7 +7,7 @@ from django.http import HttpRequest
 from legacy import cache, documents, versions
 from legacy.firestore import encode
 from legacy.http import Answer, UnknownRoute, legacy_route
-from publishing.storage import read_all_systems_file
+from publishing.publisher import read_all_systems_file
 
 
 def _answer(found: tuple) -> Answer:

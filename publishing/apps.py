@@ -1,32 +1,16 @@
-import logging
-
 from django.apps import AppConfig
 from django.db.models.signals import post_migrate
 
-logger = logging.getLogger(__name__)
-
-
-def build_missing_all_systems_file(**kwargs) -> None:
-    """After migrations, build the legacy all-systems file when it is absent. A storage that
-    cannot be reached (migrations run without its credentials) must not fail `migrate`:
-    the file is also built on first read and by beat."""
-    from django.core.files.storage import default_storage
-
-    from publishing.service import rebuild_all_systems_file
-    from publishing.storage import ALL_SYSTEMS_NAME
-
-    try:
-        if not default_storage.exists(ALL_SYSTEMS_NAME):
-            rebuild_all_systems_file()
-    except Exception:
-        logger.warning("all-systems file not built after migrate", exc_info=True)
+from core.compiles import compile_requested
 
 
 class PublishingConfig(AppConfig):
     name = "publishing"
 
     def ready(self) -> None:
-        from publishing.storage import register_content_type
+        # These modules load models, which only exist once the app registry is ready.
+        from publishing import publisher, scheduling, storage
 
-        register_content_type()
-        post_migrate.connect(build_missing_all_systems_file, sender=self)
+        storage.register_content_type()
+        compile_requested.connect(scheduling.on_compile_requested, dispatch_uid="publishing.outbox")
+        post_migrate.connect(publisher.build_missing_all_systems_file, sender=self)

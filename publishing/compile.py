@@ -11,17 +11,18 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import NamedTuple
 
-from config.dates import iso_ms
+from core.dates import iso_ms
 from trails.activities import CATALOG, activity_entry, describe
-from trails.enums import Difficulty, TrailType, UpdateType, enum_values
+from trails.enums import Difficulty, TrailType
 from trails.geometry import lines
+from updates.enums import UpdateType
 from updates.types import SURFACE_CONDITION_CATALOG, UPDATE_TYPES
 
 OPEN, CAUTION, CLOSED = "Open", "Caution", "Closed"
 STATUSES = (OPEN, CAUTION, CLOSED)
 # Activities are listed Open, Caution, Closed, then any other status.
 _ACTIVITY_RANK = {OPEN: 0, CAUTION: 1, CLOSED: 2}
-_DIFFICULTIES = frozenset(enum_values(Difficulty))
+_DIFFICULTIES = frozenset(Difficulty.values)
 _CATALOG_ORDER = {value: i for i, value in enumerate(CATALOG)}
 SNOW_FIELDS = (
     ("baseDepth", "base_depth"),
@@ -218,7 +219,9 @@ def place_updates(
     return {trail_id: dict(by_type) for trail_id, by_type in by_trail.items()}, dict(system)
 
 
-def trail_features(trail: TrailRow, status: str, activities: list[dict], updates: dict) -> list:
+def trail_line_features(
+    trail: TrailRow, status: str, activities: list[dict], updates: dict
+) -> list:
     """One LineString feature per part; only the first is shown in lists."""
     properties = {
         "trailId": trail.id,
@@ -308,7 +311,7 @@ def _activity_total(value: str, totals: _Totals, language: str) -> dict:
     }
 
 
-def compile_system(rows: SystemRows, now: datetime) -> Compiled:
+def compile_rows(rows: SystemRows, now: datetime) -> Compiled:
     """The published FeatureCollection (trails in the given order, then points) and the
     statistics of one trail system."""
     language = rows.language
@@ -330,7 +333,7 @@ def compile_system(rows: SystemRows, now: datetime) -> Compiled:
                 ordered_activities(activities, language)
             )
         updates = updates_by_trail.get(trail.id) or {}
-        features.extend(trail_features(trail, status, group.published, updates))
+        features.extend(trail_line_features(trail, status, group.published, updates))
         if trail.type != TrailType.LIFT and not trail.hidden:  # lifts and hidden: map only
             group.counted_trails += 1
             group.counted_distance += trail.distance

@@ -3,7 +3,7 @@
 from django.db import models
 from django.utils import timezone
 
-from config.models import IdField
+from core.models import IdField
 from trails.models import TrailSystem
 
 

@@ -1,15 +1,13 @@
-"""The one entry point every write calls: record a compile request, enqueue it after commit."""
-
-import logging
+"""The compile outbox: every write's compile request, recorded in the write's transaction and
+queued once that transaction commits."""
 
 from django.db import transaction
 
 from publishing.models import CompileRequest
+from publishing.tasks import enqueue_compile
 
-logger = logging.getLogger(__name__)
 
-
-def request_compile(system_or_id, reason: str = "") -> CompileRequest:
+def record_compile_request(system_or_id, reason: str = "") -> CompileRequest:
     """Record a compile request in the caller's transaction (the outbox) and queue a compile
     once that transaction commits. A broker outage delays the compile; the beat sweep
     re-enqueues pending requests, so the change is never lost."""
@@ -19,12 +17,12 @@ def request_compile(system_or_id, reason: str = "") -> CompileRequest:
     return compile_request
 
 
-def enqueue_compile(system_id: str) -> None:
-    """Never fails the caller: the write is committed and its request stays pending until a
-    compile serves it, so a broker error (or, in-process, a compile error) only delays it."""
-    from publishing.tasks import compile_system
+def on_compile_requested(sender, *, system_id: str, reason: str, **kwargs) -> None:
+    """Receiver of core.compiles.compile_requested."""
+    record_compile_request(system_id, reason)
 
-    try:
-        compile_system.delay(system_id)
-    except Exception:
-        logger.exception("compile of %s not queued; the sweep will retry it", system_id)
+
+def compile_now(system_or_id) -> CompileRequest:
+    """POST /trail-systems/:id/compile: a compile request of its own, queued on commit."""
+    with transaction.atomic():
+        return record_compile_request(system_or_id, "requested through the API")

@@ -54,16 +54,3 @@ def replace_file(name: str, body: bytes) -> None:
 
 def public_url(path: str) -> str:
     return default_storage.url(path) if path else ""
-
-
-def read_all_systems_file() -> bytes:
-    """The legacy all-systems file; built on the spot when it is missing."""
-    from publishing.service import rebuild_all_systems_file  # the builder writes through here
-
-    if default_storage.exists(ALL_SYSTEMS_NAME):
-        try:
-            with default_storage.open(ALL_SYSTEMS_NAME, "rb") as stored:
-                return stored.read()
-        except FileNotFoundError:
-            pass  # replaced between the two calls
-    return rebuild_all_systems_file()

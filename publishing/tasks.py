@@ -2,12 +2,15 @@
 so running one twice gives the same file, and a task lost with its worker is run again
 (the beat sweep re-enqueues whatever is still pending)."""
 
+import logging
+
 from celery import shared_task
 
+from publishing import weather
 from publishing.models import CompileRequest
-from publishing.scheduling import enqueue_compile
-from publishing.service import compile_pending
-from publishing.service import rebuild_all_systems_file as rebuild
+from publishing.publisher import build_all_systems_file, compile_pending
+
+logger = logging.getLogger(__name__)
 
 # Compiles one task runs back to back before handing the system to a fresh task, so a
 # system under constant writes does not hold a worker forever.
@@ -43,4 +46,19 @@ def sweep_pending_compiles() -> int:
 @shared_task(acks_late=True)
 def rebuild_all_systems_file() -> None:
     """Every 3 hours (beat) for the legacy list."""
-    rebuild()
+    build_all_systems_file()
+
+
+def enqueue_compile(system_id: str) -> None:
+    """Never fails the caller: the write is committed and its request stays pending until a
+    compile serves it, so a broker error (or, in-process, a compile error) only delays it."""
+    try:
+        compile_system.delay(system_id)
+    except Exception:
+        logger.exception("compile of %s not queued; the sweep will retry it", system_id)
+
+
+@shared_task
+def collect_weather() -> int:
+    """Hourly: store current conditions on every active system of a weather tier."""
+    return weather.collect_all()

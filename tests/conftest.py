@@ -1,5 +1,3 @@
-pytest_plugins = ["tests.browser"]
-
 import socket
 from urllib.parse import urlparse
 
@@ -9,6 +7,8 @@ from rest_framework.test import APIClient
 
 from apikeys.tokens import mint_emulator_token
 from tests.factories import create_api_key
+
+pytest_plugins = ["tests.browser"]
 
 START_HINT = {
     "PostgreSQL": "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start",

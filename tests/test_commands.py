@@ -12,11 +12,11 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import timezone
 
-from apikeys.authentication import verify_id_token
+from apikeys.identity import verify_id_token
 from apikeys.models import User
+from demo.loader import DEMO_OWNER_UID, DEMO_SYSTEM_ID
 from publishing.models import CompileRequest
 from tests.factories import SubscriberFactory, TrailSystemFactory, UserFactory
-from trails.demo import DEMO_OWNER_UID, DEMO_SYSTEM_ID
 from trails.models import Membership, Point, Trail, TrailSystem
 from updates.models import Subscriber, Update
 

@@ -13,12 +13,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from apikeys.models import User
-from config.ids import ID_MAX_LENGTH, new_id
-from publishing.scheduling import request_compile
+from core.compiles import request_compile
+from core.ids import ID_MAX_LENGTH, new_id
 from trails import enums
 from trails.activities import get_activity
 from trails.geometry import GeometryError, lines
@@ -27,6 +27,7 @@ from trails.models import Membership, Point, Trail, TrailActivity, TrailSystem
 
 ROLE_PATTERN = re.compile(r"^[A-Za-z]+( [A-Za-z]+)*$")
 ROLE_MAX_LENGTH = Membership._meta.get_field("role").max_length
+User = get_user_model()  # the accounts app sits above trails; Django resolves it
 UID_MAX_LENGTH = User._meta.get_field("uid").max_length
 TIER_MAX_LENGTH = TrailSystem._meta.get_field("subscription").max_length
 

@@ -4,7 +4,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from config.models import Audited, IdField, Trashable, TrashManager
+from core.models import Audited, IdField, Trashable, TrashManager
 from trails import enums
 from trails import geometry as geometry_module
 
@@ -58,7 +58,7 @@ class TrailSystem(models.Model):
     geo_json_path = models.CharField(max_length=500, blank=True, default="")
     compiled_on = models.DateTimeField(null=True, blank=True)
 
-    # Collected hourly for paid tiers (updates.weather).
+    # Collected hourly for paid tiers (publishing.weather).
     weather = models.JSONField(null=True, blank=True)
     weather_updated_on = models.DateTimeField(null=True, blank=True)
 

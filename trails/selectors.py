@@ -3,8 +3,7 @@ geometry (and its elevations) is loaded only when the response shows it."""
 
 from django.db.models import Prefetch, Q, QuerySet
 
-from apikeys.authentication import Credential
-from config.errors import not_found
+from core.errors import NotFound
 from trails.enums import Role
 from trails.models import Membership, Point, Trail, TrailActivity, TrailSystem
 
@@ -20,7 +19,7 @@ HEAVY_SYSTEM_FIELDS = tuple(
 def system_or_404(system_id: str) -> TrailSystem:
     system = TrailSystem.objects.filter(pk=system_id).first()
     if system is None:
-        raise not_found("trail_system_not_found", f"No trail system {system_id!r}.")
+        raise NotFound("trail_system_not_found", f"No trail system {system_id!r}.")
     return system
 
 
@@ -37,14 +36,14 @@ def trails_queryset(*, with_geometry: bool = False) -> QuerySet[Trail]:
 def trail_or_404(trail_id: str, *, with_geometry: bool = False) -> Trail:
     trail = trails_queryset(with_geometry=with_geometry).filter(pk=trail_id).first()
     if trail is None:
-        raise not_found("trail_not_found", f"No trail {trail_id!r}.")
+        raise NotFound("trail_not_found", f"No trail {trail_id!r}.")
     return trail
 
 
 def point_or_404(point_id: str) -> Point:
     point = Point.objects.select_related("trail_system").filter(pk=point_id).first()
     if point is None:
-        raise not_found("point_not_found", f"No point {point_id!r}.")
+        raise NotFound("point_not_found", f"No point {point_id!r}.")
     return point
 
 
@@ -56,15 +55,17 @@ def system_points(system: TrailSystem) -> QuerySet[Point]:
     return Point.objects.select_related("trail_system").filter(trail_system=system)
 
 
-def managed_systems(user, credential: Credential, *, everything: bool = False) -> list:
-    """The systems the caller manages, by name, each with `.role` set; `everything` lists
-    every system for a superAdmin (at most ALL_SYSTEMS_LIMIT)."""
+def systems_with_roles(
+    user, *, restricted_to: list[str] | None = None, everything: bool = False
+) -> list[TrailSystem]:
+    """The systems the user manages (within a key's `restricted_to` ids), by name, each with
+    `.role` set; `everything` lists every system for a superAdmin (at most ALL_SYSTEMS_LIMIT)."""
     every = everything and user.is_super_admin
     systems = TrailSystem.objects.defer("weather", "published_updates", "activity_totals")
     if not every:
         systems = systems.filter(Q(owner=user) | Q(memberships__user=user)).distinct()
-    if credential.key is not None and credential.key.trail_system_ids is not None:
-        systems = systems.filter(pk__in=credential.key.trail_system_ids)
+    if restricted_to is not None:
+        systems = systems.filter(pk__in=restricted_to)
     systems = systems.order_by("name", "id")[: ALL_SYSTEMS_LIMIT if every else None]
     roles = dict(Membership.objects.filter(user=user).values_list("trail_system_id", "role"))
     systems = list(systems)
@@ -72,3 +73,22 @@ def managed_systems(user, credential: Credential, *, everything: bool = False) -
         administrator = user.is_super_admin or system.owner_id == user.pk
         system.role = Role.ADMINISTRATOR if administrator else roles.get(system.pk)
     return systems
+
+
+def role_for(user, system: TrailSystem) -> str | None:
+    """The caller's role on a system, or None when they do not manage it."""
+    if user is None:
+        return None
+    if user.is_super_admin or system.owner_id == user.pk:
+        return Role.ADMINISTRATOR
+    membership = Membership.objects.filter(trail_system=system, user=user).only("role").first()
+    return membership.role if membership else None
+
+
+def managed_systems(user) -> QuerySet[TrailSystem]:
+    """The systems `user` manages: owned or listed as a member; every system for a superAdmin."""
+    systems = TrailSystem.objects.all()
+    if user.is_super_admin:
+        return systems
+    member_of = Membership.objects.filter(user=user).values("trail_system_id")
+    return systems.filter(Q(owner=user) | Q(pk__in=member_of))

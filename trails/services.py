@@ -9,14 +9,13 @@ import re
 from django.db import models, transaction
 from django.utils import timezone
 
-from config.errors import bad_request, not_found
-from publishing.models import CompileRequest
-from publishing.scheduling import request_compile
-from trails.elevations import request_elevations_on_commit
+from core.compiles import request_compile
+from core.errors import Invalid, NotFound
+from core.limits import TEXT_LIMIT
 from trails.enums import ActivityStatus, TrailStatus
 from trails.geometry import GeometryError
 from trails.models import Point, Trail, TrailActivity, TrailSystem
-from trails.serializers import TEXT_LIMIT
+from trails.tasks import request_elevations_on_commit
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
@@ -34,7 +33,7 @@ def normalize_website(website: str) -> str:
     if website and not _SCHEME.match(website):
         website = f"http://{website}"
     if len(website) > TEXT_LIMIT:
-        raise bad_request(
+        raise Invalid(
             "invalid_field", f"website: at most {TEXT_LIMIT} characters with its http:// prefix."
         )
     return website
@@ -47,11 +46,6 @@ def change_trail_system(system: TrailSystem, changes: dict, by: str) -> None:
     write_fields(TrailSystem, system.pk, changes, by)
 
 
-def compile_now(system: TrailSystem) -> CompileRequest:
-    with transaction.atomic():
-        return request_compile(system, "requested through the API")
-
-
 # Trails
 
 
@@ -62,7 +56,7 @@ def create_trail(system: TrailSystem, data: dict, by: str) -> Trail:
     try:
         trail.apply_geometry(data["geometry"])
     except GeometryError as error:
-        raise bad_request("invalid_geometry", str(error)) from None
+        raise Invalid("invalid_geometry", str(error)) from None
     with transaction.atomic():
         if "order" not in data:
             trail.order = -Trail.objects.filter(trail_system=system).count()
@@ -78,7 +72,7 @@ def change_trail(trail: Trail, changes: dict, by: str) -> None:
     activity_changes = changes.pop("activities", [])
     with transaction.atomic():
         if not Trail.objects.select_for_update().filter(pk=trail.pk).exists():
-            raise not_found("trail_not_found", f"No trail {trail.pk!r}.")
+            raise NotFound("trail_not_found", f"No trail {trail.pk!r}.")
         _change_activities(trail, activity_changes)
         if changes.get("status") == TrailStatus.CLOSED:
             TrailActivity.objects.filter(trail=trail).update(status=ActivityStatus.CLOSED)
@@ -92,7 +86,7 @@ def _change_activities(trail: Trail, activity_changes: list[dict]) -> None:
     on_trail = dict(TrailActivity.objects.filter(trail=trail).values_list("value", "pk"))
     unknown = [change["value"] for change in activity_changes if change["value"] not in on_trail]
     if unknown:
-        raise bad_request(
+        raise Invalid(
             "unknown_activity",
             f"Not on this trail: {', '.join(unknown)}; activities are added in the web app.",
         )
@@ -113,7 +107,7 @@ def set_trails_status(
         found = list(trails.order_by("order", "created_on").values("id", "name"))
         missing = set(trail_ids or ()) - {trail["id"] for trail in found}
         if missing:
-            raise not_found(
+            raise NotFound(
                 "trail_not_found", f"Not trails of this system: {', '.join(sorted(missing))}."
             )
         ids = [trail["id"] for trail in found]

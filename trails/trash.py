@@ -6,8 +6,8 @@ Each function writes in one transaction and queues a recompile, exactly like any
 from django.db import transaction
 from django.utils import timezone
 
-from config.models import Trashable
-from publishing.scheduling import request_compile
+from core.compiles import request_compile
+from core.models import Trashable
 from trails.models import Point, Trail
 
 

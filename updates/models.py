@@ -6,9 +6,9 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from config.models import Audited, IdField
-from trails import enums
+from core.models import Audited, IdField
 from trails.models import Trail, TrailSystem
+from updates import enums
 
 
 class UpdateQuerySet(models.QuerySet):

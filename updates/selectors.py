@@ -2,7 +2,7 @@
 
 from django.db.models import Prefetch, QuerySet
 
-from config.errors import not_found
+from core.errors import NotFound
 from trails.models import TrailSystem
 from trails.selectors import trails_queryset
 from updates.models import Update
@@ -19,7 +19,7 @@ def updates_queryset() -> QuerySet[Update]:
 def update_or_404(update_id: str) -> Update:
     update = updates_queryset().filter(pk=update_id).first()
     if update is None:
-        raise not_found("update_not_found", f"No update {update_id!r}.")
+        raise NotFound("update_not_found", f"No update {update_id!r}.")
     return update
 
 

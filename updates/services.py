@@ -5,15 +5,14 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from config.errors import bad_request, not_found
-from publishing.scheduling import request_compile
-from trails.enums import NoticeSeverity, UpdateType
+from core.compiles import request_compile
+from core.errors import Invalid, NotFound
 from trails.models import Trail, TrailSystem
 from trails.services import write_fields
+from updates.enums import NoticeSeverity, UpdateType
 from updates.models import Update
-from updates.notifications import notify_subscribers_on_commit
-from updates.serializers import TYPE_FIELDS
-from updates.types import UPDATE_TYPES
+from updates.tasks import notify_subscribers_on_commit
+from updates.types import TYPE_FIELDS, UPDATE_TYPES
 
 DEFAULT_LIFETIME = timedelta(hours=24)
 
@@ -24,7 +23,7 @@ def _expiry(data: dict, now: datetime) -> datetime | None:
         return now + timedelta(hours=data["expires_in_hours"])
     if "expiration_date" in data:
         if data["expiration_date"] <= now:
-            raise bad_request("invalid_field", "expirationDate: must be in the future.")
+            raise Invalid("invalid_field", "expirationDate: must be in the future.")
         return data["expiration_date"]
     return None
 
@@ -39,11 +38,11 @@ def _trails(system: TrailSystem, kind: str, data: dict) -> tuple[list[Trail], bo
     trails = list(Trail.objects.filter(trail_system=system, pk__in=ids).only("id"))
     missing = ids - {trail.pk for trail in trails}
     if missing:
-        raise not_found(
+        raise NotFound(
             "trail_not_found", f"Not trails of this system: {', '.join(sorted(missing))}."
         )
     if kind == UpdateType.SURFACE_CONDITIONS and not trails:
-        raise bad_request("missing_field", "trailIds: surface conditions need trails.")
+        raise Invalid("missing_field", "trailIds: surface conditions need trails.")
     return trails, False
 
 
@@ -53,7 +52,7 @@ def _own_fields(kind: str, data: dict) -> dict:
 
 def _require(fields: dict, name: str, message: str) -> None:
     if name not in fields:
-        raise bad_request("missing_field", message)
+        raise Invalid("missing_field", message)
 
 
 def _touch(system: TrailSystem, trails: list[Trail], all_trails: bool, now: datetime) -> None:
@@ -75,7 +74,7 @@ def create_update(system: TrailSystem, data: dict, by: str) -> Update:
         _require(fields, "conditions", "conditions: at least one surface condition.")
     related = _trails(system, kind, data)
     if kind == UpdateType.SURFACE_CONDITIONS and related is None:
-        raise bad_request("missing_field", "trailIds: send trailIds or allTrails: true.")
+        raise Invalid("missing_field", "trailIds: send trailIds or allTrails: true.")
     trails, all_trails = related or ([], False)
     with transaction.atomic():
         update = Update.objects.create(
@@ -100,7 +99,7 @@ def create_update(system: TrailSystem, data: dict, by: str) -> Update:
 def change_update(update: Update, data: dict, by: str) -> None:
     """PATCH /updates/:id: a new expiry counts from now; notify never sends from here."""
     if update.type not in UPDATE_TYPES:
-        raise bad_request("unknown_type", f"Updates of type {update.type!r} cannot be edited.")
+        raise Invalid("unknown_type", f"Updates of type {update.type!r} cannot be edited.")
     now = timezone.now()
     changes = _own_fields(update.type, data)
     if "notify" in data:
@@ -110,7 +109,7 @@ def change_update(update: Update, data: dict, by: str) -> None:
         changes["expiration_date"] = expiry
     related = _trails(update.trail_system, update.type, data)
     if not changes and related is None:
-        raise bad_request("no_changes", f"The body holds no editable field of a {update.type}.")
+        raise Invalid("no_changes", f"The body holds no editable field of a {update.type}.")
     with transaction.atomic():
         if related is not None:
             trails, changes["all_trails"] = related

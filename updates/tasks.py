@@ -1,9 +1,16 @@
-"""Background work of the updates app: notification fan-out and hourly weather collection."""
+"""Background work of the updates app: notification fan-out, chunks and sweep."""
 
 from celery import group, shared_task
+from django.db import transaction
 
-from updates import notifications, weather
 from updates.models import Update
+from updates.notifications import delivery, recipients
+
+
+def notify_subscribers_on_commit(update_id: str) -> None:
+    """Called by the update service when an update is created with notify true. A broker
+    outage is logged, not turned into a failed create: the sweep queues the fan-out later."""
+    transaction.on_commit(lambda: fan_out_update.delay(update_id), robust=True)
 
 
 @shared_task(acks_late=True)
@@ -16,8 +23,8 @@ def fan_out_update(update_id: str) -> int:
     update = Update.objects.filter(pk=update_id, notify=True).first()
     if update is None:
         return 0
-    notifications.record_deliveries(update)
-    chunks = notifications.pending_chunks(update_id)
+    recipients.record_deliveries(update)
+    chunks = recipients.pending_chunks(update_id)
     if chunks:
         group(send_notification_chunk.s(update_id, channel, ids) for channel, ids in chunks)()
     return len(chunks)
@@ -26,7 +33,7 @@ def fan_out_update(update_id: str) -> int:
 @shared_task(acks_late=True)
 def send_notification_chunk(update_id: str, channel: str, delivery_ids: list[int]) -> int:
     """Send one chunk; transient failures are queued again after a growing delay."""
-    retry_ids, delay = notifications.send_chunk(update_id, channel, delivery_ids)
+    retry_ids, delay = delivery.send_chunk(update_id, channel, delivery_ids)
     if retry_ids:
         send_notification_chunk.apply_async((update_id, channel, retry_ids), countdown=delay)
     return len(delivery_ids) - len(retry_ids)
@@ -35,13 +42,7 @@ def send_notification_chunk(update_id: str, channel: str, delivery_ids: list[int
 @shared_task
 def sweep_notifications() -> int:
     """Every few minutes: queue again the fan-outs whose tasks a broker outage lost."""
-    update_ids = notifications.updates_to_sweep()
+    update_ids = recipients.updates_to_sweep()
     for update_id in update_ids:
         fan_out_update.delay(update_id)
     return len(update_ids)
-
-
-@shared_task
-def collect_weather() -> int:
-    """Hourly: store current conditions on every active system of a weather tier."""
-    return weather.collect_all()

@@ -3,7 +3,7 @@ and the surface-condition catalog. Template metadata never appears in update res
 
 from dataclasses import dataclass, field
 
-from trails.enums import SURFACE_CONDITIONS, NoticeSeverity, UpdateType
+from updates.enums import SURFACE_CONDITIONS, NoticeSeverity, UpdateType
 
 
 @dataclass(frozen=True)
@@ -197,4 +197,23 @@ UPDATE_TYPES: dict[str, UpdateTypeTemplate] = {
             ),
         ),
     ),
+}
+
+
+# The fields each type owns, by model field name (section 2); other types' fields are ignored.
+SNOW_DEPTHS = (
+    "base_depth",
+    "twenty_four_hours",
+    "fourty_eight_hours",
+    "seven_days",
+    "season_total",
+    "last_snow_amount",
+    "upper_elevation_depth",
+)
+SNOW_DATES = ("last_snow_date", "last_snow_making_date")
+# Each type's own fields (section 2); fields of other types in a body are ignored.
+TYPE_FIELDS: dict[str, tuple[str, ...]] = {
+    UpdateType.NOTICE: ("description", "severity", "link_url"),
+    UpdateType.SURFACE_CONDITIONS: ("conditions",),
+    UpdateType.SNOW_REPORT: (*SNOW_DEPTHS, *SNOW_DATES, "last_snow_time"),
 }

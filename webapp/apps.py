@@ -3,7 +3,8 @@ from django.contrib.admin.apps import AdminConfig
 
 
 class WebappConfig(AppConfig):
-    """The web app for trail managers: sign-in, the role rule, and the admin's pages."""
+    """The web app: the managers' admin pages, their sign-in and role rule, and the public
+    pages reached from messages."""
 
     name = "webapp"
 

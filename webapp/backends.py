@@ -4,9 +4,9 @@ django-axes checks lockouts and counts failures for every sign-in method alike."
 from django.contrib.auth.backends import BaseBackend
 from sesame.backends import ModelBackend as SesameModelBackend
 
-from apikeys.authentication import user_for_claims, verify_id_token
+from apikeys.identity import user_for_claims, verify_id_token
 from apikeys.models import User
-from config.errors import ApiError
+from core.errors import NotAuthenticated
 from webapp import roles
 
 
@@ -41,7 +41,7 @@ class FirebaseIdTokenBackend(BaseBackend):
             return None
         try:
             return user_for_claims(verify_id_token(id_token))
-        except ApiError:
+        except NotAuthenticated:
             return None
 
     def get_user(self, user_id) -> User | None:

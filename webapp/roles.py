@@ -14,9 +14,9 @@ management API's own role function (`role_for`), so the web app and the API neve
 
 from django.db.models import Model, Q, QuerySet
 
-from apikeys.permissions import managed_systems, role_for
 from trails.enums import Role
 from trails.models import TrailSystem
+from trails.selectors import managed_systems, role_for
 
 MEMBER = "any role"
 ADMINISTRATOR = "Administrator"

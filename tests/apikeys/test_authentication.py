@@ -13,7 +13,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from apikeys import keys
-from apikeys.authentication import firebase_app
+from apikeys.identity import firebase_app
 from apikeys.models import ApiKey
 from apikeys.tokens import mint_emulator_token
 from tests.config.api_surface import assert_envelope

@@ -1,4 +1,4 @@
-"""config.jsdate against JavaScript's Date.
+"""core.jsdate against JavaScript's Date.
 
 Every expected value was produced by node (V8) on a UTC machine:
     TZ=UTC node -e 'console.log(new Date(s).toISOString())'
@@ -7,8 +7,8 @@ so zone-less date-times are read as UTC, as on the server.
 
 import pytest
 
-from config.dates import iso_ms
-from config.jsdate import InvalidDate, parse_js_date
+from core.dates import iso_ms
+from core.jsdate import InvalidDate, parse_js_date
 
 NODE_TABLE = [
     ("2030-01-02", "2030-01-02T00:00:00.000Z"),

@@ -4,8 +4,8 @@ from django.db import transaction
 from tests.factories import TrailSystemFactory, UpdateFactory
 from tests.integration.conftest import wait_for
 from updates.models import Delivery, Subscriber
-from updates.notifications import CHUNK_SIZE, notify_subscribers_on_commit
-from updates.tasks import fan_out_update
+from updates.notifications.recipients import CHUNK_SIZE
+from updates.tasks import fan_out_update, notify_subscribers_on_commit
 
 pytestmark = pytest.mark.integration
 

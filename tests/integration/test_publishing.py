@@ -8,9 +8,9 @@ from django.core.files.storage import default_storage
 from django.db import transaction
 from django.utils import timezone
 
-from publishing.compile import compile_system
+from publishing.compile import compile_rows
 from publishing.models import CompileRequest
-from publishing.scheduling import request_compile
+from publishing.scheduling import record_compile_request
 from publishing.selectors import load_system_rows
 from tests.factories import TrailActivityFactory, TrailFactory, TrailSystemFactory
 from tests.integration.conftest import wait_for
@@ -23,7 +23,7 @@ def set_status(trail: Trail, status: str) -> None:
     """A trail write as the services do it: the row and the compile request in one commit."""
     with transaction.atomic():
         Trail.objects.filter(pk=trail.pk).update(status=status)
-        request_compile(trail.trail_system_id, reason="status")
+        record_compile_request(trail.trail_system_id, reason="status")
 
 
 def published(system_id: str) -> tuple[str, dict]:
@@ -75,7 +75,7 @@ def test_a_burst_of_200_writes_coalesces_into_few_compiles_of_the_final_rows(cel
 
     _, collection = published(system.pk)
     now = timezone.now()
-    assert collection == compile_system(load_system_rows(system.pk, now), now).feature_collection
+    assert collection == compile_rows(load_system_rows(system.pk, now), now).feature_collection
     compiles = sorted(
         CompileRequest.objects.filter(trail_system=system)
         .order_by()

@@ -2,7 +2,7 @@ import pytest
 from django.db import transaction
 
 from publishing.models import CompileRequest
-from publishing.scheduling import request_compile
+from publishing.scheduling import record_compile_request
 from tests.factories import TrailSystemFactory
 from tests.integration.conftest import wait_for
 
@@ -12,7 +12,7 @@ pytestmark = pytest.mark.integration
 def test_compile_request_queued_by_a_write_is_served_by_a_real_worker(celery_worker):
     system = TrailSystemFactory()
     with transaction.atomic():
-        compile_request = request_compile(system, reason="test")
+        compile_request = record_compile_request(system, reason="test")
 
     wait_for(lambda: CompileRequest.objects.get(pk=compile_request.pk).done_on)
 
@@ -20,7 +20,7 @@ def test_compile_request_queued_by_a_write_is_served_by_a_real_worker(celery_wor
 def test_a_rolled_back_write_queues_nothing(celery_worker):
     system = TrailSystemFactory()
     with pytest.raises(RuntimeError), transaction.atomic():
-        request_compile(system)
+        record_compile_request(system)
         raise RuntimeError("write failed")
 
     assert not CompileRequest.objects.exists()

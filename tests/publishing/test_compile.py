@@ -11,7 +11,7 @@ from publishing.compile import (
     TrailRow,
     UpdateRow,
     all_systems_collection,
-    compile_system,
+    compile_rows,
 )
 
 NOW = datetime(2026, 1, 15, 12, 0, tzinfo=UTC)
@@ -35,8 +35,8 @@ def update(id_="u1", type_="notice", *, age_minutes=10, expires_in_hours=24, **f
     )
 
 
-def compile_rows(trails=(), points=(), updates=(), language="en"):
-    return compile_system(SystemRows(language, list(trails), list(points), list(updates)), NOW)
+def compiled_from(trails=(), points=(), updates=(), language="en"):
+    return compile_rows(SystemRows(language, list(trails), list(points), list(updates)), NOW)
 
 
 def features_of(compiled, kind="LineString"):
@@ -60,7 +60,7 @@ def test_trail_feature_has_every_property_the_spec_lists():
         categories=["nordic"],
         activities=[ActivityRow("skiing", "Open", "square")],
     )
-    compiled = compile_rows([row])
+    compiled = compiled_from([row])
 
     assert compiled.feature_collection["type"] == "FeatureCollection"
     [feature] = compiled.feature_collection["features"]
@@ -108,7 +108,7 @@ def test_status_none_is_resolved_from_the_activities(activity_statuses, resolved
         ActivityRow(value, status)
         for value, status in zip(["skiing", "hiking", "running"], activity_statuses, strict=False)
     ]
-    compiled = compile_rows([trail(status="None", activities=activities)])
+    compiled = compiled_from([trail(status="None", activities=activities)])
 
     [feature] = features_of(compiled)
     assert feature["properties"]["status"] == resolved
@@ -116,14 +116,14 @@ def test_status_none_is_resolved_from_the_activities(activity_statuses, resolved
 
 
 def test_a_stored_status_wins_over_the_activities():
-    compiled = compile_rows([trail(status="Closed", activities=[ActivityRow("skiing", "Open")])])
+    compiled = compiled_from([trail(status="Closed", activities=[ActivityRow("skiing", "Open")])])
 
     assert features_of(compiled)[0]["properties"]["status"] == "Closed"
 
 
 def test_multilinestring_becomes_one_feature_per_part_shown_in_lists_once():
     parts = [[[-72.8, 43.6], [-72.79, 43.61]], [[-72.7, 43.5], [-72.6, 43.5]], LINE["coordinates"]]
-    compiled = compile_rows(
+    compiled = compiled_from(
         [trail("multi", geometry={"type": "MultiLineString", "coordinates": parts}, distance=3.0)]
     )
 
@@ -145,7 +145,7 @@ def test_activities_are_ordered_open_caution_closed_then_other():
         ActivityRow("walking", "Open"),
         ActivityRow("snowshoeing", "Open"),
     ]
-    compiled = compile_rows([trail(activities=activities)])
+    compiled = compiled_from([trail(activities=activities)])
 
     listed = features_of(compiled)[0]["properties"]["activities"]
     assert [(a["value"], a["status"]) for a in listed] == [
@@ -158,7 +158,9 @@ def test_activities_are_ordered_open_caution_closed_then_other():
 
 
 def test_activity_without_difficulty_has_no_difficulty_key_and_labels_follow_the_language():
-    compiled = compile_rows([trail(activities=[ActivityRow("snowshoeing", "Open")])], language="fr")
+    compiled = compiled_from(
+        [trail(activities=[ActivityRow("snowshoeing", "Open")])], language="fr"
+    )
 
     [activity] = features_of(compiled)[0]["properties"]["activities"]
     assert activity == {
@@ -171,7 +173,7 @@ def test_activity_without_difficulty_has_no_difficulty_key_and_labels_follow_the
 
 @pytest.mark.parametrize(("stored", "published"), [("notRated", "notRated"), ("", ""), ("x", "")])
 def test_difficulty_is_an_enum_value_or_empty_string(stored, published):
-    compiled = compile_rows([trail(difficulty=stored)])
+    compiled = compiled_from([trail(difficulty=stored)])
 
     assert features_of(compiled)[0]["properties"]["difficulty"] == published
 
@@ -188,7 +190,7 @@ def test_point_feature_has_its_published_properties_and_never_description_or_web
         wait_time=5,
         dining_options={"menu": True},
     )
-    compiled = compile_rows(points=[point])
+    compiled = compiled_from(points=[point])
 
     [feature] = features_of(compiled, "Point")
     assert feature == {
@@ -215,7 +217,7 @@ def test_statistics_count_by_resolved_status_and_leave_out_lifts_and_hidden_trai
         trail("lift", status="Open", type="Lift", distance=9.0),
         trail("hidden", status="Open", hidden=True, distance=9.0),
     ]
-    compiled = compile_rows(trails)
+    compiled = compiled_from(trails)
 
     stats = compiled.statistics
     assert (stats.total_trails, stats.open_trails, stats.caution_trails, stats.closed_trails) == (
@@ -243,7 +245,7 @@ def test_per_activity_totals_count_activity_statuses_of_counted_trails():
         trail("lift", type="Lift", distance=8.0, activities=[ActivityRow("skiing", "Open")]),
         trail("hidden", hidden=True, activities=[ActivityRow("snowmobiling", "Open")]),
     ]
-    compiled = compile_rows(trails)
+    compiled = compiled_from(trails)
 
     assert compiled.statistics.activity_totals == [
         {
@@ -280,7 +282,7 @@ def test_surface_conditions_sit_on_their_trails_newest_first_with_condition_entr
     newer = update(
         "new", "surfaceConditions", age_minutes=1, conditions=["groomed"], trail_ids=("a", "b")
     )
-    compiled = compile_rows([trail("a"), trail("b"), trail("c")], updates=[older, newer])
+    compiled = compiled_from([trail("a"), trail("b"), trail("c")], updates=[older, newer])
 
     by_trail = {
         f["properties"]["trailId"]: f["properties"]["updates"] for f in features_of(compiled)
@@ -310,7 +312,7 @@ def test_surface_conditions_sit_on_their_trails_newest_first_with_condition_entr
 
 def test_all_trails_update_sits_on_every_trail():
     groomed = update("g", "surfaceConditions", conditions=["groomed"], all_trails=True)
-    compiled = compile_rows([trail("a"), trail("b")], updates=[groomed])
+    compiled = compiled_from([trail("a"), trail("b")], updates=[groomed])
 
     assert all(
         [u["id"] for u in f["properties"]["updates"]["surfaceConditions"]] == ["g"]
@@ -321,7 +323,7 @@ def test_all_trails_update_sits_on_every_trail():
 def test_notice_with_trails_sits_on_those_trails_and_without_trails_on_the_system():
     on_trail = update("n1", description="Tree down", severity="danger", trail_ids=("a",))
     system_wide = update("n2", description="Parking full", link_url="https://x.test")
-    compiled = compile_rows([trail("a")], updates=[on_trail, system_wide])
+    compiled = compiled_from([trail("a")], updates=[on_trail, system_wide])
 
     [feature] = features_of(compiled)
     assert [u["id"] for u in feature["properties"]["updates"]["notice"]] == ["n1"]
@@ -353,7 +355,7 @@ def test_snow_reports_are_system_level_newest_first_with_the_snow_fields():
         last_snow_time="06:30",
         trail_ids=("a",),
     )
-    compiled = compile_rows([trail("a")], updates=[old, new], language="fr")
+    compiled = compiled_from([trail("a")], updates=[old, new], language="fr")
 
     reports = compiled.statistics.published_updates["snowReport"]
     assert [r["id"] for r in reports] == ["s2", "s1"]
@@ -382,7 +384,7 @@ def test_expired_updates_are_left_out():
         update("n", expires_in_hours=-1, description="old"),
         update("s", "surfaceConditions", expires_in_hours=0, conditions=["icy"], trail_ids=("a",)),
     ]
-    compiled = compile_rows([trail("a")], updates=expired)
+    compiled = compiled_from([trail("a")], updates=expired)
 
     assert compiled.statistics.published_updates == {}
     assert features_of(compiled)[0]["properties"]["updates"] == {}
@@ -390,7 +392,7 @@ def test_expired_updates_are_left_out():
 
 def test_features_keep_the_trail_order_given_then_points():
     point = PointRow(id="p", name="Lot", marker_class="parking", lat=1.0, lng=2.0)
-    compiled = compile_rows([trail("b"), trail("a")], points=[point])
+    compiled = compiled_from([trail("b"), trail("a")], points=[point])
 
     ids = [
         f["properties"].get("trailId") or f["properties"]["pointId"]

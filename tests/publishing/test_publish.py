@@ -11,20 +11,19 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from publishing.compile import compile_system
+from publishing.compile import compile_rows
 from publishing.models import CompileRequest
-from publishing.scheduling import request_compile
+from publishing.publisher import build_all_systems_file, compile_pending, read_all_systems_file
+from publishing.scheduling import record_compile_request
 from publishing.selectors import load_system_rows
-from publishing.service import compile_pending
 from publishing.storage import (
     ALL_SYSTEMS_NAME,
     GEOJSON_CONTENT_TYPE,
     IMMUTABLE_CACHE_CONTROL,
     public_url,
-    read_all_systems_file,
 )
 from publishing.storage_backends import PublishedGoogleCloudStorage, PublishedS3Storage
-from publishing.tasks import rebuild_all_systems_file, sweep_pending_compiles
+from publishing.tasks import sweep_pending_compiles
 from tests.factories import (
     PointFactory,
     TrailActivityFactory,
@@ -46,7 +45,7 @@ def published(system: TrailSystem) -> dict:
 def write(system, capture) -> None:
     """A write as every service does it: rows and the compile request in one transaction."""
     with capture(execute=True), transaction.atomic():
-        request_compile(system, reason="test")
+        record_compile_request(system, reason="test")
 
 
 @pytest.fixture
@@ -93,7 +92,7 @@ def test_the_file_equals_a_compile_of_the_current_rows(system, django_capture_on
     write(system, django_capture_on_commit_callbacks)
 
     system.refresh_from_db()
-    expected = compile_system(load_system_rows(system.pk, timezone.now()), timezone.now())
+    expected = compile_rows(load_system_rows(system.pk, timezone.now()), timezone.now())
     assert published(system) == expected.feature_collection
     assert [u["baseDepth"] for u in system.published_updates["snowReport"]] == [50.0]
 
@@ -195,7 +194,7 @@ def test_all_systems_file_lists_active_systems_only():
     assert default_storage.exists(ALL_SYSTEMS_NAME)
 
     TrailSystemFactory(name="Another")
-    rebuild_all_systems_file()
+    build_all_systems_file()
 
     assert len(orjson.loads(read_all_systems_file())["features"]) == 2
 

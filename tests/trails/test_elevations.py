@@ -2,7 +2,8 @@ import pytest
 
 from tests.factories import TrailFactory
 from tests.fake_http import serving
-from trails import elevations
+from trails import tasks
+from trails.elevations import provider, sampling
 from trails.models import Trail
 
 
@@ -11,7 +12,7 @@ def line(*positions) -> dict:
 
 
 def test_a_3d_line_gives_50_evenly_spaced_values_from_its_third_coordinate():
-    profile = elevations.profile_from_geometry(line((-113.95, 45.69, 100), (-113.95, 45.70, 200)))
+    profile = sampling.profile_from_geometry(line((-113.95, 45.69, 100), (-113.95, 45.70, 200)))
 
     assert len(profile) == 50
     assert profile[0] == 100 and profile[-1] == 200
@@ -22,7 +23,7 @@ def test_spacing_follows_distance_not_vertex_count():
     # The first segment is ten times shorter than the second.
     geometry = line((0.0, 45.0, 0), (0.0, 45.001, 1000), (0.0, 45.011, 1000))
 
-    profile = elevations.profile_from_geometry(geometry)
+    profile = sampling.profile_from_geometry(geometry)
 
     # About 1223 m in all, so a value every 25 m: five of them on the first 111 m.
     assert sum(1 for v in profile if v < 1000) == 5
@@ -38,14 +39,14 @@ def test_the_parts_of_a_multiline_follow_each_other():
         ],
     }
 
-    profile = elevations.profile_from_geometry(geometry)
+    profile = sampling.profile_from_geometry(geometry)
 
     assert profile[0] == 10 and profile[-1] == 30
     assert profile == sorted(profile)
 
 
 def test_a_2d_line_has_no_profile_of_its_own():
-    assert elevations.profile_from_geometry(line((0.0, 45.0), (0.0, 45.01, 5))) is None
+    assert sampling.profile_from_geometry(line((0.0, 45.0), (0.0, 45.01, 5))) is None
 
 
 def open_meteo_elevation(request):
@@ -72,7 +73,7 @@ def open_meteo(settings):
 def test_open_meteo_is_asked_in_batches_of_100_coordinates(open_meteo):
     points = [(45.0 + i / 1000, -113.0 - i / 1000) for i in range(150)]
 
-    values = elevations.OpenMeteoElevationProvider().elevations(points)
+    values = provider.OpenMeteoElevationProvider().elevations(points)
 
     assert [len(r.query["latitude"][0].split(",")) for r in open_meteo.requests] == [100, 50]
     first = open_meteo.requests[0]
@@ -89,7 +90,7 @@ def test_a_geometry_change_stores_the_providers_profile_after_commit(
     trail = TrailFactory(elevations=[1.0] * 50)
 
     with django_capture_on_commit_callbacks(execute=True):
-        elevations.request_elevations_on_commit(trail.pk)
+        tasks.request_elevations_on_commit(trail.pk)
         assert Trail.objects.get(pk=trail.pk).elevations is None
 
     assert Trail.objects.get(pk=trail.pk).elevations == [1000.0 + i for i in range(50)]
@@ -103,7 +104,7 @@ def test_a_3d_geometry_needs_no_provider(open_meteo, django_capture_on_commit_ca
     trail = TrailFactory(geometry=line((-113.95, 45.69, 1500), (-113.94, 45.70, 1600)))
 
     with django_capture_on_commit_callbacks(execute=True):
-        elevations.request_elevations_on_commit(trail.pk)
+        tasks.request_elevations_on_commit(trail.pk)
 
     assert Trail.objects.get(pk=trail.pk).elevations[-1] == 1600
     assert open_meteo.requests == []
@@ -118,7 +119,7 @@ def test_a_failing_provider_leaves_the_profile_unknown(
         fake_open_meteo(settings, lambda request: (503, {"error": True})),
         django_capture_on_commit_callbacks(execute=True),
     ):
-        elevations.request_elevations_on_commit(trail.pk)
+        tasks.request_elevations_on_commit(trail.pk)
 
     assert Trail.objects.get(pk=trail.pk).elevations is None
 
@@ -129,7 +130,7 @@ def test_fixed_provider_end_to_end(settings, django_capture_on_commit_callbacks)
     trail = TrailFactory()
 
     with django_capture_on_commit_callbacks(execute=True):
-        elevations.request_elevations_on_commit(trail.pk)
+        tasks.request_elevations_on_commit(trail.pk)
 
     profile = Trail.objects.get(pk=trail.pk).elevations
     assert len(profile) == 50 and all(isinstance(v, float) for v in profile)

@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from config.dates import iso_ms
+from core.dates import iso_ms
 from publishing.models import CompileRequest
 from tests.factories import TrailActivityFactory, TrailFactory, TrailSystemFactory, UpdateFactory
 from trails.models import Trail

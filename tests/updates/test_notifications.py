@@ -6,10 +6,12 @@ from django.utils import timezone
 
 from tests.factories import SubscriberFactory, TrailFactory, TrailSystemFactory, UpdateFactory
 from tests.updates.notify_support import twilio_created, twilio_error
-from updates import notifications
+from updates import tasks
 from updates.models import Delivery, Subscriber
-from updates.public_views import unsubscribe
+from updates.notifications import delivery as sending
+from updates.notifications import recipients
 from updates.tasks import fan_out_update, sweep_notifications
+from webapp.subscriptions import unsubscribe
 
 pytestmark = pytest.mark.django_db
 pytest_plugins = ["tests.updates.notify_fixtures"]
@@ -29,7 +31,7 @@ def post_update(django_capture_on_commit_callbacks, system, **fields):
     with django_capture_on_commit_callbacks(execute=True):
         update = UpdateFactory(trail_system=system, notify=fields.pop("notify", True), **fields)
         if update.notify:
-            notifications.notify_subscribers_on_commit(update.pk)
+            tasks.notify_subscribers_on_commit(update.pk)
     return update
 
 
@@ -93,7 +95,7 @@ def test_french_system_gets_french_messages_with_condition_labels(
             notify=True,
         )
         update.trails.set([trail])
-        notifications.notify_subscribers_on_commit(update.pk)
+        tasks.notify_subscribers_on_commit(update.pk)
 
     email = mail.outbox[0]
     assert email.subject == "Sentiers du Lac : Conditions de surface"
@@ -145,7 +147,7 @@ def test_running_the_fan_out_again_sends_nothing_more(
     update = post_update(django_capture_on_commit_callbacks, system)
 
     fan_out_update(update.pk)
-    notifications.send_update_notifications(update.pk)
+    tasks.fan_out_update.delay(update.pk)
 
     assert len(mail.outbox) == 1 and len(sms_outbox) == 1
     assert update.deliveries.count() == 2
@@ -155,11 +157,11 @@ def test_a_duplicated_chunk_sends_nothing_twice(system, sms_outbox):
     subscribe(system, email="a@example.test")
     subscribe(system, email="b@example.test")
     update = UpdateFactory(trail_system=system, notify=True)
-    notifications.record_deliveries(update)
-    [(channel, ids)] = notifications.pending_chunks(update.pk)
+    recipients.record_deliveries(update)
+    [(channel, ids)] = recipients.pending_chunks(update.pk)
 
-    notifications.send_chunk(update.pk, channel, ids)
-    notifications.send_chunk(update.pk, channel, ids)
+    sending.send_chunk(update.pk, channel, ids)
+    sending.send_chunk(update.pk, channel, ids)
 
     assert len(mail.outbox) == 2
 
@@ -168,9 +170,9 @@ def test_large_lists_are_split_into_chunks_per_channel(system):
     for n in range(5):
         subscribe(system, email=f"s{n}@example.test", phone=f"+1514555010{n}")
     update = UpdateFactory(trail_system=system, notify=True)
-    notifications.record_deliveries(update)
+    recipients.record_deliveries(update)
 
-    chunks = notifications.pending_chunks(update.pk, size=2)
+    chunks = recipients.pending_chunks(update.pk, size=2)
 
     assert [(channel, len(ids)) for channel, ids in chunks] == [
         ("email", 2),
@@ -262,9 +264,9 @@ def test_a_provider_that_keeps_failing_is_given_up_after_the_last_attempt(
     update = post_update(django_capture_on_commit_callbacks, system)
 
     delivery = update.deliveries.get(subscriber=subscriber)
-    assert delivery.state == "failed" and delivery.attempts == notifications.MAX_ATTEMPTS
+    assert delivery.state == "failed" and delivery.attempts == sending.MAX_ATTEMPTS
     assert "429" in delivery.error
-    assert len(server.requests) == notifications.MAX_ATTEMPTS
+    assert len(server.requests) == sending.MAX_ATTEMPTS
     subscriber.refresh_from_db()
     assert subscriber.phone_failed_on is None
 
@@ -287,7 +289,7 @@ def test_email_reuses_one_smtp_connection_and_a_refused_address_is_marked(
 
 
 def test_retry_delay_grows_exponentially():
-    assert [notifications.retry_delay(n) for n in (1, 2, 3, 4)] == [30, 120, 480, 1920]
+    assert [sending.retry_delay(n) for n in (1, 2, 3, 4)] == [30, 120, 480, 1920]
 
 
 def test_the_sweep_finds_fan_outs_whose_tasks_were_lost(system):
@@ -297,13 +299,13 @@ def test_the_sweep_finds_fan_outs_whose_tasks_were_lost(system):
     just_queued = UpdateFactory(trail_system=system, notify=True, created_on=now)
     silent = UpdateFactory(trail_system=system, created_on=now - timedelta(minutes=20))
     stuck = UpdateFactory(trail_system=system, notify=True, created_on=now - timedelta(hours=2))
-    notifications.record_deliveries(stuck)
+    recipients.record_deliveries(stuck)
     stuck.deliveries.update(created_on=now - timedelta(minutes=30))
     retrying = UpdateFactory(trail_system=system, notify=True, created_on=now - timedelta(hours=2))
-    notifications.record_deliveries(retrying)
+    recipients.record_deliveries(retrying)
     retrying.deliveries.update(created_on=now - timedelta(minutes=30), attempts=1)
 
-    found = notifications.updates_to_sweep(now)
+    found = recipients.updates_to_sweep(now)
 
     assert sorted(found) == sorted([lost.pk, stuck.pk])
     assert just_queued.pk not in found and silent.pk not in found
@@ -329,7 +331,7 @@ def test_a_notice_about_some_trails_names_them(
     with django_capture_on_commit_callbacks(execute=True):
         update = UpdateFactory(trail_system=system, notify=True, description="Fallen tree.")
         update.trails.set([trail])
-        notifications.notify_subscribers_on_commit(update.pk)
+        tasks.notify_subscribers_on_commit(update.pk)
 
     assert "Trails: Ridge Loop" in mail.outbox[0].body
     assert "Ridge Loop" in mail.outbox[0].alternatives[0][0]
@@ -346,6 +348,6 @@ def test_an_unreachable_mail_server_is_retried_and_nothing_is_left_half_sent(
     update = post_update(django_capture_on_commit_callbacks, system)
 
     email = update.deliveries.get(channel="email")
-    assert email.state == "failed" and email.attempts == notifications.MAX_ATTEMPTS
+    assert email.state == "failed" and email.attempts == sending.MAX_ATTEMPTS
     assert "Connection" in email.error
     assert update.deliveries.get(channel="sms").state == "sent"

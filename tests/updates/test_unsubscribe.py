@@ -3,7 +3,7 @@ from django.core import mail
 from twilio.request_validator import RequestValidator
 
 from tests.factories import SubscriberFactory, TrailSystemFactory, UpdateFactory
-from updates import notifications
+from updates import tasks
 from updates.models import Subscriber
 
 pytestmark = pytest.mark.django_db
@@ -74,7 +74,7 @@ def test_an_unsubscribed_subscriber_gets_no_further_messages(
 
     with django_capture_on_commit_callbacks(execute=True):
         update = UpdateFactory(trail_system=subscriber.trail_system, notify=True)
-        notifications.notify_subscribers_on_commit(update.pk)
+        tasks.notify_subscribers_on_commit(update.pk)
 
     assert mail.outbox == [] and sms_outbox == []
 

@@ -1,0 +1,238 @@
+"""JSON shapes of trail systems, trails and points (section 2): what comes in, what goes out.
+
+Field names are snake_case here; the renderer and parser turn them into the interface's
+camelCase (promoteTrailHUB is spelled literally, as the interface has it)."""
+
+from django.db import models
+from rest_framework import serializers
+
+from api.fields import (
+    GeolocationField,
+    JsDateTimeField,
+    RequiredFieldsMixin,
+    StrictBooleanField,
+    StrictCharField,
+    StrictFloatField,
+    StrictIntegerField,
+)
+from core.limits import TEXT_LIMIT
+from trails import activities as catalog
+from trails import enums
+from trails.geometry import feature_collection
+from trails.models import Point, Trail, TrailActivity, TrailSystem
+
+INT_LIMIT = 2**31 - 1  # what the integer columns hold
+
+
+def activity_entry(activity: TrailActivity, language: str) -> dict:
+    return catalog.activity_entry(activity.value, activity.status, activity.difficulty, language)
+
+
+def trail_activities(trail: Trail) -> list[dict]:
+    language = trail.trail_system.language
+    return [activity_entry(activity, language) for activity in trail.activities.all()]
+
+
+class ShapeSerializer(serializers.ModelSerializer):
+    """A read-only response shape from model fields; dates ISO 8601 with milliseconds."""
+
+    serializer_field_mapping = {
+        **serializers.ModelSerializer.serializer_field_mapping,
+        models.DateTimeField: JsDateTimeField,
+    }
+
+
+class SystemRowSerializer(ShapeSerializer):
+    """What every trail, point and update shows: ids and the audit fields."""
+
+    ROW_FIELDS = ("id", "trail_system_id")
+    AUDIT_FIELDS = ("created_on", "created_by", "updated_on", "updated_by")
+
+    trail_system_id = serializers.CharField()
+
+
+# Trail systems
+
+
+LIST_FIELDS = (
+    "id", "name", "role", "inactive", "language", "total_trails", "open_trails",
+    "caution_trails", "closed_trails", "geolocation", "updated_on",
+)  # fmt: skip
+
+
+class TrailSystemListSerializer(ShapeSerializer):
+    """The list form of GET /trail-systems; `role` is set on each system by the selector."""
+
+    role = serializers.CharField()
+    geolocation = GeolocationField()
+
+    class Meta:
+        model = TrailSystem
+        fields = LIST_FIELDS
+
+
+class TrailSystemSerializer(TrailSystemListSerializer):
+    """The stored document without internal fields, plus id and the caller's role."""
+
+    promoteTrailHUB = serializers.BooleanField(source="promote_trail_hub")
+    activities = serializers.JSONField(source="activity_totals")
+    updates = serializers.JSONField(source="published_updates")
+    owner_id = serializers.CharField()
+
+    class Meta:
+        model = TrailSystem
+        fields = (
+            *LIST_FIELDS, "description", "phone_number", "website", "depth_measurement",
+            "length_measurement", "temp_measurement", "hide_name", "promoteTrailHUB",
+            "total_distance", "open_distance", "activities", "updates", "weather",
+            "subscription", "created_on", "updated_by", "owner_id",
+        )  # fmt: skip
+
+    def to_representation(self, instance) -> dict:
+        data = super().to_representation(instance)
+        if data["weather"] is None:
+            del data["weather"]
+        return data
+
+
+class TrailSystemChangeSerializer(serializers.Serializer):
+    """PATCH /trail-systems/:id: every field optional, text at most 2000 characters."""
+
+    name = StrictCharField(max_length=TEXT_LIMIT, required=False)
+    description = StrictCharField(max_length=TEXT_LIMIT, required=False, allow_blank=True)
+    phone_number = StrictCharField(max_length=TEXT_LIMIT, required=False, allow_blank=True)
+    website = StrictCharField(max_length=TEXT_LIMIT, required=False, allow_blank=True)
+    depth_measurement = StrictCharField(max_length=TEXT_LIMIT, required=False)
+    length_measurement = StrictCharField(max_length=TEXT_LIMIT, required=False)
+    language = serializers.ChoiceField(enums.Language.choices, required=False)
+    temp_measurement = serializers.ChoiceField(enums.TempMeasurement.choices, required=False)
+    inactive = StrictBooleanField(required=False)
+    hide_name = StrictBooleanField(required=False)
+    promoteTrailHUB = StrictBooleanField(source="promote_trail_hub", required=False)
+
+
+# Trails
+
+
+class TrailSerializer(SystemRowSerializer):
+    activities = serializers.SerializerMethodField()
+    geolocation = GeolocationField()
+
+    class Meta:
+        model = Trail
+        fields = (
+            *SystemRowSerializer.ROW_FIELDS, "name", "description", "status", "difficulty",
+            "type", "line_style", "hidden", "one_way", "one_way_reversed", "order",
+            "categories", "activities", "distance", "geolocation",
+            *SystemRowSerializer.AUDIT_FIELDS,
+        )  # fmt: skip
+
+    def get_activities(self, trail: Trail) -> list[dict]:
+        return trail_activities(trail)
+
+
+class TrailWithGeoJsonSerializer(TrailSerializer):
+    geo_json = serializers.SerializerMethodField()
+
+    class Meta(TrailSerializer.Meta):
+        fields = (*TrailSerializer.Meta.fields, "geo_json")
+
+    def get_geo_json(self, trail: Trail) -> dict:
+        return feature_collection(trail.geometry)
+
+
+class TrailFieldsSerializer(serializers.Serializer):
+    """The editable trail fields, all optional (PATCH); creation requires some of them."""
+
+    name = StrictCharField(max_length=200, required=False)
+    description = StrictCharField(max_length=5000, required=False, allow_blank=True)
+    status = serializers.ChoiceField(enums.TrailStatus.choices, required=False)
+    difficulty = serializers.ChoiceField(enums.Difficulty.choices, required=False)
+    type = serializers.ChoiceField(enums.TrailType.choices, required=False)
+    line_style = serializers.ChoiceField(enums.LineStyle.choices, required=False)
+    hidden = StrictBooleanField(required=False)
+    one_way = StrictBooleanField(required=False)
+    one_way_reversed = StrictBooleanField(required=False)
+    order = StrictIntegerField(required=False, min_value=-INT_LIMIT, max_value=INT_LIMIT)
+    categories = serializers.ListField(child=StrictCharField(), required=False)
+
+
+class TrailCreateSerializer(RequiredFieldsMixin, TrailFieldsSerializer):
+    required_fields = ("name", "geometry")
+
+    geometry = serializers.JSONField(required=False, allow_null=True)
+
+
+class ActivityChangeSerializer(serializers.Serializer):
+    value = StrictCharField()
+    status = serializers.ChoiceField(enums.ActivityStatus.choices, required=False)
+    difficulty = serializers.ChoiceField(enums.Difficulty.choices, required=False)
+
+
+class TrailChangeSerializer(TrailFieldsSerializer):
+    activities = serializers.ListField(child=ActivityChangeSerializer(), required=False)
+
+
+class TrailsStatusSerializer(serializers.Serializer):
+    """POST /trail-systems/:id/trails/status."""
+
+    status = serializers.ChoiceField(enums.TrailStatus.choices)
+    trail_ids = serializers.ListField(child=StrictCharField(), required=False, allow_empty=False)
+    all = StrictBooleanField(required=False, default=False)
+
+    def validate(self, attrs: dict) -> dict:
+        if not attrs["all"] and "trail_ids" not in attrs:
+            raise serializers.ValidationError(
+                {"trail_ids": "Send trailIds or all: true."}, code="required"
+            )
+        return attrs
+
+
+# Points
+
+
+class PointSerializer(SystemRowSerializer):
+    geolocation = GeolocationField()
+
+    class Meta:
+        model = Point
+        fields = (
+            *SystemRowSerializer.ROW_FIELDS, "name", "description", "marker_class", "status",
+            "hidden", "wait_time", "web_cam_url", "dining_options", "geolocation",
+            *SystemRowSerializer.AUDIT_FIELDS,
+        )  # fmt: skip
+
+
+class PointFieldsSerializer(serializers.Serializer):
+    """The editable point fields, all optional (PATCH); lat/lng may be latitude/longitude."""
+
+    ALIASES = {"latitude": "lat", "longitude": "lng"}
+
+    name = StrictCharField(max_length=200, required=False)
+    marker_class = serializers.ChoiceField(enums.MarkerClass.choices, required=False)
+    lat = StrictFloatField(min_value=-90, max_value=90, required=False)
+    lng = StrictFloatField(min_value=-180, max_value=180, required=False)
+    description = StrictCharField(required=False, allow_blank=True)
+    status = serializers.ChoiceField(enums.PointStatus.choices, required=False)
+    hidden = StrictBooleanField(required=False)
+    wait_time = StrictIntegerField(
+        min_value=0, max_value=INT_LIMIT, required=False, allow_null=True
+    )
+    web_cam_url = StrictCharField(max_length=TEXT_LIMIT, required=False, allow_blank=True)
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            data = {**{self.ALIASES[k]: v for k, v in data.items() if k in self.ALIASES}, **data}
+        return super().to_internal_value(data)
+
+    def validate(self, attrs: dict) -> dict:
+        if ("lat" in attrs) != ("lng" in attrs):
+            missing = "lng" if "lat" in attrs else "lat"
+            raise serializers.ValidationError(
+                {missing: "lat and lng move the point together; send both."}, code="required"
+            )
+        return attrs
+
+
+class PointCreateSerializer(RequiredFieldsMixin, PointFieldsSerializer):
+    required_fields = ("name", "marker_class", "lat", "lng")

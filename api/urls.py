@@ -1,0 +1,18 @@
+"""The management interface, version 1 (/api/v1)."""
+
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularJSONAPIView
+
+from api import discovery, views
+
+urlpatterns = [
+    path("", discovery.ApiRootView.as_view(), name="api-root"),
+    path("update-types", discovery.UpdateTypesView.as_view(), name="api-update-types"),
+    path("schema", SpectacularJSONAPIView.as_view(), name="api-schema"),
+    path("docs", views.OfflineSwaggerView.as_view(), name="api-docs"),
+    path("docs/assets/<str:filename>", views.swagger_ui_asset, name="api-docs-asset"),
+    path("", include("api.keys.urls")),
+    path("", include("api.trails.urls")),
+    path("", include("api.updates.urls")),
+    re_path(r"^.*$", views.route_not_found),
+]

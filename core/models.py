@@ -1,0 +1,58 @@
+"""Model building blocks shared by every app: ids, audit fields and the trash."""
+
+from django.db import models
+from django.utils import timezone
+
+from core.ids import ID_MAX_LENGTH, new_id
+
+
+class IdField(models.CharField):
+    """Opaque 20-character id by default; longer imported ids are kept as they are."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("max_length", ID_MAX_LENGTH)
+        kwargs.setdefault("default", new_id)
+        kwargs.setdefault("editable", False)
+        super().__init__(*args, **kwargs)
+
+
+class Audited(models.Model):
+    """createdOn/createdBy/updatedOn/updatedBy as the spec shows them (by = the caller's uid)."""
+
+    created_on = models.DateTimeField(default=timezone.now, editable=False)
+    created_by = models.CharField(max_length=128, blank=True, default="")
+    updated_on = models.DateTimeField(default=timezone.now)
+    updated_by = models.CharField(max_length=128, blank=True, default="")
+
+    class Meta:
+        abstract = True
+
+
+class LiveManager(models.Manager):
+    """The default manager: trashed rows are invisible unless asked for through `trash`."""
+
+    def get_queryset(self):
+        return super().get_queryset().filter(trashed_on__isnull=True)
+
+
+class TrashManager(models.Manager):
+    def get_queryset(self):
+        return super().get_queryset().filter(trashed_on__isnull=False)
+
+
+class Trashable(models.Model):
+    """Soft delete: DELETE moves a row to the trash, restorable in the web app."""
+
+    trashed_on = models.DateTimeField(null=True, blank=True, db_index=True)
+    trashed_by = models.CharField(max_length=128, blank=True, default="")
+
+    objects = LiveManager()
+    trash = TrashManager()
+    all_objects = models.Manager()  # noqa: DJ012 - a manager, not a field
+
+    class Meta:
+        abstract = True
+
+    @property
+    def is_trashed(self) -> bool:
+        return self.trashed_on is not None

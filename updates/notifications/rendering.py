@@ -1,0 +1,146 @@
+"""What a subscriber gets: an update's email and SMS, rendered once per chunk in the trail
+system's language and units, with each subscriber's unsubscribe link put in at the end."""
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.conf import settings
+from django.core import mail
+from django.template.loader import render_to_string
+from django.utils import timezone
+from django.utils.html import escape
+
+from updates import sms
+from updates.enums import UpdateType
+from updates.models import Subscriber, Update
+from updates.types import SURFACE_CONDITION_CATALOG, UPDATE_TYPES
+
+DEPTH_UNITS = {"inches": "in", "centimeters": "cm"}
+SNOW_DEPTH_FIELDS = (
+    "baseDepth",
+    "twentyFourHours",
+    "fourtyEightHours",
+    "sevenDays",
+    "seasonTotal",
+    "lastSnowAmount",
+    "upperElevationDepth",
+)
+SNOW_DATE_FIELDS = ("lastSnowDate", "lastSnowMakingDate")
+
+
+def public_map_url(system_id: str) -> str:
+    return f"{settings.PUBLIC_BASE_URL}/map/{system_id}"
+
+
+def unsubscribe_url(token: str) -> str:
+    return f"{settings.PUBLIC_BASE_URL}/unsubscribe/{token}"
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+def _date(value: datetime) -> str:
+    return timezone.localtime(value).date().isoformat()
+
+
+def message_context(update: Update) -> dict:
+    """Everything the templates show, already in the system's language and units."""
+    system = update.trail_system
+    language = system.language
+    template = UPDATE_TYPES[update.type]
+    context = {
+        "language": language,
+        "system_name": system.name,
+        "update_type": update.type,
+        "update_label": template.label.get(language),
+        "map_url": public_map_url(system.pk),
+    }
+    if update.type != UpdateType.SNOW_REPORT:  # snow reports are about the whole system
+        context |= {
+            "all_trails": update.all_trails,
+            "trail_names": list(update.trails.order_by("order").values_list("name", flat=True)),
+        }
+    if update.type == UpdateType.NOTICE:
+        severity = next(f for f in template.fields if f.property == "severity")
+        labels = {value: text.get(language) for value, text in severity.options or ()}
+        context |= {
+            "description": update.description,
+            "severity": update.severity or "info",
+            "severity_label": labels.get(update.severity or "info", ""),
+            "link_url": update.link_url,
+        }
+    elif update.type == UpdateType.SURFACE_CONDITIONS:
+        context |= {
+            "conditions": [
+                SURFACE_CONDITION_CATALOG[value].entry(language)["text"]
+                for value in update.conditions
+                if value in SURFACE_CONDITION_CATALOG
+            ],
+        }
+    elif update.type == UpdateType.SNOW_REPORT:
+        unit = DEPTH_UNITS.get(system.depth_measurement, system.depth_measurement)
+        labels = {f.property: f.label.get(language) for f in template.fields}
+        figures = []
+        for prop in (*SNOW_DEPTH_FIELDS, *SNOW_DATE_FIELDS):
+            value = getattr(update, _snake(prop))
+            if value is None:
+                continue
+            shown = _date(value) if prop in SNOW_DATE_FIELDS else f"{_number(value)} {unit}"
+            if prop == "lastSnowDate" and update.last_snow_time:
+                shown = f"{shown} {update.last_snow_time}"
+            figures.append({"label": labels[prop], "value": shown})
+        context["figures"] = figures
+    return context
+
+
+def _snake(name: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
+
+
+# Rendered once per chunk with this in place of the link, which is all that differs between
+# subscribers; it has no character that HTML escaping would change.
+LINK_PLACEHOLDER = "UNSUBSCRIBE-LINK-7f3c9a"
+
+
+@dataclass(frozen=True)
+class Messages:
+    """An update's message parts (subject, text and HTML email bodies, SMS text)."""
+
+    subject: str
+    text: str
+    html: str
+    sms: str
+
+    @classmethod
+    def render(cls, context: dict) -> "Messages":
+        context = {**context, "unsubscribe_url": LINK_PLACEHOLDER}
+
+        def part(name: str) -> str:
+            return render_to_string(f"notifications/{context['language']}/{name}", context)
+
+        return cls(
+            subject=" ".join(part("subject.txt").split()),
+            text=re.sub(r"\n\s*\n\s*\n+", "\n\n", part("body.txt")).strip(),
+            html=part("body.html").strip(),
+            sms=re.sub(r"\n\s*\n+", "\n", part("sms.txt")).strip(),
+        )
+
+    def email_for(self, subscriber: Subscriber) -> mail.EmailMultiAlternatives:
+        link = unsubscribe_url(subscriber.unsubscribe_token)
+        message = mail.EmailMultiAlternatives(
+            subject=self.subject,
+            body=self.text.replace(LINK_PLACEHOLDER, link),
+            to=[subscriber.email],
+            headers={
+                "List-Unsubscribe": f"<{link}>",
+                "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+            },
+        )
+        message.attach_alternative(self.html.replace(LINK_PLACEHOLDER, escape(link)), "text/html")
+        return message
+
+    def sms_for(self, subscriber: Subscriber) -> sms.SmsMessage:
+        link = unsubscribe_url(subscriber.unsubscribe_token)
+        return sms.SmsMessage(to=subscriber.phone, body=self.sms.replace(LINK_PLACEHOLDER, link))

@@ -1,8 +1,0 @@
-from django.urls import path
-
-from updates import views
-
-urlpatterns = [
-    path("trail-systems/<str:system_id>/updates", views.UpdatesView.as_view()),
-    path("updates/<str:pk>", views.UpdateView.as_view()),
-]

@@ -6,6 +6,7 @@ its address answers 404, as if it did not exist.
 """
 
 from django.contrib import admin
+from django.core.exceptions import PermissionDenied
 from django.db.models import Model, QuerySet
 from django.http import Http404
 
@@ -88,6 +89,9 @@ class RoleScopedAdmin(RoleScopedMixin, admin.ModelAdmin):
     def get_object(self, request, object_id, from_field=None):
         obj = super().get_object(request, object_id, from_field)
         if obj is None:
+            # Not yours, or no such row: the same answer, so nothing is learnt from it.
+            if not self.has_view_or_change_permission(request):
+                raise PermissionDenied
             raise Http404
         return obj
 

@@ -1,14 +1,15 @@
 """Bases every web-app page shares."""
 
-from django.contrib import admin, messages
+from django.contrib import messages
 from django.db import transaction
 from django.utils import timezone
 
 from core.compiles import request_compile
 from core.models import Audited
+from webapp.scoping import RoleScopedAdmin
 
 
-class CompileOnWriteAdmin(admin.ModelAdmin):
+class CompileOnWriteAdmin(RoleScopedAdmin):
     """Stamps who changed a row and queues a compile of its system on add, change, delete."""
 
     def save_model(self, request, obj, form, change):
@@ -40,7 +41,7 @@ class CompileOnWriteAdmin(admin.ModelAdmin):
                 )
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(RoleScopedAdmin):
     """Rows written only by the service itself (deliveries, compile requests, keys)."""
 
     def has_add_permission(self, request) -> bool:

@@ -23,12 +23,13 @@ from trails.models import (
     TrashedTrail,
 )
 from webapp.admin.base import CompileOnWriteAdmin, apply_to_selected
+from webapp.scoping import RoleScopedAdmin, RoleScopedTabularInline
 
 
 class MembershipForm(forms.ModelForm):
     class Meta:
         model = Membership
-        fields = ["user", "role"]
+        fields = ["role"]
 
     def clean_role(self) -> str:
         try:
@@ -37,15 +38,19 @@ class MembershipForm(forms.ModelForm):
             raise ValidationError(str(error)) from None
 
 
-class MembershipInline(admin.TabularInline):
+class MembershipInline(RoleScopedTabularInline):
+    """Members' roles; new members come in by e-mail invitation (the system's Invite page)."""
+
     model = Membership
     form = MembershipForm
-    extra = 1
-    autocomplete_fields = ["user"]
+    readonly_fields = ["user"]
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
 
 
 @admin.register(TrailSystem)
-class TrailSystemAdmin(admin.ModelAdmin):
+class TrailSystemAdmin(RoleScopedAdmin):
     list_display = [
         "name",
         "id",
@@ -116,12 +121,11 @@ class TrailActivityForm(forms.ModelForm):
         fields = ["value", "status", "difficulty", "position"]
 
 
-class TrailActivityInline(admin.TabularInline):
+class TrailActivityInline(RoleScopedTabularInline):
     """The only place activities are added to a trail (the API may only change them)."""
 
     model = TrailActivity
     form = TrailActivityForm
-    extra = 1
 
 
 class TrailForm(forms.ModelForm):

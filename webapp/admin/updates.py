@@ -9,6 +9,7 @@ from updates.models import Delivery, Subscriber, Update
 from updates.subscribers import clean_contact
 from updates.types import SNOW_DEPTHS, SURFACE_CONDITION_CATALOG
 from webapp.admin.base import CompileOnWriteAdmin, ReadOnlyAdmin
+from webapp.scoping import RoleScopedAdmin
 
 
 class UpdateForm(forms.ModelForm):
@@ -94,7 +95,7 @@ class SubscriberForm(forms.ModelForm):
 
 
 @admin.register(Subscriber)
-class SubscriberAdmin(admin.ModelAdmin):
+class SubscriberAdmin(RoleScopedAdmin):
     form = SubscriberForm
     list_display = ["__str__", "trail_system", "email", "phone", "created_on", "unsubscribed_on"]
     list_filter = ["trail_system"]

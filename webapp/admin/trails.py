@@ -7,6 +7,7 @@ in the same transaction, exactly as an API write does.
 from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
 
 from trails import trash
 from trails.activities import CATALOG
@@ -24,6 +25,13 @@ from trails.models import (
 )
 from webapp.admin.base import CompileOnWriteAdmin, apply_to_selected
 from webapp.scoping import RoleScopedAdmin, RoleScopedTabularInline
+from webapp.trail_admin import (
+    STATUS_ACTIONS,
+    ActivityFilter,
+    CategoryFilter,
+    GeometryMapWidget,
+    activity_label,
+)
 
 
 class MembershipForm(forms.ModelForm):
@@ -147,6 +155,7 @@ class TrailForm(forms.ModelForm):
             "geometry",
         ]
         help_texts = {"geometry": "GeoJSON LineString or MultiLineString, [lng, lat] positions."}
+        widgets = {"geometry": GeometryMapWidget}
 
     def clean_geometry(self) -> dict:
         try:
@@ -171,12 +180,22 @@ class TrailAdmin(TrashActionMixin, CompileOnWriteAdmin):
     form = TrailForm
     trash_function = staticmethod(trash.trash_trail)
     inlines = [TrailActivityInline]
-    list_display = ["name", "trail_system", "status", "difficulty", "type", "distance", "order"]
-    list_filter = ["status", "type", "difficulty", "trail_system"]
-    search_fields = ["name", "id"]
+    actions = [*STATUS_ACTIONS, "move_to_trash"]
+    list_display = ["name", "trail_system", "status", "activity_list", "difficulty", "distance"]
+    list_filter = ["status", ActivityFilter, CategoryFilter, "difficulty", "trail_system"]
+    search_fields = ["name"]
     list_select_related = ["trail_system"]
     autocomplete_fields = ["trail_system"]
     readonly_fields = ["id", "distance", "lat", "lng", "created_on", "created_by", "updated_by"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("activities")
+
+    @admin.display(description=_("activities"))
+    def activity_list(self, trail) -> str:
+        return ", ".join(
+            f"{activity_label(a.value)} ({a.get_status_display()})" for a in trail.activities.all()
+        )
 
     def save_model(self, request, obj, form, change):
         obj.apply_geometry(obj.geometry)

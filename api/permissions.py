@@ -11,7 +11,8 @@ also lists it in `administrator_methods` so that GET / describes the route corre
 from django.db.models import QuerySet
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
-from apikeys.credentials import ID_TOKEN, Credential
+from apikeys.credentials import API_KEY, ID_TOKEN, Credential
+from core.actors import Actor, Via
 from core.errors import Forbidden
 from trails import selectors
 from trails.enums import Role
@@ -62,3 +63,11 @@ def permitted_systems(request) -> QuerySet[TrailSystem]:
     if key is not None and key.trail_system_ids is not None:
         systems = systems.filter(pk__in=key.trail_system_ids)
     return systems
+
+
+def request_actor(request) -> Actor:
+    """Who is writing, for the services: the account and the credential's path and key."""
+    credential: Credential = request.auth
+    if credential.auth_type == API_KEY:
+        return Actor(request.user.pk, Via.API_KEY, credential.key.pk)
+    return Actor(request.user.pk, Via.ID_TOKEN)

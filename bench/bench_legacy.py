@@ -39,6 +39,7 @@ def _wrk_binary() -> str:
 
 def _seed() -> str:
     """A system of 500 trails with 3-D geometry, two activities each, half with elevations."""
+    # Django is set up by the runner before any seed runs.
     from django.db import connection
 
     from trails.models import Trail, TrailActivity, TrailSystem

@@ -13,6 +13,7 @@ TIMEOUT_SECONDS = 300
 
 
 def run() -> dict[str, dict]:
+    # Django is set up by the runner (bench/run.py) before run() is called.
     from django.conf import settings
     from django.db import transaction
 

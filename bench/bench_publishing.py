@@ -239,7 +239,7 @@ def measure_latency(
     systems: dict[str, TrailSystem], rng: random.Random, media: Path
 ) -> dict[str, dict]:
     """Switch to the production topology: real broker, a worker process of our own."""
-    from tests.integration.conftest import Worker
+    from tests.integration.conftest import Worker  # imports models: Django is set up first
 
     broker_url = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/15"
     celery_app.conf.update(

@@ -18,7 +18,7 @@ def bench_database_url() -> str:
 
 def setup_django() -> None:
     """Recreate the bench database, point Django at it, migrate. Call once per run."""
-    import psycopg
+    import psycopg  # only the set-up needs the driver directly
 
     admin_url = urlunparse(urlparse(bench_database_url())._replace(path="/postgres"))
     with psycopg.connect(admin_url, autocommit=True) as conn:
@@ -28,7 +28,7 @@ def setup_django() -> None:
     os.environ.setdefault("SECRET_KEY", "bench-only-secret-key")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     sys.path.insert(0, str(ROOT))
-    import django
+    import django  # after DJANGO_SETTINGS_MODULE and sys.path are set just above
 
     django.setup()
     subprocess.run(

@@ -12,11 +12,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from apikeys.models import User
+from core.actors import Actor, Via
 from trails import osm
 from trails.enums import TrailStatus
 from trails.importing import create_trail_system
 from trails.models import Trail, TrailSystem
 from updates.models import Update
+from updates.services import create_update
 
 DEMO_SYSTEM_ID = "demoLostTrailPowder1"
 DEMO_OWNER_UID = "demo-owner"
@@ -104,38 +106,41 @@ def demo_collection() -> dict:
 def _post_updates(system: TrailSystem, nordic_ids: list[str]) -> None:
     """A notice, a snow report and surface conditions on some nordic trails."""
     now = timezone.now()
-    common = {
-        "trail_system": system,
-        "expiration_date": now + UPDATE_LIFETIME,
-        "source": Update.Source.IMPORT,
-        "created_by": DEMO_OWNER_UID,
-        "updated_by": DEMO_OWNER_UID,
-    }
-    Update.objects.create(
-        type="notice",
-        severity="info",
-        description="Welcome to the demo! Chair 1 opens at 9:00; nordic trails groomed daily.",
-        **common,
+    nordic = list(
+        Trail.objects.filter(pk__in=nordic_ids).order_by("order").values_list("pk", flat=True)
     )
-    Update.objects.create(
-        type="snowReport",
-        base_depth=48,
-        twenty_four_hours=4,
-        fourty_eight_hours=9,
-        seven_days=16,
-        season_total=142,
-        last_snow_amount=4,
-        last_snow_date=now - timedelta(hours=10),
-        last_snow_time="02:00",
-        **common,
-    )
-    nordic = Trail.objects.filter(pk__in=nordic_ids)
-    groomed = Update.objects.create(
-        type="surfaceConditions", conditions=["classicGroomed", "skateGroomed"], **common
-    )
-    groomed.trails.set(nordic.order_by("order")[:6])
-    icy = Update.objects.create(type="surfaceConditions", conditions=["icy"], **common)
-    icy.trails.set(nordic.order_by("-order")[:2])
+    bodies = [
+        {
+            "type": "notice",
+            "severity": "info",
+            "description": "Welcome to the demo! Chair 1 opens at 9:00; "
+            "nordic trails groomed daily.",
+        },
+        {
+            "type": "snowReport",
+            "base_depth": 48,
+            "twenty_four_hours": 4,
+            "fourty_eight_hours": 9,
+            "seven_days": 16,
+            "season_total": 142,
+            "last_snow_amount": 4,
+            "last_snow_date": now - timedelta(hours=10),
+            "last_snow_time": "02:00",
+        },
+        {
+            "type": "surfaceConditions",
+            "conditions": ["classicGroomed", "skateGroomed"],
+            "trail_ids": nordic[:6],
+        },
+        {"type": "surfaceConditions", "conditions": ["icy"], "trail_ids": nordic[-2:]},
+    ]
+    for body in bodies:
+        create_update(
+            system=system,
+            fields={**body, "expiration_date": now + UPDATE_LIFETIME},
+            actor=Actor(DEMO_OWNER_UID, Via.IMPORT),
+            source=Update.Source.IMPORT,
+        )
 
 
 def load_demo() -> tuple[TrailSystem, bool]:

@@ -184,7 +184,7 @@ def _trail_document(row: dict, activities: list[dict], *, with_id: bool) -> dict
     return document
 
 
-def system_trails(system_id: str) -> tuple[list[dict], datetime | None]:
+def trails_documents(system_id: str) -> tuple[list[dict], datetime | None]:
     """GET /trails/:id: every live trail of the system by order, each with its id."""
     system = TrailSystem.objects.values("language", "updated_on", "compiled_on").get(pk=system_id)
     rows = _trail_rows(

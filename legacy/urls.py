@@ -22,7 +22,7 @@ register_converter(IdConverter, "legacy_id")
 urlpatterns = [
     path("trail-systems", views.trail_systems),
     path("ts/<legacy_id:system_id>", views.trail_system),
-    path("trails/<legacy_id:system_id>", views.system_trails),
+    path("trails/<legacy_id:system_id>", views.trail_list),
     path("trail/<legacy_id:trail_id>", views.trail),
     path("point/<legacy_id:point_id>", views.point),
     path("weather/<legacy_id:system_id>", views.weather),

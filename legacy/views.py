@@ -33,8 +33,8 @@ def trail_system(request: HttpRequest, system_id: str) -> Answer:
 
 
 @legacy_route()
-def system_trails(request: HttpRequest, system_id: str) -> Answer:
-    return _cached("trails", system_id, versions.trails_version, documents.system_trails)
+def trail_list(request: HttpRequest, system_id: str) -> Answer:
+    return _cached("trails", system_id, versions.trails_version, documents.trails_documents)
 
 
 @legacy_route()

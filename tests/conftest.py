@@ -78,7 +78,7 @@ def key_client_for(client_for):
 @pytest.fixture
 def system():
     """A trail system whose owner (its Administrator) is `system.owner`."""
-    from tests.factories import TrailSystemFactory
+    from tests.factories import TrailSystemFactory  # models load once pytest-django set up
 
     return TrailSystemFactory()
 

@@ -9,6 +9,7 @@ from django.test import Client, RequestFactory
 from django.urls import reverse
 
 from apikeys.models import ApiKey
+from core.actors import Actor, Via
 from publishing.models import CompileRequest
 from tests.factories import (
     MembershipFactory,
@@ -52,8 +53,8 @@ def system():
     MembershipFactory(trail_system=system)
     activity = TrailActivityFactory(trail__trail_system=system)
     PointFactory(trail_system=system)
-    trash_trail(TrailFactory(trail_system=system), "uid-x")
-    trash_point(PointFactory(trail_system=system), "uid-x")
+    trash_trail(trail=TrailFactory(trail_system=system), actor=Actor("uid-x", Via.WEB_APP))
+    trash_point(point=PointFactory(trail_system=system), actor=Actor("uid-x", Via.WEB_APP))
     update = UpdateFactory(trail_system=system)
     update.trails.add(activity.trail)
     subscriber = SubscriberFactory(trail_system=system)

@@ -15,11 +15,10 @@ from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db import transaction
 
-from core.compiles import request_compile
+from core.actors import Actor, Via
 from core.ids import ID_MAX_LENGTH, new_id
-from trails import enums
+from trails import enums, services
 from trails.activities import get_activity
 from trails.geometry import GeometryError, lines
 from trails.geometry import validate as validate_line
@@ -351,28 +350,12 @@ def create_trail_system(
     if tier:
         fields["subscription"] = tier
 
-    with transaction.atomic():
-        owner, _ = User.objects.get_or_create(uid=owner_uid)
-        system = TrailSystem.objects.create(
-            name=name, owner=owner, inactive=inactive, updated_by=owner_uid, **fields
-        )
-        for uid, role in members:
-            user, _ = User.objects.get_or_create(uid=uid)
-            Membership.objects.create(trail_system=system, user=user, role=role)
-        if parsed:
-            _write(system, parsed)
-        request_compile(system, reason="trail system created")
-    return system
-
-
-def _write(system: TrailSystem, parsed: ParsedCollection) -> None:
-    for trail, _ in parsed.trails:
-        trail.trail_system = system
-    for point in parsed.points:
-        point.trail_system = system
-    Trail.objects.bulk_create([trail for trail, _ in parsed.trails])
-    for trail, activities in parsed.trails:
-        for activity in activities:
-            activity.trail = trail
-    TrailActivity.objects.bulk_create([a for _, activities in parsed.trails for a in activities])
-    Point.objects.bulk_create(parsed.points)
+    return services.create_trail_system(
+        name=name,
+        owner_uid=owner_uid,
+        actor=Actor(owner_uid, Via.IMPORT),
+        members=members,
+        fields={"inactive": inactive, **fields},
+        trails=parsed.trails if parsed else (),
+        points=parsed.points if parsed else (),
+    )

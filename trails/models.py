@@ -4,6 +4,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from core.actors import Via
 from core.models import Audited, IdField, Trashable, TrashManager
 from trails import enums
 from trails import geometry as geometry_module
@@ -210,3 +211,43 @@ class TrashedPoint(Point):
     class Meta:
         proxy = True
         verbose_name = "trashed point"
+
+
+class StatusChange(models.Model):
+    """One recorded change of a trail's status, an activity's status or difficulty, a point's
+    status or wait time, or a trash/restore; written by trails.history in the change's own
+    transaction. `old_value`/`new_value` keep the JSON type of the value (text, number, bool)."""
+
+    trail_system = models.ForeignKey(
+        TrailSystem, on_delete=models.CASCADE, related_name="status_changes"
+    )
+    trail = models.ForeignKey(
+        Trail, on_delete=models.CASCADE, null=True, blank=True, related_name="status_changes"
+    )
+    point = models.ForeignKey(
+        Point, on_delete=models.CASCADE, null=True, blank=True, related_name="status_changes"
+    )
+    at = models.DateTimeField(default=timezone.now)
+    uid = models.CharField(max_length=128, blank=True, default="")
+    via = models.CharField(max_length=20, choices=Via.choices)
+    key_id = models.CharField(max_length=64, blank=True, default="")
+    field = models.CharField(max_length=40)
+    activity = models.CharField(max_length=40, blank=True, default="")  # "" for the row itself
+    old_value = models.JSONField(null=True, blank=True)
+    new_value = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        indexes = [
+            models.Index(fields=["trail", "-at", "-id"]),
+            models.Index(fields=["point", "-at", "-id"]),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(trail__isnull=True) ^ models.Q(point__isnull=True),
+                name="status_change_of_a_trail_or_a_point",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.old_value} -> {self.new_value}"

@@ -47,11 +47,11 @@ def point_or_404(point_id: str) -> Point:
     return point
 
 
-def system_trails(system: TrailSystem, *, with_geometry: bool = False) -> QuerySet[Trail]:
+def trails_of_system(system: TrailSystem, *, with_geometry: bool = False) -> QuerySet[Trail]:
     return trails_queryset(with_geometry=with_geometry).filter(trail_system=system)
 
 
-def system_points(system: TrailSystem) -> QuerySet[Point]:
+def points_of_system(system: TrailSystem) -> QuerySet[Point]:
     return Point.objects.select_related("trail_system").filter(trail_system=system)
 
 

@@ -1,26 +1,34 @@
-"""Writes of trail systems, trails and points: the rules of sections 2, 3 and 8.
+"""Writes of trail systems, members, trails, activities and points: the rules of sections 2, 3
+and 8, whichever interface asks (API, web app, importer, demo loader, commands).
 
-Each write runs in one transaction and records its compile request in it (request_compile).
-Changes are field-level UPDATEs of only the fields sent, under a row lock where rows depend
-on each other, so concurrent PATCHes of different fields never lose either."""
+Every function takes keyword arguments only, runs in one transaction and owns its side
+effects: the audit stamps, the compile request, elevations whenever a geometry is set, Closed
+closing every activity, and the status history. Changes are field-level UPDATEs of only the
+fields given, under a row lock where rows depend on each other, so concurrent changes of
+different fields never lose either."""
 
 import re
+from collections.abc import Mapping, Sequence
 
+from django.contrib.auth import get_user_model
 from django.db import models, transaction
 from django.utils import timezone
 
+from core.actors import Actor, Via
 from core.compiles import request_compile
 from core.errors import Invalid, NotFound
 from core.limits import TEXT_LIMIT
+from trails import history
 from trails.enums import ActivityStatus, TrailStatus
 from trails.geometry import GeometryError
-from trails.models import Point, Trail, TrailActivity, TrailSystem
+from trails.models import Membership, Point, Trail, TrailActivity, TrailSystem
 from trails.tasks import request_elevations_on_commit
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+ACTIVITY_FIELDS = ("status", "difficulty", "position")
 
 
-def write_fields(model: type[models.Model], pk: str, changes: dict, by: str) -> None:
+def write_fields(model: type[models.Model], pk: str, changes: Mapping, by: str) -> None:
     """One UPDATE of only the given columns, stamped with who and when."""
     model._default_manager.filter(pk=pk).update(**changes, updated_on=timezone.now(), updated_by=by)
 
@@ -39,98 +47,294 @@ def normalize_website(website: str) -> str:
     return website
 
 
-def change_trail_system(system: TrailSystem, changes: dict, by: str) -> None:
-    """PATCH /trail-systems/:id. Public details only: no recompile."""
+@transaction.atomic
+def create_trail_system(
+    *,
+    name: str,
+    owner_uid: str,
+    actor: Actor,
+    members: Sequence[tuple[str, str]] = (),
+    fields: Mapping | None = None,
+    trails: Sequence[tuple[Trail, Sequence[TrailActivity]]] = (),
+    points: Sequence[Point] = (),
+) -> TrailSystem:
+    """A system with its owner and members and, when imported, its trails (each with its
+    activities) and points, given as unsaved rows; queues elevations and the first compile."""
+    user_model = get_user_model()
+    owner, _ = user_model.objects.get_or_create(uid=owner_uid)
+    system = TrailSystem.objects.create(
+        name=name, owner=owner, updated_by=actor.uid, **dict(fields or {})
+    )
+    for uid, role in members:
+        user, _ = user_model.objects.get_or_create(uid=uid)
+        Membership.objects.create(trail_system=system, user=user, role=role)
+    for trail, activities in trails:
+        trail.trail_system = system
+        trail.created_by = trail.updated_by = actor.uid
+        if trail.status == TrailStatus.CLOSED:
+            for activity in activities:
+                activity.status = ActivityStatus.CLOSED
+    Trail.objects.bulk_create([trail for trail, _ in trails])
+    TrailActivity.objects.bulk_create(
+        [_on_trail(activity, trail) for trail, activities in trails for activity in activities]
+    )
+    for point in points:
+        point.trail_system = system
+        point.created_by = point.updated_by = actor.uid
+    Point.objects.bulk_create(points)
+    for trail, _ in trails:
+        request_elevations_on_commit(trail.pk)
+    request_compile(system, "trail system created")
+    return system
+
+
+def _on_trail(activity: TrailActivity, trail: Trail) -> TrailActivity:
+    activity.trail = trail
+    return activity
+
+
+@transaction.atomic
+def change_trail_system(*, system: TrailSystem, changes: Mapping, actor: Actor) -> None:
+    """Public details only (PATCH /trail-systems/:id): no recompile."""
     if "website" in changes:
         changes = {**changes, "website": normalize_website(changes["website"])}
-    write_fields(TrailSystem, system.pk, changes, by)
+    write_fields(TrailSystem, system.pk, changes, actor.uid)
 
 
 # Trails
 
 
-def create_trail(system: TrailSystem, data: dict, by: str) -> Trail:
-    """A new trail, with no activities; it sorts to the top unless an order is given."""
-    fields = {key: value for key, value in data.items() if key != "geometry"}
-    trail = Trail(trail_system=system, created_by=by, updated_by=by, **fields)
+def _closed_activities(activities: Sequence[Mapping]) -> list[dict]:
+    return [{**activity, "status": ActivityStatus.CLOSED} for activity in activities]
+
+
+@transaction.atomic
+def create_trail(
+    *,
+    system: TrailSystem,
+    fields: Mapping,
+    actor: Actor,
+    activities: Sequence[Mapping] = (),
+) -> Trail:
+    """A new trail; it sorts to the top unless an order is given. `fields` holds the geometry;
+    `activities` ({value, status, difficulty?, position?}) are added only by the web app."""
+    values = {key: value for key, value in fields.items() if key != "geometry"}
+    trail = Trail(trail_system=system, created_by=actor.uid, updated_by=actor.uid, **values)
     try:
-        trail.apply_geometry(data["geometry"])
+        trail.apply_geometry(fields["geometry"])
     except GeometryError as error:
         raise Invalid("invalid_geometry", str(error)) from None
-    with transaction.atomic():
-        if "order" not in data:
-            trail.order = -Trail.objects.filter(trail_system=system).count()
-        trail.save(force_insert=True)
-        request_compile(system, "trail created")
-        request_elevations_on_commit(trail.pk)
+    if "order" not in fields:
+        trail.order = -Trail.objects.filter(trail_system=system).count()
+    trail.save(force_insert=True)
+    if trail.status == TrailStatus.CLOSED:
+        activities = _closed_activities(activities)
+    TrailActivity.objects.bulk_create(
+        TrailActivity(trail=trail, **{"position": index, **activity})
+        for index, activity in enumerate(activities)
+    )
+    request_compile(system, "trail created")
+    request_elevations_on_commit(trail.pk)
     return trail
 
 
-def change_trail(trail: Trail, changes: dict, by: str) -> None:
-    """PATCH /trails/:id. Closed closes every activity; activities must be on the trail."""
+@transaction.atomic
+def change_trail(
+    *,
+    trail: Trail,
+    changes: Mapping,
+    actor: Actor,
+    activities: Sequence[Mapping] | None = None,
+) -> None:
+    """Change a trail's fields. `changes["activities"]` changes activities already on the trail
+    (the API's rule: they are added in the web app); `activities` replaces the whole list
+    (the web app's). A new geometry recomputes what derives from it and the elevations;
+    Closed closes every activity."""
     changes = dict(changes)
     activity_changes = changes.pop("activities", [])
-    with transaction.atomic():
-        if not Trail.objects.select_for_update().filter(pk=trail.pk).exists():
-            raise NotFound("trail_not_found", f"No trail {trail.pk!r}.")
-        _change_activities(trail, activity_changes)
-        if changes.get("status") == TrailStatus.CLOSED:
-            TrailActivity.objects.filter(trail=trail).update(status=ActivityStatus.CLOSED)
-        write_fields(Trail, trail.pk, changes, by)
-        request_compile(trail.trail_system_id, "trail changed")
+    locked = (
+        Trail.objects.select_for_update()
+        .filter(pk=trail.pk)
+        .only("id", "trail_system_id", "status")  # never the heavy geometry
+        .first()
+    )
+    if locked is None:
+        raise NotFound("trail_not_found", f"No trail {trail.pk!r}.")
+    if "geometry" in changes:
+        try:
+            locked.apply_geometry(changes["geometry"])
+        except GeometryError as error:
+            raise Invalid("invalid_geometry", str(error)) from None
+        changes |= {name: getattr(locked, name) for name in ("geometry", "distance", "lat", "lng")}
+    if activities is not None:
+        _replace_activities(locked, activities, actor)
+    _change_activities(locked, activity_changes, actor)
+    if "status" in changes:
+        history.record_trail_change(
+            trail=locked,
+            actor=actor,
+            field=history.STATUS,
+            old=locked.status,
+            new=changes["status"],
+        )
+        if changes["status"] == TrailStatus.CLOSED:
+            _close_activities([locked], actor)
+    if "trail_system" in changes and changes["trail_system"].pk != locked.trail_system_id:
+        request_compile(locked.trail_system_id, "trail moved to another system")
+    write_fields(Trail, trail.pk, changes, actor.uid)
+    request_compile(changes.get("trail_system", locked.trail_system), "trail changed")
+    if "geometry" in changes:
+        request_elevations_on_commit(trail.pk)
 
 
-def _change_activities(trail: Trail, activity_changes: list[dict]) -> None:
+def _activity_history(trail: Trail, actor: Actor, value: str, old: Mapping, new: Mapping) -> list:
+    return [
+        history.trail_change(trail, actor, name, old.get(name), new.get(name), activity=value)
+        for name in (history.STATUS, history.DIFFICULTY)
+        if name in new or name in old
+    ]
+
+
+def _change_activities(trail: Trail, activity_changes: Sequence[Mapping], actor: Actor) -> None:
     if not activity_changes:
         return
-    on_trail = dict(TrailActivity.objects.filter(trail=trail).values_list("value", "pk"))
+    on_trail = {a.value: a for a in TrailActivity.objects.filter(trail=trail)}
     unknown = [change["value"] for change in activity_changes if change["value"] not in on_trail]
     if unknown:
         raise Invalid(
             "unknown_activity",
             f"Not on this trail: {', '.join(unknown)}; activities are added in the web app.",
         )
+    records = []
     for change in activity_changes:
         fields = {key: value for key, value in change.items() if key != "value"}
-        if fields:
-            TrailActivity.objects.filter(pk=on_trail[change["value"]]).update(**fields)
+        if not fields:
+            continue
+        current = on_trail[change["value"]]
+        old = {name: getattr(current, name) for name in fields}
+        records += _activity_history(trail, actor, current.value, old, fields)
+        TrailActivity.objects.filter(pk=current.pk).update(**fields)
+    history.save_changes(records)
 
 
-def set_trails_status(
-    system: TrailSystem, status: str, trail_ids: list[str] | None, by: str
-) -> list[dict]:
-    """Bulk status: every id must be a live trail of the system, else nothing changes."""
-    with transaction.atomic():
-        trails = Trail.objects.select_for_update().filter(trail_system=system)
-        if trail_ids is not None:
-            trails = trails.filter(pk__in=trail_ids)
-        found = list(trails.order_by("order", "created_on").values("id", "name"))
-        missing = set(trail_ids or ()) - {trail["id"] for trail in found}
-        if missing:
-            raise NotFound(
-                "trail_not_found", f"Not trails of this system: {', '.join(sorted(missing))}."
-            )
-        ids = [trail["id"] for trail in found]
-        Trail.objects.filter(pk__in=ids).update(
-            status=status, updated_on=timezone.now(), updated_by=by
+def _replace_activities(trail: Trail, activities: Sequence[Mapping], actor: Actor) -> None:
+    """The web app's list: add the new, change the kept, remove the missing (history for each)."""
+    on_trail = {a.value: a for a in TrailActivity.objects.filter(trail=trail)}
+    wanted = {activity["value"]: activity for activity in activities}
+    if len(wanted) != len(activities):
+        raise Invalid("invalid_field", "activities: each activity at most once per trail.")
+    records = []
+    for value, current in on_trail.items():
+        if value not in wanted:
+            old = {name: getattr(current, name) for name in ACTIVITY_FIELDS}
+            records += _activity_history(trail, actor, value, old, {"status": None})
+    TrailActivity.objects.filter(trail=trail).exclude(value__in=wanted).delete()
+    for index, (value, activity) in enumerate(wanted.items()):
+        fields = {"position": index, **{k: v for k, v in activity.items() if k != "value"}}
+        current = on_trail.get(value)
+        if current is None:
+            TrailActivity.objects.create(trail=trail, value=value, **fields)
+            records += _activity_history(trail, actor, value, {"status": None}, fields)
+            continue
+        old = {name: getattr(current, name) for name in fields}
+        if old != fields:
+            TrailActivity.objects.filter(pk=current.pk).update(**fields)
+            records += _activity_history(trail, actor, value, old, fields)
+    history.save_changes(records)
+
+
+def _close_activities(trails: Sequence[Trail], actor: Actor) -> None:
+    """Closed closes every activity of the trails (spec section 3), each change recorded."""
+    still_open = TrailActivity.objects.filter(trail__in=trails).exclude(
+        status=ActivityStatus.CLOSED
+    )
+    by_id = {trail.pk: trail for trail in trails}
+    history.save_changes(
+        history.trail_change(
+            by_id[activity.trail_id],
+            actor,
+            history.STATUS,
+            activity.status,
+            ActivityStatus.CLOSED,
+            activity=activity.value,
         )
-        if status == TrailStatus.CLOSED:
-            TrailActivity.objects.filter(trail_id__in=ids).update(status=ActivityStatus.CLOSED)
-        request_compile(system, "trail statuses changed")
-    return found
+        for activity in still_open
+    )
+    TrailActivity.objects.filter(pk__in=[a.pk for a in still_open]).update(
+        status=ActivityStatus.CLOSED
+    )
+
+
+@transaction.atomic
+def set_trails_status(
+    *, system: TrailSystem, status: str, trail_ids: Sequence[str] | None, actor: Actor
+) -> list[dict]:
+    """Bulk status: every id must be a live trail of the system, else nothing changes. The
+    history names the path `bulk` (with the caller's uid and key)."""
+    trails = Trail.objects.select_for_update().filter(trail_system=system)
+    if trail_ids is not None:
+        trails = trails.filter(pk__in=trail_ids)
+    found = list(trails.order_by("order", "created_on").only("id", "name", "status"))
+    missing = set(trail_ids or ()) - {trail.pk for trail in found}
+    if missing:
+        raise NotFound(
+            "trail_not_found", f"Not trails of this system: {', '.join(sorted(missing))}."
+        )
+    bulk = actor.by_path(Via.BULK)
+    history.save_changes(
+        history.trail_change(trail, bulk, history.STATUS, trail.status, status) for trail in found
+    )
+    Trail.objects.filter(pk__in=[trail.pk for trail in found]).update(
+        status=status, updated_on=timezone.now(), updated_by=actor.uid
+    )
+    if status == TrailStatus.CLOSED:
+        _close_activities(found, bulk)
+    request_compile(system, "trail statuses changed")
+    return [{"id": trail.pk, "name": trail.name} for trail in found]
 
 
 # Points
 
+POINT_HISTORY_FIELDS = {"status": history.STATUS, "wait_time": history.WAIT_TIME}
 
-def create_point(system: TrailSystem, data: dict, by: str) -> Point:
-    with transaction.atomic():
-        point = Point.objects.create(trail_system=system, created_by=by, updated_by=by, **data)
-        request_compile(system, "point created")
+
+@transaction.atomic
+def create_point(*, system: TrailSystem, fields: Mapping, actor: Actor) -> Point:
+    point = Point.objects.create(
+        trail_system=system, created_by=actor.uid, updated_by=actor.uid, **fields
+    )
+    request_compile(system, "point created")
     return point
 
 
-def change_point(point: Point, changes: dict, by: str) -> None:
-    with transaction.atomic():
-        write_fields(Point, point.pk, changes, by)
-        request_compile(point.trail_system_id, "point changed")
+@transaction.atomic
+def change_point(*, point: Point, changes: Mapping, actor: Actor) -> None:
+    locked = Point.objects.select_for_update().filter(pk=point.pk).first()
+    if locked is None:
+        raise NotFound("point_not_found", f"No point {point.pk!r}.")
+    history.save_changes(
+        history.point_change(locked, actor, field, getattr(locked, name), changes[name])
+        for name, field in POINT_HISTORY_FIELDS.items()
+        if name in changes
+    )
+    if "trail_system" in changes and changes["trail_system"].pk != locked.trail_system_id:
+        request_compile(locked.trail_system_id, "point moved to another system")
+    write_fields(Point, point.pk, changes, actor.uid)
+    request_compile(changes.get("trail_system", locked.trail_system), "point changed")
+
+
+# Members
+
+
+@transaction.atomic
+def set_member(*, system: TrailSystem, user_id: int, role: str, actor: Actor) -> Membership:
+    """Give a user a role on the system (added, or their role changed)."""
+    membership, _ = Membership.objects.update_or_create(
+        trail_system=system, user_id=user_id, defaults={"role": role}
+    )
+    return membership
+
+
+@transaction.atomic
+def remove_member(*, system: TrailSystem, user_id: int, actor: Actor) -> None:
+    Membership.objects.filter(trail_system=system, user_id=user_id).delete()

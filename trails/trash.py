@@ -1,45 +1,56 @@
 """The trash: DELETE moves a trail or point out of sight; the web app restores it.
 
-Each function writes in one transaction and queues a recompile, exactly like any other write.
+Each function writes in one transaction, records the move in the status history (field
+`trashed`) and queues a recompile, exactly like any other write.
 """
 
 from django.db import transaction
 from django.utils import timezone
 
+from core.actors import Actor
 from core.compiles import request_compile
+from core.errors import Invalid
 from core.models import Trashable
+from trails import history
 from trails.models import Point, Trail
 
 
-class TrashError(ValueError):
+class TrashError(Invalid):
     """The row is not in the state the operation needs (already trashed, or not trashed)."""
 
 
-def _move(obj: Trashable, by_uid: str, *, to_trash: bool, reason: str) -> None:
+def _move(obj: Trashable, actor: Actor, *, to_trash: bool, reason: str) -> None:
     if obj.is_trashed == to_trash:
         state = "already in the trash" if to_trash else "not in the trash"
-        raise TrashError(f"{obj._meta.verbose_name.capitalize()} {obj.pk} is {state}.")
+        raise TrashError(
+            "invalid_field", f"{obj._meta.verbose_name.capitalize()} {obj.pk} is {state}."
+        )
     now = timezone.now()
     obj.trashed_on = now if to_trash else None
-    obj.trashed_by = by_uid if to_trash else ""
+    obj.trashed_by = actor.uid if to_trash else ""
     obj.updated_on = now
-    obj.updated_by = by_uid
+    obj.updated_by = actor.uid
     with transaction.atomic():
         obj.save(update_fields=["trashed_on", "trashed_by", "updated_on", "updated_by"])
+        if isinstance(obj, Trail):
+            record = history.trail_change(obj, actor, history.TRASHED, not to_trash, to_trash)
+        else:
+            record = history.point_change(obj, actor, history.TRASHED, not to_trash, to_trash)
+        history.save_changes([record])
         request_compile(obj.trail_system_id, reason=f"{reason} {obj.pk}")
 
 
-def trash_trail(trail: Trail, by_uid: str) -> None:
-    _move(trail, by_uid, to_trash=True, reason="trail trashed")
+def trash_trail(*, trail: Trail, actor: Actor) -> None:
+    _move(trail, actor, to_trash=True, reason="trail trashed")
 
 
-def trash_point(point: Point, by_uid: str) -> None:
-    _move(point, by_uid, to_trash=True, reason="point trashed")
+def trash_point(*, point: Point, actor: Actor) -> None:
+    _move(point, actor, to_trash=True, reason="point trashed")
 
 
-def restore_trail(trail: Trail, by_uid: str) -> None:
-    _move(trail, by_uid, to_trash=False, reason="trail restored")
+def restore_trail(*, trail: Trail, actor: Actor) -> None:
+    _move(trail, actor, to_trash=False, reason="trail restored")
 
 
-def restore_point(point: Point, by_uid: str) -> None:
-    _move(point, by_uid, to_trash=False, reason="point restored")
+def restore_point(*, point: Point, actor: Actor) -> None:
+    _move(point, actor, to_trash=False, reason="point restored")

@@ -1,10 +1,12 @@
 """Writes of updates: each type's required fields, expiry, related trails, notification."""
 
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.utils import timezone
 
+from core.actors import Actor
 from core.compiles import request_compile
 from core.errors import Invalid, NotFound
 from trails.models import Trail, TrailSystem
@@ -63,7 +65,12 @@ def _touch(system: TrailSystem, trails: list[Trail], all_trails: bool, now: date
     related.update(updated_on=now)
 
 
-def create_update(system: TrailSystem, data: dict, by: str) -> Update:
+def create_update(
+    *, system: TrailSystem, fields: Mapping, actor: Actor, source: str = Update.Source.API
+) -> Update:
+    """A new update of its type's fields; related trails show it in their updatedOn; with
+    notify, subscribers get it once the transaction commits."""
+    data = fields
     kind = data["type"]
     now = timezone.now()
     fields = _own_fields(kind, data)
@@ -83,9 +90,9 @@ def create_update(system: TrailSystem, data: dict, by: str) -> Update:
             expiration_date=_expiry(data, now) or now + DEFAULT_LIFETIME,
             notify=data.get("notify", False),
             all_trails=all_trails,
-            source=Update.Source.API,
-            created_by=by,
-            updated_by=by,
+            source=source,
+            created_by=actor.uid,
+            updated_by=actor.uid,
             **fields,
         )
         update.trails.set(trails)
@@ -96,30 +103,31 @@ def create_update(system: TrailSystem, data: dict, by: str) -> Update:
     return update
 
 
-def change_update(update: Update, data: dict, by: str) -> None:
+def change_update(*, update: Update, changes: Mapping, actor: Actor) -> None:
     """PATCH /updates/:id: a new expiry counts from now; notify never sends from here."""
+    data = changes
     if update.type not in UPDATE_TYPES:
         raise Invalid("unknown_type", f"Updates of type {update.type!r} cannot be edited.")
     now = timezone.now()
-    changes = _own_fields(update.type, data)
+    columns = _own_fields(update.type, data)
     if "notify" in data:
-        changes["notify"] = data["notify"]
+        columns["notify"] = data["notify"]
     expiry = _expiry(data, now)
     if expiry is not None:
-        changes["expiration_date"] = expiry
+        columns["expiration_date"] = expiry
     related = _trails(update.trail_system, update.type, data)
-    if not changes and related is None:
+    if not columns and related is None:
         raise Invalid("no_changes", f"The body holds no editable field of a {update.type}.")
     with transaction.atomic():
         if related is not None:
-            trails, changes["all_trails"] = related
+            trails, columns["all_trails"] = related
             update.trails.set(trails)
-        write_fields(Update, update.pk, changes, by)
+        write_fields(Update, update.pk, columns, actor.uid)
         request_compile(update.trail_system_id, "update changed")
 
 
-def delete_update(update: Update, by: str) -> None:
-    """Removed at once and for good; `by` is not kept, as nothing of the update remains."""
+def delete_update(*, update: Update, actor: Actor) -> None:
+    """Removed at once and for good; the actor is not kept, as nothing of the update remains."""
     with transaction.atomic():
         Update.objects.filter(pk=update.pk).delete()
         request_compile(update.trail_system_id, "update deleted")

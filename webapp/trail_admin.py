@@ -10,6 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from trails.activities import CATALOG
 from trails.enums import TrailStatus
 from trails.services import set_trails_status
+from webapp.admin.base import web_actor
 
 
 def activity_label(value: str) -> str:
@@ -59,7 +60,9 @@ def set_status_action(status: str, label):
         for trail in model_admin.scoped(request, queryset, "change").select_related("trail_system"):
             by_system[trail.trail_system].append(trail.pk)
         for system, trail_ids in by_system.items():
-            set_trails_status(system, status, trail_ids, request.user.pk)
+            set_trails_status(
+                system=system, status=status, trail_ids=trail_ids, actor=web_actor(request)
+            )
         count = sum(len(ids) for ids in by_system.values())
         model_admin.message_user(
             request,

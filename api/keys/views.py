@@ -46,7 +46,7 @@ class KeysView(APIView):
     def post(self, request):
         body = KeyCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        new_key = services.create_key(request.user, **body.validated_data)
+        new_key = services.create_key(user=request.user, **body.validated_data)
         return Response(NewKeySerializer(new_key).data, status=status.HTTP_201_CREATED)
 
 
@@ -59,5 +59,5 @@ class KeyDetailView(APIView):
         responses=RevokedKeySerializer,
     )
     def delete(self, request, key_id: str):
-        key = services.revoke_key(request.user, key_id)
+        key = services.revoke_key(user=request.user, key_id=key_id)
         return Response({"ok": True, "id": key.pk})

@@ -20,7 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.permissions import authorize
+from api.permissions import authorize, request_actor
 from api.trails import serializers as shapes
 from core.errors import Invalid
 from publishing import scheduling
@@ -77,7 +77,7 @@ class SystemCollectionView(APIView):
     list_serializer: type[serializers.Serializer]
     item_serializer: type[serializers.Serializer]
     create_serializer: type[serializers.Serializer]
-    create: Callable[[TrailSystem, dict, str], Model]
+    create: Callable[..., Model]  # a service: create(system=, fields=, actor=)
     lookup: Callable[[str], Model]
 
     def __init_subclass__(cls, **kwargs):
@@ -108,7 +108,11 @@ class SystemCollectionView(APIView):
 
     def post(self, request: Request, system_id: str) -> Response:
         system = managed_system(request, system_id)
-        created = self.create(system, validated(self.create_serializer, request), request.user.pk)
+        created = self.create(
+            system=system,
+            fields=validated(self.create_serializer, request),
+            actor=request_actor(request),
+        )
         return Response(self.item_serializer(self.lookup(created.pk)).data, status.HTTP_201_CREATED)
 
 
@@ -118,8 +122,9 @@ class ItemView(APIView):
     item_serializer: type[serializers.Serializer]
     change_serializer: type[serializers.Serializer]
     lookup: Callable[[str], Model]
-    change: Callable[[Model, dict, str], None]
-    remove: Callable[[Model, str], None]
+    row_name: str  # the keyword the services name the row by: trail, point, update
+    change: Callable[..., None]  # a service: change(<row_name>=, changes=, actor=)
+    remove: Callable[..., None]  # a service: remove(<row_name>=, actor=)
     removed: dict  # what DELETE adds to {ok, id}
 
     def __init_subclass__(cls, **kwargs):
@@ -154,12 +159,16 @@ class ItemView(APIView):
 
     def patch(self, request: Request, pk: str) -> Response:
         row = self.authorized(request, self.find(pk))
-        self.change(row, changes(self.change_serializer, request), request.user.pk)
+        self.change(
+            **{self.row_name: row},
+            changes=changes(self.change_serializer, request),
+            actor=request_actor(request),
+        )
         return Response(self.changed_serializer(self.find(pk)).data)
 
     def delete(self, request: Request, pk: str) -> Response:
         row = self.authorized(request, self.find(pk))
-        self.remove(row, request.user.pk)
+        self.remove(**{self.row_name: row}, actor=request_actor(request))
         return Response({"ok": True, "id": row.pk, **self.removed})
 
 
@@ -202,7 +211,9 @@ class TrailSystemView(APIView):
     def patch(self, request: Request, system_id: str) -> Response:
         system = managed_system(request, system_id, admin=True)
         services.change_trail_system(
-            system, changes(shapes.TrailSystemChangeSerializer, request), request.user.pk
+            system=system,
+            changes=changes(shapes.TrailSystemChangeSerializer, request),
+            actor=request_actor(request),
         )
         changed = selectors.system_or_404(system_id)
         changed.role = system.role
@@ -267,10 +278,11 @@ class TrailsView(SystemCollectionView):
         return shapes.TrailSerializer
 
     def rows(self, request, system):
-        return selectors.system_trails(system, with_geometry=self.with_geometry(request))
+        return selectors.trails_of_system(system, with_geometry=self.with_geometry(request))
 
 
 class TrailView(ItemView):
+    row_name = "trail"
     item_serializer = shapes.TrailWithGeoJsonSerializer
     changed_serializer = shapes.TrailSerializer
     change_serializer = shapes.TrailChangeSerializer
@@ -298,7 +310,9 @@ class TrailsStatusView(APIView):
         system = managed_system(request, system_id)
         data = validated(shapes.TrailsStatusSerializer, request)
         trail_ids = None if data["all"] else data["trail_ids"]
-        updated = services.set_trails_status(system, data["status"], trail_ids, request.user.pk)
+        updated = services.set_trails_status(
+            system=system, status=data["status"], trail_ids=trail_ids, actor=request_actor(request)
+        )
         return Response({"ok": True, "status": data["status"], "updated": updated})
 
 
@@ -313,10 +327,11 @@ class PointsView(SystemCollectionView):
     lookup = staticmethod(selectors.point_or_404)
 
     def rows(self, request, system):
-        return selectors.system_points(system)
+        return selectors.points_of_system(system)
 
 
 class PointView(ItemView):
+    row_name = "point"
     item_serializer = shapes.PointSerializer
     change_serializer = shapes.PointFieldsSerializer
     lookup = staticmethod(selectors.point_or_404)

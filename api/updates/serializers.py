@@ -15,7 +15,7 @@ from api.fields import (
 from api.trails.serializers import SystemRowSerializer, trail_activities
 from core.limits import TEXT_LIMIT
 from trails.models import Trail
-from trails.selectors import system_trails
+from trails.selectors import trails_of_system
 from updates import enums
 from updates.models import Update
 from updates.types import SNOW_DATES, SNOW_DEPTHS, TYPE_FIELDS, UPDATE_TYPES
@@ -56,9 +56,9 @@ class UpdateSerializer(SystemRowSerializer):
         """The trails named, or every live trail of the system when allTrails is set."""
         if not update.all_trails:
             return list(update.trails.all())
-        cache = self.context.setdefault("system_trails", {})
+        cache = self.context.setdefault("trails_of_system", {})
         if update.trail_system_id not in cache:
-            cache[update.trail_system_id] = list(system_trails(update.trail_system))
+            cache[update.trail_system_id] = list(trails_of_system(update.trail_system))
         return cache[update.trail_system_id]
 
     def get_relevant_trails(self, update: Update) -> list[dict]:

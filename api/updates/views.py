@@ -22,6 +22,7 @@ class UpdatesView(SystemCollectionView):
 
 
 class UpdateView(ItemView):
+    row_name = "update"
     item_serializer = UpdateSerializer
     change_serializer = UpdateFieldsSerializer
     lookup = staticmethod(selectors.update_or_404)

@@ -140,7 +140,7 @@ def test_list_is_newest_first_and_includes_revoked_keys(client, user):
     now = timezone.now()
     create_api_key(user, name="old", created_on=now - timedelta(days=2))
     revoked, _ = create_api_key(user, name="revoked", created_on=now - timedelta(days=1))
-    services.revoke_key(user, revoked.pk)
+    services.revoke_key(user=user, key_id=revoked.pk)
     create_api_key(UserFactory(), name="not mine")
     new = create(client, name="new").json()
     listed = client.get(KEYS).json()["keys"]
@@ -186,7 +186,7 @@ def test_api_keys_cannot_manage_keys_whatever_their_scopes(client_for, user):
 def test_create_key_service(user):
     system = TrailSystemFactory(owner=user)
     new = services.create_key(
-        user, name="svc", scopes=["write"], trail_system_ids=[system.pk], expires_in_days=1
+        user=user, name="svc", scopes=["write"], trail_system_ids=[system.pk], expires_in_days=1
     )
     assert new.plaintext.startswith("tsk_")
     stored = ApiKey.objects.get(pk=new.key.pk)
@@ -194,4 +194,4 @@ def test_create_key_service(user):
     assert stored.trail_system_ids == [system.pk]
     assert stored.digest != new.plaintext and new.plaintext not in stored.digest
     assert [key.pk for key in services.list_keys(user)] == [stored.pk]
-    assert services.revoke_key(user, stored.pk).revoked is True
+    assert services.revoke_key(user=user, key_id=stored.pk).revoked is True

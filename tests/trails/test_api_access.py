@@ -13,6 +13,7 @@ from tests.factories import (
     UserFactory,
     line,
 )
+from trails.models import Point, Trail
 
 pytestmark = pytest.mark.django_db
 
@@ -117,8 +118,6 @@ def test_unknown_id_is_404_before_any_role_check(client_for, rows, method, path,
     ("method", "path", "body"), [e for e in ENDPOINTS if path_object(e[1]) in ("trail", "point")]
 )
 def test_trashed_rows_are_404(manager, rows, method, path, body):
-    from trails.models import Point, Trail
-
     now = timezone.now()
     Trail.objects.filter(pk=rows["trail"]).update(trashed_on=now)
     Point.objects.filter(pk=rows["point"]).update(trashed_on=now)

@@ -5,6 +5,7 @@ import threading
 
 import pytest
 from django.db import connection
+from rest_framework.test import APIClient
 
 from tests.conftest import token_for
 from tests.factories import TrailActivityFactory, TrailFactory, TrailSystemFactory
@@ -15,8 +16,6 @@ ROUNDS = 10
 
 def patch_in_threads(path: str, token: str, bodies: list[dict]) -> list[int]:
     """Send each body from its own thread, all released at once; the HTTP statuses."""
-    from rest_framework.test import APIClient
-
     start = threading.Barrier(len(bodies))
     statuses: list[int] = []
 

@@ -3,23 +3,28 @@ import pytest
 from publishing.models import CompileRequest
 from tests.factories import PointFactory, TrailFactory
 from trails.models import Point, Trail
+from core.actors import Actor, Via
 from trails.trash import TrashError, restore_point, restore_trail, trash_point, trash_trail
 
 pytestmark = pytest.mark.django_db
 
 
+def web(uid: str) -> Actor:
+    return Actor(uid, Via.WEB_APP)
+
+
 @pytest.mark.parametrize(
-    ("factory", "model", "trash", "restore"),
+    ("factory", "model", "name", "trash", "restore"),
     [
-        (TrailFactory, Trail, trash_trail, restore_trail),
-        (PointFactory, Point, trash_point, restore_point),
+        (TrailFactory, Trail, "trail", trash_trail, restore_trail),
+        (PointFactory, Point, "point", trash_point, restore_point),
     ],
 )
-def test_trash_then_restore_each_queue_a_compile(factory, model, trash, restore):
+def test_trash_then_restore_each_queue_a_compile(factory, model, name, trash, restore):
     obj = factory()
     system = obj.trail_system
 
-    trash(obj, "uid-manager")
+    trash(**{name: obj}, actor=web("uid-manager"))
 
     assert not model.objects.filter(pk=obj.pk).exists()
     trashed = model.trash.get(pk=obj.pk)
@@ -27,7 +32,7 @@ def test_trash_then_restore_each_queue_a_compile(factory, model, trash, restore)
     assert trashed.updated_by == "uid-manager"
     assert CompileRequest.objects.filter(trail_system=system).count() == 1
 
-    restore(trashed, "uid-admin")
+    restore(**{name: trashed}, actor=web("uid-admin"))
 
     restored = model.objects.get(pk=obj.pk)
     assert restored.trashed_on is None
@@ -39,18 +44,18 @@ def test_trash_then_restore_each_queue_a_compile(factory, model, trash, restore)
 def test_trashing_twice_or_restoring_a_live_row_is_refused_without_a_compile():
     trail = TrailFactory()
     with pytest.raises(TrashError, match="not in the trash"):
-        restore_trail(trail, "uid-a")
-    trash_trail(trail, "uid-a")
+        restore_trail(trail=trail, actor=web("uid-a"))
+    trash_trail(trail=trail, actor=web("uid-a"))
     with pytest.raises(TrashError, match="already in the trash"):
-        trash_trail(trail, "uid-a")
+        trash_trail(trail=trail, actor=web("uid-a"))
     assert CompileRequest.objects.count() == 1
 
 
 def test_a_trashed_trail_keeps_its_activities_when_restored():
     trail = TrailFactory()
     trail.activities.create(value="hiking", status="Open")
-    trash_trail(trail, "uid-a")
-    restore_trail(Trail.trash.get(pk=trail.pk), "uid-a")
+    trash_trail(trail=trail, actor=web("uid-a"))
+    restore_trail(trail=Trail.trash.get(pk=trail.pk), actor=web("uid-a"))
     assert list(Trail.objects.get(pk=trail.pk).activities.values_list("value", flat=True)) == [
         "hiking"
     ]

@@ -6,6 +6,7 @@ Shared by the role matrix and the web app's page tests.
 from django.contrib.auth.models import Group
 from django.test import Client
 
+from core.actors import Actor, Via
 from core.compiles import request_compile
 from publishing.models import CompileRequest
 from tests.factories import (
@@ -23,6 +24,7 @@ from trails.models import Point, Trail
 from trails.trash import trash_point, trash_trail
 from updates.models import Delivery
 
+ACTOR = Actor("uid-x", Via.WEB_APP)
 PEOPLE = ["owner", "Administrator member", "trustee", "named role", "outsider", "superAdmin"]
 
 
@@ -30,9 +32,9 @@ def rows_of(system) -> dict:
     """One row of every model that belongs to a trail system, keyed by model label."""
     activity = TrailActivityFactory(trail__trail_system=system)
     trashed_trail = TrailFactory(trail_system=system, name=f"Old {system.name}")
-    trash_trail(trashed_trail, "uid-x")
+    trash_trail(trail=trashed_trail, actor=ACTOR)
     trashed_point = PointFactory(trail_system=system)
-    trash_point(trashed_point, "uid-x")
+    trash_point(point=trashed_point, actor=ACTOR)
     update = UpdateFactory(trail_system=system)
     subscriber = SubscriberFactory(trail_system=system)
     request_compile(system, "world")

@@ -2,16 +2,15 @@
 
 from django import forms
 from django.contrib import admin, messages
-from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext_lazy as _
 
 from apikeys.models import ApiKey, User
 from apikeys.services import create_key, revoke_key
-from core.errors import DomainError
 from trails.models import TrailSystem
 from trails.selectors import managed_systems
 from webapp import roles
+from webapp.admin.base import ServiceAdmin
 from webapp.scoping import RoleScopedAdmin
 
 
@@ -73,7 +72,7 @@ class ApiKeyForm(forms.ModelForm):
 
 
 @admin.register(ApiKey)
-class ApiKeyAdmin(RoleScopedAdmin):
+class ApiKeyAdmin(ServiceAdmin):
     """Each person's own keys (a superAdmin sees every account's): create, see, revoke.
 
     The plaintext is shown once, on the page that follows the form; only its digest is stored.
@@ -121,25 +120,15 @@ class ApiKeyAdmin(RoleScopedAdmin):
     def save_model(self, request, obj, form, change):
         data = form.cleaned_data
         system = data.get("trail_system")
-        try:
-            new = create_key(
-                request.user,
-                name=data["name"],
-                scopes=["read", data["access"]],
-                trail_system_ids=[system.pk] if system else None,
-                expires_in_days=data.get("expires_in_days"),
-            )
-        except DomainError as error:
-            raise KeyRefused(error.message) from error
+        new = create_key(
+            user=request.user,
+            name=data["name"],
+            scopes=["read", data["access"]],
+            trail_system_ids=[system.pk] if system else None,
+            expires_in_days=data.get("expires_in_days"),
+        )
         obj.pk, obj.prefix = new.key.pk, new.key.prefix
         request.new_key_plaintext = new.plaintext
-
-    def add_view(self, request, form_url="", extra_context=None):
-        try:
-            return super().add_view(request, form_url, extra_context)
-        except KeyRefused as refused:
-            self.message_user(request, str(refused), messages.ERROR)
-            return HttpResponseRedirect(request.path)
 
     def response_add(self, request, obj, post_url_continue=None):
         context = {
@@ -158,11 +147,7 @@ class ApiKeyAdmin(RoleScopedAdmin):
     def revoke(self, request, queryset):
         keys = list(queryset.filter(revoked=False))
         for key in keys:
-            revoke_key(key.user, key.pk)
+            revoke_key(user=None if roles.is_super(request.user) else request.user, key_id=key.pk)
         self.message_user(
             request, _("Revoked %(count)d key(s).") % {"count": len(keys)}, messages.SUCCESS
         )
-
-
-class KeyRefused(Exception):
-    """create_key refused the form (too many keys): shown as a message on the form page."""

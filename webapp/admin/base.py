@@ -2,11 +2,35 @@
 
 from django.contrib import messages
 from django.db import transaction
+from django.http import HttpResponseRedirect
 from django.utils import timezone
 
+from core.actors import Actor, Via
 from core.compiles import request_compile
+from core.errors import DomainError
 from core.models import Audited
 from webapp.scoping import RoleScopedAdmin
+
+
+def web_actor(request) -> Actor:
+    """The signed-in person, writing through the web app."""
+    return Actor(request.user.pk, Via.WEB_APP)
+
+
+class ServiceAdmin(RoleScopedAdmin):
+    """A page whose writes are service calls: a rule a service refuses is shown at the top of
+    the page as an error, and nothing of the refused save is kept (the admin's transaction)."""
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except DomainError as error:
+            self.message_user(request, error.message, messages.ERROR)
+            return HttpResponseRedirect(request.get_full_path())
+
+    def changed_fields(self, form) -> dict:
+        """What the person changed, as the services take it."""
+        return {name: form.cleaned_data[name] for name in form.changed_data}
 
 
 class CompileOnWriteAdmin(RoleScopedAdmin):
@@ -55,8 +79,9 @@ class ReadOnlyAdmin(RoleScopedAdmin):
 
 
 def apply_to_selected(model_admin, request, queryset, service, done: str) -> None:
-    """Run a trash service on each selected row as the signed-in user, and say how many."""
+    """Run a trash service on each selected row as the signed-in user, and say how many;
+    the admin names the row the way the service does (`row_name`: trail, point)."""
     selected = list(queryset)
     for obj in selected:
-        service(obj, request.user.pk)
+        service(**{model_admin.row_name: obj}, actor=web_actor(request))
     model_admin.message_user(request, f"{done} {len(selected)}.", messages.SUCCESS)

@@ -9,7 +9,7 @@ from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from trails import trash
+from trails import services, trash
 from trails.activities import CATALOG
 from trails.geometry import GeometryError
 from trails.geometry import validate as validate_geometry
@@ -23,8 +23,9 @@ from trails.models import (
     TrashedPoint,
     TrashedTrail,
 )
-from webapp.admin.base import CompileOnWriteAdmin, apply_to_selected
-from webapp.scoping import RoleScopedAdmin, RoleScopedTabularInline
+from webapp import roles
+from webapp.admin.base import CompileOnWriteAdmin, ServiceAdmin, apply_to_selected, web_actor
+from webapp.scoping import RoleScopedTabularInline
 from webapp.trail_admin import (
     STATUS_ACTIONS,
     ActivityFilter,
@@ -58,7 +59,7 @@ class MembershipInline(RoleScopedTabularInline):
 
 
 @admin.register(TrailSystem)
-class TrailSystemAdmin(RoleScopedAdmin):
+class TrailSystemAdmin(ServiceAdmin):
     list_display = [
         "name",
         "id",
@@ -113,10 +114,51 @@ class TrailSystemAdmin(RoleScopedAdmin):
         ),
     ]
 
+    def save_model(self, request, obj, form, change):
+        if change:
+            services.change_trail_system(
+                system=obj, changes=self.changed_fields(form), actor=web_actor(request)
+            )
+            return
+        fields = {name: value for name, value in form.cleaned_data.items() if name != "owner"}
+        owner = form.cleaned_data.get("owner")
+        system = services.create_trail_system(
+            name=fields.pop("name"),
+            owner_uid=owner.pk if owner else request.user.pk,
+            actor=web_actor(request),
+            fields=fields,
+        )
+        obj.pk = system.pk
+        obj._state.adding = False
+
+    def get_readonly_fields(self, request, obj=None):
+        # Ownership, plan and the legacy block are the operators' (superAdmins') to change.
+        if roles.is_super(request.user):
+            return self.readonly_fields
+        return [*self.readonly_fields, "owner", "subscription", "blocked"]
+
+    def save_formset(self, request, form, formset, change):
+        """Roles set or members removed, each through the membership services."""
+        actor = web_actor(request)
+        for member_form in formset.forms:
+            data = member_form.cleaned_data
+            if not data or (not member_form.has_changed() and not data.get("DELETE")):
+                continue
+            user_id = data["id"].user_id
+            if data.get("DELETE"):
+                services.remove_member(system=form.instance, user_id=user_id, actor=actor)
+            else:
+                services.set_member(
+                    system=form.instance, user_id=user_id, role=data["role"], actor=actor
+                )
+        formset.new_objects, formset.changed_objects, formset.deleted_objects = [], [], []
+
 
 class TrailActivityForm(forms.ModelForm):
+    # A blank first choice, so that the inline's empty extra row is left out of an untouched save
+    # instead of posting the first activity (and then adding it, or refusing it as a duplicate).
     value = forms.ChoiceField(
-        choices=[(a.value, a.en) for a in CATALOG.values()],
+        choices=[("", "---------"), *((a.value, a.en) for a in CATALOG.values())],
         error_messages={
             "invalid_choice": "Unknown activity %(value)s; choose one of: "
             + ", ".join(sorted(CATALOG))
@@ -175,9 +217,30 @@ class TrashActionMixin:
         apply_to_selected(self, request, queryset, self.trash_function, "Moved to the trash:")
 
 
+def activities_of(formset) -> list[dict] | None:
+    """The activities as the inline lists them, in order; None when the inline is untouched."""
+    if not formset.has_changed():
+        return None
+    kept = [
+        form.cleaned_data
+        for form in formset.forms
+        if form.cleaned_data and not form.cleaned_data.get("DELETE")
+    ]
+    names = ("value", "status", "difficulty", "position")
+    return [
+        {name: data[name] for name in names if data.get(name) is not None}
+        for data in sorted(kept, key=lambda data: data.get("position") or 0)
+    ]
+
+
 @admin.register(Trail)
-class TrailAdmin(TrashActionMixin, CompileOnWriteAdmin):
+class TrailAdmin(TrashActionMixin, ServiceAdmin, CompileOnWriteAdmin):
+    """Saved by one service call (create_trail or change_trail) with the inline's activities,
+    so the web app applies the API's rules: Closed closes every activity, a new geometry gets
+    new elevations, every status change is recorded."""
+
     form = TrailForm
+    row_name = "trail"
     trash_function = staticmethod(trash.trash_trail)
     inlines = [TrailActivityInline]
     actions = [*STATUS_ACTIONS, "move_to_trash"]
@@ -198,12 +261,36 @@ class TrailAdmin(TrashActionMixin, CompileOnWriteAdmin):
         )
 
     def save_model(self, request, obj, form, change):
-        obj.apply_geometry(obj.geometry)
-        super().save_model(request, obj, form, change)
+        """Nothing here: save_related writes the trail and its activities in one call."""
+
+    def save_related(self, request, form, formsets, change):
+        activities = activities_of(formsets[0]) if formsets else None
+        if change:
+            services.change_trail(
+                trail=form.instance,
+                changes=self.changed_fields(form),
+                actor=web_actor(request),
+                activities=activities,
+            )
+            return
+        fields = dict(form.cleaned_data)
+        trail = services.create_trail(
+            system=fields.pop("trail_system"),
+            fields=fields,
+            actor=web_actor(request),
+            activities=activities or (),
+        )
+        form.instance.pk = trail.pk
+        form.instance._state.adding = False
+
+    def construct_change_message(self, request, form, formsets, add=False):
+        """The trail's own fields; the inline is written by the service, not by its formset."""
+        return super().construct_change_message(request, form, [], add)
 
 
 @admin.register(Point)
-class PointAdmin(TrashActionMixin, CompileOnWriteAdmin):
+class PointAdmin(TrashActionMixin, ServiceAdmin, CompileOnWriteAdmin):
+    row_name = "point"
     trash_function = staticmethod(trash.trash_point)
     list_display = ["name", "trail_system", "marker_class", "status", "hidden", "created_on"]
     list_filter = ["status", "marker_class", "trail_system"]
@@ -212,6 +299,19 @@ class PointAdmin(TrashActionMixin, CompileOnWriteAdmin):
     autocomplete_fields = ["trail_system"]
     readonly_fields = ["id", "created_on", "created_by", "updated_by"]
     exclude = ["trashed_on", "trashed_by", "updated_on"]
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            services.change_point(
+                point=obj, changes=self.changed_fields(form), actor=web_actor(request)
+            )
+            return
+        fields = dict(form.cleaned_data)
+        point = services.create_point(
+            system=fields.pop("trail_system"), fields=fields, actor=web_actor(request)
+        )
+        obj.pk = point.pk
+        obj._state.adding = False
 
 
 class TrashAdmin(CompileOnWriteAdmin):
@@ -244,9 +344,11 @@ class TrashAdmin(CompileOnWriteAdmin):
 
 @admin.register(TrashedTrail)
 class TrashedTrailAdmin(TrashAdmin):
+    row_name = "trail"
     restore_function = staticmethod(trash.restore_trail)
 
 
 @admin.register(TrashedPoint)
 class TrashedPointAdmin(TrashAdmin):
+    row_name = "point"
     restore_function = staticmethod(trash.restore_point)

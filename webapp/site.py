@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.urls import path
 from django.utils.translation import gettext_lazy as _
 
+from trails.selectors import systems_with_roles
 from webapp import roles, signin
 
 
@@ -22,6 +23,10 @@ class TrailsAdminSite(admin.AdminSite):
             path("login/link/use/", signin.use_link, name="login_link_use"),
         ]
         return [*sign_in_routes, *super().get_urls()]
+
+    def index(self, request, extra_context=None):
+        systems = systems_with_roles(request.user, everything=True)
+        return super().index(request, {"managed_systems": systems, **(extra_context or {})})
 
     def login(self, request, extra_context=None):
         return super().login(request, {**signin.login_context(request), **(extra_context or {})})

@@ -1,9 +1,9 @@
 import pytest
 
+from core.actors import Actor, Via
 from publishing.models import CompileRequest
 from tests.factories import PointFactory, TrailFactory
 from trails.models import Point, Trail
-from core.actors import Actor, Via
 from trails.trash import TrashError, restore_point, restore_trail, trash_point, trash_trail
 
 pytestmark = pytest.mark.django_db

@@ -7,6 +7,7 @@ in the same transaction, exactly as an API write does.
 from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
+from django.urls import path
 from django.utils.translation import gettext_lazy as _
 
 from trails import services, trash
@@ -23,7 +24,7 @@ from trails.models import (
     TrashedPoint,
     TrashedTrail,
 )
-from webapp import roles
+from webapp import roles, system_pages
 from webapp.admin.base import CompileOnWriteAdmin, ServiceAdmin, apply_to_selected, web_actor
 from webapp.scoping import RoleScopedTabularInline
 from webapp.trail_admin import (
@@ -130,6 +131,19 @@ class TrailSystemAdmin(ServiceAdmin):
         )
         obj.pk = system.pk
         obj._state.adding = False
+
+    def get_urls(self):
+        def page(view, name):
+            wrapped = self.admin_site.admin_view(
+                lambda request, system_id: view(self, request, system_id)
+            )
+            return path(f"<path:system_id>/{name}/", wrapped, name=f"trails_trailsystem_{name}")
+
+        return [
+            page(system_pages.overview, "overview"),
+            page(system_pages.invite, "invite"),
+            *super().get_urls(),
+        ]
 
     def get_readonly_fields(self, request, obj=None):
         # Ownership, plan and the legacy block are the operators' (superAdmins') to change.

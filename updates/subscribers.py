@@ -3,6 +3,7 @@
 import phonenumbers
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
+from django.utils import timezone
 
 from trails.models import TrailSystem
 from updates.models import Subscriber
@@ -58,3 +59,16 @@ def clean_contact(
 def add_subscriber(system: TrailSystem, *, email: str = "", phone: str = "") -> Subscriber:
     email, phone = clean_contact(system, email=email, phone=phone)
     return Subscriber.objects.create(trail_system=system, email=email, phone=phone)
+
+
+def unsubscribe_subscribers(*, subscriber_ids: list[str]) -> int:
+    """Stop messages to these subscribers at once (their rows are kept); how many were still
+    subscribed."""
+    return Subscriber.objects.filter(pk__in=subscriber_ids, unsubscribed_on__isnull=True).update(
+        unsubscribed_on=timezone.now()
+    )
+
+
+def active_subscriber_count(system: TrailSystem) -> int:
+    """How many subscribers an update posted with notify would reach now."""
+    return Subscriber.objects.filter(trail_system=system, unsubscribed_on__isnull=True).count()

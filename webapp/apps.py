@@ -13,3 +13,9 @@ class WebappAdminConfig(AdminConfig):
     """Django's admin, with our site as `admin.site` (sign-in methods and who may enter)."""
 
     default_site = "webapp.site.TrailsAdminSite"
+
+    def ready(self) -> None:
+        super().ready()  # registers every app's admin pages
+        from webapp import lockouts
+
+        lockouts.register()

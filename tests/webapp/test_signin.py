@@ -193,3 +193,10 @@ def test_only_the_firebase_files_the_page_needs_are_served(client):
     assert client.get("/static/vendor/firebase/firebase-app-compat.js").status_code == 200
     assert client.get("/static/vendor/firebase/firebase-firestore.js").status_code == 404
     assert client.get("/static/vendor/firebase/package.json").status_code == 404
+
+
+def test_the_web_app_follows_the_browsers_language(client):
+    french = client.get("/admin/login/", HTTP_ACCEPT_LANGUAGE="fr-CA,fr;q=0.9").content.decode()
+    assert "M'envoyer un lien de connexion" in french or "M&#x27;envoyer un lien" in french
+    english = client.get("/admin/login/", HTTP_ACCEPT_LANGUAGE="en-US").content.decode()
+    assert "E-mail me a sign-in link" in english

@@ -68,18 +68,19 @@ class RoleScopedMixin:
         # An autocomplete searches another model's whole admin; choices are scoped selects.
         return super().get_autocomplete_fields(request) if roles.is_super(request.user) else []
 
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+    def _with_scoped_choices(self, db_field, request, kwargs: dict) -> dict:
         if "queryset" not in kwargs:
             choices = related_choices(request.user, db_field.related_model, self.model)
             if choices is not None:
                 kwargs["queryset"] = choices
+        return kwargs
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        kwargs = self._with_scoped_choices(db_field, request, kwargs)
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def formfield_for_manytomany(self, db_field, request, **kwargs):
-        if "queryset" not in kwargs:
-            choices = related_choices(request.user, db_field.related_model, self.model)
-            if choices is not None:
-                kwargs["queryset"] = choices
+        kwargs = self._with_scoped_choices(db_field, request, kwargs)
         return super().formfield_for_manytomany(db_field, request, **kwargs)
 
 

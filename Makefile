@@ -30,8 +30,8 @@ $(ASSETS_STAMP): package-lock.json
 run: venv assets
 	@scripts/run.sh $(HOST) $(PORT)
 
-# The layer contracts (.importlinter), then the whole suite, on PostgreSQL, with a real Redis and
-# Celery worker for tests/integration.
+# The layer contracts (.importlinter), then the whole suite, on PostgreSQL, with a real Redis
+# and Celery worker for tests/integration.
 test: venv assets
 	$(BIN)/lint-imports --no-cache
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/pytest $(PYTEST_ARGS)

@@ -9,12 +9,12 @@ import logging
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
-from djangorestframework_camel_case.util import camelize_re, underscore_to_camel
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
 from core.errors import DomainError, Forbidden, Invalid, NotAuthenticated, NotFound
+from core.names import camel
 
 logger = logging.getLogger(__name__)
 
@@ -47,10 +47,6 @@ DOMAIN_STATUS: dict[type[DomainError], int] = {
 
 def envelope(code: str, message: str) -> dict:
     return {"error": {"code": code, "message": message}}
-
-
-def camel(name: str) -> str:
-    return camelize_re.sub(underscore_to_camel, name)
 
 
 def _join(path: str, key) -> str:

@@ -17,6 +17,7 @@ from django.db.models.functions import Cast
 from legacy.firestore import encode, geopoint, stored_json, timestamp, with_timestamps
 from publishing.storage import public_url
 from trails.activities import activity_entry
+from trails.fields import TRAIL_FIELDS, TRAIL_GEOMETRY_FIELDS
 from trails.geometry import feature_collection
 from trails.models import Point, Trail, TrailActivity, TrailSystem
 
@@ -33,20 +34,8 @@ ACTIVITY_TOTALS = (
 TRAIL_COLUMNS = (
     "id",
     "trail_system_id",
-    "name",
-    "description",
-    "status",
-    "difficulty",
-    "type",
-    "line_style",
-    "hidden",
-    "one_way",
-    "one_way_reversed",
-    "order",
-    "categories",
-    "distance",
-    "lat",
-    "lng",
+    *TRAIL_FIELDS,
+    *TRAIL_GEOMETRY_FIELDS,
     "created_on",
     "updated_on",
     "geometry_text",

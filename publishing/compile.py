@@ -12,11 +12,12 @@ from datetime import datetime
 from typing import NamedTuple
 
 from core.dates import iso_ms
+from core.names import camel
 from trails.activities import CATALOG, activity_entry, describe
 from trails.enums import Difficulty, TrailType
 from trails.geometry import lines
 from updates.enums import UpdateType
-from updates.types import SURFACE_CONDITION_CATALOG, UPDATE_TYPES
+from updates.types import SNOW_DATES, SNOW_DEPTHS, SURFACE_CONDITION_CATALOG, UPDATE_TYPES
 
 OPEN, CAUTION, CLOSED = "Open", "Caution", "Closed"
 STATUSES = (OPEN, CAUTION, CLOSED)
@@ -24,19 +25,8 @@ STATUSES = (OPEN, CAUTION, CLOSED)
 _ACTIVITY_RANK = {OPEN: 0, CAUTION: 1, CLOSED: 2}
 _DIFFICULTIES = frozenset(Difficulty.values)
 _CATALOG_ORDER = {value: i for i, value in enumerate(CATALOG)}
-SNOW_FIELDS = (
-    ("baseDepth", "base_depth"),
-    ("twentyFourHours", "twenty_four_hours"),
-    ("fourtyEightHours", "fourty_eight_hours"),
-    ("sevenDays", "seven_days"),
-    ("seasonTotal", "season_total"),
-    ("lastSnowAmount", "last_snow_amount"),
-    ("upperElevationDepth", "upper_elevation_depth"),
-)
-SNOW_DATE_FIELDS = (
-    ("lastSnowDate", "last_snow_date"),
-    ("lastSnowMakingDate", "last_snow_making_date"),
-)
+SNOW_FIELDS = tuple((camel(name), name) for name in SNOW_DEPTHS)
+SNOW_DATE_FIELDS = tuple((camel(name), name) for name in SNOW_DATES)
 
 
 class ActivityRow(NamedTuple):

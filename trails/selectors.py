@@ -5,7 +5,7 @@ from django.db.models import Prefetch, Q, QuerySet
 
 from core.errors import NotFound
 from trails.enums import Role
-from trails.models import Membership, Point, Trail, TrailActivity, TrailSystem
+from trails.models import Membership, Point, StatusChange, Trail, TrailActivity, TrailSystem
 
 ALL_SYSTEMS_LIMIT = 500
 HEAVY_TRAIL_FIELDS = ("geometry", "elevations")
@@ -92,3 +92,17 @@ def managed_systems(user) -> QuerySet[TrailSystem]:
         return systems
     member_of = Membership.objects.filter(user=user).values("trail_system_id")
     return systems.filter(Q(owner=user) | Q(pk__in=member_of))
+
+
+HISTORY_LIMIT = 500
+
+
+def status_history(*, trail: Trail | None = None, point: Point | None = None, limit: int = 100):
+    """The recorded changes of one trail (its activities included) or one point, newest
+    first, at most `limit` (1 to HISTORY_LIMIT)."""
+    changes = (
+        StatusChange.objects.filter(trail=trail)
+        if trail
+        else StatusChange.objects.filter(point=point)
+    )
+    return list(changes.order_by("-at", "-id")[: max(1, min(limit, HISTORY_LIMIT))])

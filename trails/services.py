@@ -20,12 +20,12 @@ from core.errors import Invalid, NotFound
 from core.limits import TEXT_LIMIT
 from trails import history
 from trails.enums import ActivityStatus, TrailStatus
+from trails.fields import ACTIVITY_FIELDS
 from trails.geometry import GeometryError
 from trails.models import Membership, Point, Trail, TrailActivity, TrailSystem
 from trails.tasks import request_elevations_on_commit
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-ACTIVITY_FIELDS = ("status", "difficulty", "position")
 
 
 def write_fields(model: type[models.Model], pk: str, changes: Mapping, by: str) -> None:
@@ -226,7 +226,7 @@ def _replace_activities(trail: Trail, activities: Sequence[Mapping], actor: Acto
     records = []
     for value, current in on_trail.items():
         if value not in wanted:
-            old = {name: getattr(current, name) for name in ACTIVITY_FIELDS}
+            old = {name: getattr(current, name) for name in ACTIVITY_FIELDS if name != "value"}
             records += _activity_history(trail, actor, value, old, {"status": None})
     TrailActivity.objects.filter(trail=trail).exclude(value__in=wanted).delete()
     for index, (value, activity) in enumerate(wanted.items()):

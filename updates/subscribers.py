@@ -1,8 +1,11 @@
 """Subscribers: validation and creation shared by the command, the admin and any sign-up page."""
 
+from collections.abc import Mapping
+
 import phonenumbers
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
+from django.db import transaction
 from django.utils import timezone
 
 from trails.models import TrailSystem
@@ -56,11 +59,45 @@ def clean_contact(
     return email, phone
 
 
-def add_subscriber(system: TrailSystem, *, email: str = "", phone: str = "") -> Subscriber:
+@transaction.atomic
+def add_subscriber(*, system: TrailSystem, email: str = "", phone: str = "") -> Subscriber:
     email, phone = clean_contact(system, email=email, phone=phone)
     return Subscriber.objects.create(trail_system=system, email=email, phone=phone)
 
 
+@transaction.atomic
+def change_subscriber(*, subscriber: Subscriber, changes: Mapping) -> None:
+    """The web app's edit: contact details (checked like a new subscription) or the date the
+    person unsubscribed."""
+    changes = dict(changes)
+    if "email" in changes or "phone" in changes:
+        changes["email"], changes["phone"] = clean_contact(
+            subscriber.trail_system,
+            email=changes.get("email", subscriber.email),
+            phone=changes.get("phone", subscriber.phone),
+            exclude_id=subscriber.pk,
+        )
+    Subscriber.objects.filter(pk=subscriber.pk).update(**changes)
+
+
+@transaction.atomic
+def unsubscribe(*, token: str) -> Subscriber | None:
+    """Mark the subscriber of this token unsubscribed (keeping the first date); None if
+    no subscriber has the token."""
+    matches = Subscriber.objects.select_related("trail_system").filter(unsubscribe_token=token)
+    matches.filter(unsubscribed_on__isnull=True).update(unsubscribed_on=timezone.now())
+    return matches.first()
+
+
+@transaction.atomic
+def unsubscribe_phone(*, phone: str) -> int:
+    """Unsubscribe every subscription of this number; returns how many changed."""
+    return Subscriber.objects.filter(phone=phone, unsubscribed_on__isnull=True).update(
+        unsubscribed_on=timezone.now()
+    )
+
+
+@transaction.atomic
 def unsubscribe_subscribers(*, subscriber_ids: list[str]) -> int:
     """Stop messages to these subscribers at once (their rows are kept); how many were still
     subscribed."""

@@ -3,12 +3,11 @@
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import render
-from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 from twilio.request_validator import RequestValidator
 
-from updates.models import Subscriber
+from updates.subscribers import unsubscribe, unsubscribe_phone
 
 # Twilio's standard opt-out words and their French equivalents, compared without case.
 STOP_WORDS = frozenset(
@@ -29,21 +28,6 @@ STOP_WORDS = frozenset(
 )
 
 
-def unsubscribe(token: str) -> Subscriber | None:
-    """Mark the subscriber of this token unsubscribed (keeping the first date); None if
-    no subscriber has the token."""
-    matches = Subscriber.objects.select_related("trail_system").filter(unsubscribe_token=token)
-    matches.filter(unsubscribed_on__isnull=True).update(unsubscribed_on=timezone.now())
-    return matches.first()
-
-
-def unsubscribe_phone(phone: str) -> int:
-    """Unsubscribe every subscription of this number; returns how many changed."""
-    return Subscriber.objects.filter(phone=phone, unsubscribed_on__isnull=True).update(
-        unsubscribed_on=timezone.now()
-    )
-
-
 def is_stop_message(fields: dict) -> bool:
     """STOP and its equivalents, or any keyword Twilio's Advanced Opt-Out classed as STOP."""
     body = fields.get("Body", "").strip().upper().rstrip(".!")
@@ -55,7 +39,7 @@ def is_stop_message(fields: dict) -> bool:
 def unsubscribe_view(request: HttpRequest, token: str) -> HttpResponse:
     """GET from the link in a message, POST from a mail client's one-click button
     (RFC 8058); both unsubscribe at once and may be repeated."""
-    subscriber = unsubscribe(token)
+    subscriber = unsubscribe(token=token)
     if subscriber is None:
         return render(request, "subscriptions/unknown.html", status=404)
     system = subscriber.trail_system
@@ -78,5 +62,5 @@ def inbound_sms_view(request: HttpRequest) -> HttpResponse:
         if not validator.validate(url, request.POST.dict(), signature):
             return HttpResponseForbidden("invalid signature")
     if is_stop_message(request.POST.dict()):
-        unsubscribe_phone(request.POST.get("From", ""))
+        unsubscribe_phone(phone=request.POST.get("From", ""))
     return HttpResponse("<Response/>", content_type="text/xml")

@@ -15,11 +15,14 @@ from api.fields import (
     StrictFloatField,
     StrictIntegerField,
 )
+from core.actors import Via
 from core.limits import TEXT_LIMIT
 from trails import activities as catalog
 from trails import enums
+from trails.fields import TRAIL_FIELDS
 from trails.geometry import feature_collection
 from trails.models import Point, Trail, TrailActivity, TrailSystem
+from trails.selectors import HISTORY_LIMIT
 
 INT_LIMIT = 2**31 - 1  # what the integer columns hold
 
@@ -121,9 +124,8 @@ class TrailSerializer(SystemRowSerializer):
     class Meta:
         model = Trail
         fields = (
-            *SystemRowSerializer.ROW_FIELDS, "name", "description", "status", "difficulty",
-            "type", "line_style", "hidden", "one_way", "one_way_reversed", "order",
-            "categories", "activities", "distance", "geolocation",
+            *SystemRowSerializer.ROW_FIELDS, *TRAIL_FIELDS, "activities", "distance",
+            "geolocation",
             *SystemRowSerializer.AUDIT_FIELDS,
         )  # fmt: skip
 
@@ -236,3 +238,31 @@ class PointFieldsSerializer(serializers.Serializer):
 
 class PointCreateSerializer(RequiredFieldsMixin, PointFieldsSerializer):
     required_fields = ("name", "marker_class", "lat", "lng")
+
+
+class HistoryQuerySerializer(serializers.Serializer):
+    limit = serializers.IntegerField(min_value=1, max_value=HISTORY_LIMIT, default=100)
+
+
+def _status_change_shown(serializer, instance) -> dict:
+    shown = serializers.Serializer.to_representation(serializer, instance)
+    shown["activity"] = shown["activity"] or None  # null where no activity applies
+    return shown
+
+
+# One entry of GET /trails/:id/history and /points/:id/history; built with type() because
+# one of its fields is named `from`.
+StatusChangeSerializer = type(
+    "StatusChangeSerializer",
+    (serializers.Serializer,),
+    {
+        "at": JsDateTimeField(read_only=True),
+        "uid": serializers.CharField(read_only=True),
+        "via": serializers.ChoiceField(Via.choices, read_only=True),
+        "field": serializers.CharField(read_only=True),
+        "activity": serializers.CharField(read_only=True, allow_null=True),
+        "from": serializers.JSONField(read_only=True, source="old_value", allow_null=True),
+        "to": serializers.JSONField(read_only=True, source="new_value", allow_null=True),
+        "to_representation": _status_change_shown,
+    },
+)

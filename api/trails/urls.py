@@ -12,4 +12,6 @@ urlpatterns = [
     path("trail-systems/<str:system_id>/points", views.PointsView.as_view()),
     path("trails/<str:pk>", views.TrailView.as_view()),
     path("points/<str:pk>", views.PointView.as_view()),
+    path("trails/<str:pk>/history", views.TrailHistoryView.as_view()),
+    path("points/<str:pk>/history", views.PointHistoryView.as_view()),
 ]

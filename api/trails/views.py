@@ -22,6 +22,7 @@ from rest_framework.views import APIView
 
 from api.permissions import authorize, request_actor
 from api.trails import serializers as shapes
+from api.trails.serializers import HistoryQuerySerializer, StatusChangeSerializer
 from core.errors import Invalid
 from publishing import scheduling
 from publishing.weather import weather_for
@@ -338,3 +339,50 @@ class PointView(ItemView):
     change = staticmethod(services.change_point)
     remove = staticmethod(trash_point)
     removed = {"trashed": True}
+
+
+# Status history
+
+
+class HistoryView(APIView):
+    """GET /trails/:id/history and /points/:id/history: read scope and the row's own access
+    rules and 404; newest first, ?limit= 1 to 500 (default 100)."""
+
+    id_key: str
+    row_name: str
+    lookup: Callable[[str], Model]
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        extend_schema(
+            parameters=[HistoryQuerySerializer],
+            responses=shape(
+                cls.__name__.removesuffix("View"),
+                **{cls.id_key: serializers.CharField()},
+                history=StatusChangeSerializer(many=True),
+            ),
+        )(cls)
+
+    def get(self, request: Request, pk: str) -> Response:
+        row = self.lookup(pk)
+        authorize(request, row.trail_system)
+        query = HistoryQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        changes = selectors.status_history(
+            **{self.row_name: row}, limit=query.validated_data["limit"]
+        )
+        return Response(
+            {self.id_key: row.pk, "history": StatusChangeSerializer(changes, many=True).data}
+        )
+
+
+class TrailHistoryView(HistoryView):
+    id_key = "trail_id"
+    row_name = "trail"
+    lookup = staticmethod(selectors.trail_or_404)
+
+
+class PointHistoryView(HistoryView):
+    id_key = "point_id"
+    row_name = "point"
+    lookup = staticmethod(selectors.point_or_404)

@@ -98,7 +98,13 @@ def parse_summary(table: str) -> list[Row]:
     return rows
 
 
-ROWS = parse_summary(SUMMARY_TABLE)
+# Routes beyond the spec's v1 table (DESIGN.md, "Fixed points"), held to the same rules.
+ADDITIVE_TABLE = """
+| GET | /trails/:id/history | any | read |
+| GET | /points/:id/history | any | read |
+"""
+
+ROWS = parse_summary(SUMMARY_TABLE) + parse_summary(ADDITIVE_TABLE)
 WRITE_ROWS = [row for row in ROWS if row.method != "GET"]
 
 LINE = {"type": "LineString", "coordinates": [[-113.9, 45.6], [-113.91, 45.61]]}

@@ -35,6 +35,8 @@ ENDPOINTS = [
     ("get", "/api/v1/points/{point}", None),
     ("patch", "/api/v1/points/{point}", {"status": "Closed"}),
     ("delete", "/api/v1/points/{point}", None),
+    ("get", "/api/v1/trails/{trail}/history", None),
+    ("get", "/api/v1/points/{point}/history", None),
     ("get", "/api/v1/trail-systems/{system}/updates", None),
     ("post", "/api/v1/trail-systems/{system}/updates", {"type": "notice", "description": "Hi"}),
     ("get", "/api/v1/updates/{update}", None),

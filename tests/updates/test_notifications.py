@@ -10,8 +10,8 @@ from updates import tasks
 from updates.models import Delivery, Subscriber
 from updates.notifications import delivery as sending
 from updates.notifications import recipients
+from updates.subscribers import unsubscribe
 from updates.tasks import fan_out_update, sweep_notifications
-from webapp.subscriptions import unsubscribe
 
 pytestmark = pytest.mark.django_db
 pytest_plugins = ["tests.updates.notify_fixtures"]
@@ -193,7 +193,7 @@ def test_unsubscribed_subscribers_get_nothing(
     mail.outbox.clear()
     sms_outbox.clear()
 
-    unsubscribe(leaving.unsubscribe_token)
+    unsubscribe(token=leaving.unsubscribe_token)
     post_update(django_capture_on_commit_callbacks, system)
 
     assert [m.to for m in mail.outbox] == [["staying@example.test"]]

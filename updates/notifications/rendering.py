@@ -11,22 +11,13 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.html import escape
 
+from core.names import camel
 from updates import sms
 from updates.enums import UpdateType
 from updates.models import Subscriber, Update
-from updates.types import SURFACE_CONDITION_CATALOG, UPDATE_TYPES
+from updates.types import SNOW_DATES, SNOW_DEPTHS, SURFACE_CONDITION_CATALOG, UPDATE_TYPES
 
 DEPTH_UNITS = {"inches": "in", "centimeters": "cm"}
-SNOW_DEPTH_FIELDS = (
-    "baseDepth",
-    "twentyFourHours",
-    "fourtyEightHours",
-    "sevenDays",
-    "seasonTotal",
-    "lastSnowAmount",
-    "upperElevationDepth",
-)
-SNOW_DATE_FIELDS = ("lastSnowDate", "lastSnowMakingDate")
 
 
 def public_map_url(system_id: str) -> str:
@@ -83,20 +74,16 @@ def message_context(update: Update) -> dict:
         unit = DEPTH_UNITS.get(system.depth_measurement, system.depth_measurement)
         labels = {f.property: f.label.get(language) for f in template.fields}
         figures = []
-        for prop in (*SNOW_DEPTH_FIELDS, *SNOW_DATE_FIELDS):
-            value = getattr(update, _snake(prop))
+        for name in (*SNOW_DEPTHS, *SNOW_DATES):
+            value = getattr(update, name)
             if value is None:
                 continue
-            shown = _date(value) if prop in SNOW_DATE_FIELDS else f"{_number(value)} {unit}"
-            if prop == "lastSnowDate" and update.last_snow_time:
+            shown = _date(value) if name in SNOW_DATES else f"{_number(value)} {unit}"
+            if name == "last_snow_date" and update.last_snow_time:
                 shown = f"{shown} {update.last_snow_time}"
-            figures.append({"label": labels[prop], "value": shown})
+            figures.append({"label": labels[camel(name)], "value": shown})
         context["figures"] = figures
     return context
-
-
-def _snake(name: str) -> str:
-    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
 
 
 # Rendered once per chunk with this in place of the link, which is all that differs between

@@ -4,14 +4,20 @@ Every admin write to trails, points (and updates, see webapp.admin.updates) queu
 in the same transaction, exactly as an API write does.
 """
 
+import json
+
 from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.urls import path
+from django.utils.formats import date_format
+from django.utils.html import format_html, format_html_join
+from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
 
-from trails import services, trash
+from trails import selectors, services, trash
 from trails.activities import CATALOG
+from trails.fields import ACTIVITY_FIELDS, TRAIL_FIELDS
 from trails.geometry import GeometryError
 from trails.geometry import validate as validate_geometry
 from trails.importing import InvalidInput, validate_role
@@ -182,7 +188,7 @@ class TrailActivityForm(forms.ModelForm):
 
     class Meta:
         model = TrailActivity
-        fields = ["value", "status", "difficulty", "position"]
+        fields = list(ACTIVITY_FIELDS)
 
 
 class TrailActivityInline(RoleScopedTabularInline):
@@ -195,21 +201,7 @@ class TrailActivityInline(RoleScopedTabularInline):
 class TrailForm(forms.ModelForm):
     class Meta:
         model = Trail
-        fields = [
-            "trail_system",
-            "name",
-            "description",
-            "status",
-            "difficulty",
-            "type",
-            "line_style",
-            "hidden",
-            "one_way",
-            "one_way_reversed",
-            "order",
-            "categories",
-            "geometry",
-        ]
+        fields = ["trail_system", *TRAIL_FIELDS, "geometry"]
         help_texts = {"geometry": "GeoJSON LineString or MultiLineString, [lng, lat] positions."}
         widgets = {"geometry": GeometryMapWidget}
 
@@ -231,6 +223,38 @@ class TrashActionMixin:
         apply_to_selected(self, request, queryset, self.trash_function, "Moved to the trash:")
 
 
+HISTORY_COLUMNS = ("When", "Field", "Activity", "From", "To", "Who", "Path")
+
+
+@admin.display(description="Status history (newest first)")
+def status_history(obj) -> str:
+    """The status history, read-only: what GET /trails/:id/history (or points) answers."""
+    if obj is None or obj.pk is None:
+        return "-"
+    row_name = "trail" if isinstance(obj, Trail) else "point"
+    changes = selectors.status_history(**{row_name: obj}, limit=selectors.HISTORY_LIMIT)
+    if not changes:
+        return "No status change recorded yet."
+    head = format_html_join("", "<th>{}</th>", ((column,) for column in HISTORY_COLUMNS))
+    rows = format_html_join(
+        "",
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+        (
+            (
+                date_format(localtime(change.at), "DATETIME_FORMAT"),
+                change.field,
+                change.activity,
+                json.dumps(change.old_value),
+                json.dumps(change.new_value),
+                change.uid,
+                f"{change.via} {change.key_id}".strip(),
+            )
+            for change in changes
+        ),
+    )
+    return format_html("<table><thead><tr>{}</tr></thead><tbody>{}</tbody></table>", head, rows)
+
+
 def activities_of(formset) -> list[dict] | None:
     """The activities as the inline lists them, in order; None when the inline is untouched."""
     if not formset.has_changed():
@@ -240,9 +264,8 @@ def activities_of(formset) -> list[dict] | None:
         for form in formset.forms
         if form.cleaned_data and not form.cleaned_data.get("DELETE")
     ]
-    names = ("value", "status", "difficulty", "position")
     return [
-        {name: data[name] for name in names if data.get(name) is not None}
+        {name: data[name] for name in ACTIVITY_FIELDS if data.get(name) is not None}
         for data in sorted(kept, key=lambda data: data.get("position") or 0)
     ]
 
@@ -263,7 +286,16 @@ class TrailAdmin(TrashActionMixin, ServiceAdmin, CompileOnWriteAdmin):
     search_fields = ["name"]
     list_select_related = ["trail_system"]
     autocomplete_fields = ["trail_system"]
-    readonly_fields = ["id", "distance", "lat", "lng", "created_on", "created_by", "updated_by"]
+    readonly_fields = [
+        "id",
+        "distance",
+        "lat",
+        "lng",
+        "created_on",
+        "created_by",
+        "updated_by",
+        status_history,
+    ]
 
     def get_queryset(self, request):
         return super().get_queryset(request).prefetch_related("activities")
@@ -311,7 +343,7 @@ class PointAdmin(TrashActionMixin, ServiceAdmin, CompileOnWriteAdmin):
     search_fields = ["name", "id"]
     list_select_related = ["trail_system"]
     autocomplete_fields = ["trail_system"]
-    readonly_fields = ["id", "created_on", "created_by", "updated_by"]
+    readonly_fields = ["id", "created_on", "created_by", "updated_by", status_history]
     exclude = ["trashed_on", "trashed_by", "updated_on"]
 
     def save_model(self, request, obj, form, change):

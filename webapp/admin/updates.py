@@ -9,14 +9,19 @@ from django.http import HttpResponse
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from updates import services
 from updates.enums import SURFACE_CONDITIONS
 from updates.models import Delivery, Subscriber, Update
-from updates.services import change_update, create_update, delete_update
-from updates.subscribers import active_subscriber_count, clean_contact, unsubscribe_subscribers
+from updates.subscribers import (
+    active_subscriber_count,
+    add_subscriber,
+    change_subscriber,
+    clean_contact,
+    unsubscribe_subscribers,
+)
 from updates.types import SNOW_DEPTHS, SURFACE_CONDITION_CATALOG
 from webapp import roles
-from webapp.admin.base import ReadOnlyAdmin, ServiceAdmin, web_actor
-from webapp.scoping import RoleScopedAdmin
+from webapp.admin.base import CompileOnWriteAdmin, ReadOnlyAdmin, ServiceAdmin, web_actor
 
 
 class UpdateForm(forms.ModelForm):
@@ -91,19 +96,18 @@ class UpdateForm(forms.ModelForm):
         )
 
 
-def update_fields(cleaned: dict, names) -> dict:
-    """The form's values as the update services take them (trails by id)."""
-    fields = {name: cleaned[name] for name in names if name in cleaned}
-    fields.pop("trail_system", None)
-    fields.pop("confirm_notify", None)
-    if "trails" in fields:
-        fields["trail_ids"] = [trail.pk for trail in fields.pop("trails")]
-    return {name: value for name, value in fields.items() if value not in (None, "")}
+def service_fields(cleaned: dict, names) -> dict:
+    """The form's values as updates.services takes them: trails by id."""
+    skipped = ("trails", "trail_system", "confirm_notify")
+    fields = {name: cleaned[name] for name in names if name not in skipped}
+    if "trails" in names:
+        fields["trail_ids"] = [trail.pk for trail in cleaned["trails"]]
+    return fields
 
 
 @admin.register(Update)
-class UpdateAdmin(ServiceAdmin):
-    """Written by the update services, as the API's POST and PATCH are (notify sends once)."""
+class UpdateAdmin(ServiceAdmin, CompileOnWriteAdmin):
+    """Created and changed through updates.services, as the API does (source `web`)."""
 
     form = UpdateForm
     list_display = ["type", "trail_system", "expiration_date", "notify", "source", "updated_on"]
@@ -124,39 +128,29 @@ class UpdateAdmin(ServiceAdmin):
             }
         return form
 
-    def save_model(self, request, obj, form, change):
-        """Nothing here: save_related writes the update and its trails in one service call."""
+    def get_readonly_fields(self, request, obj=None):
+        """An update stays with its system and type; post a new one instead."""
+        return ["trail_system", "type"] if obj is not None else []
 
-    def save_related(self, request, form, formsets, change):
-        cleaned = form.cleaned_data
+    def save_model(self, request, obj, form, change):
         if change:
-            changed = set(form.changed_data)
-            if changed & {"trails", "all_trails"}:
-                changed |= {"trails", "all_trails"}
-            changes = update_fields(cleaned, changed)
-            if "all_trails" in changed:
-                changes["all_trails"] = cleaned.get("all_trails", False)
-            if changes:
-                change_update(update=form.instance, changes=changes, actor=web_actor(request))
+            services.change_update(
+                update=obj,
+                changes=service_fields(form.cleaned_data, form.changed_data),
+                actor=web_actor(request),
+            )
             return
-        update = create_update(
-            system=cleaned["trail_system"],
-            fields=update_fields(cleaned, cleaned),
+        update = services.create_update(
+            system=form.cleaned_data["trail_system"],
+            fields=service_fields(form.cleaned_data, form.cleaned_data),
             actor=web_actor(request),
             source=Update.Source.WEB,
         )
-        form.instance.pk = update.pk
-        form.instance._state.adding = False
+        obj.pk = update.pk
+        obj._state.adding = False
 
-    def construct_change_message(self, request, form, formsets, add=False):
-        return super().construct_change_message(request, form, [], add)
-
-    def delete_model(self, request, obj):
-        delete_update(update=obj, actor=web_actor(request))
-
-    def delete_queryset(self, request, queryset):
-        for update in self.scoped(request, queryset, "delete"):
-            delete_update(update=update, actor=web_actor(request))
+    def save_related(self, request, form, formsets, change):
+        """The service has set the update's trails."""
 
 
 class SubscriberForm(forms.ModelForm):
@@ -184,7 +178,7 @@ class SubscriberForm(forms.ModelForm):
 
 
 @admin.register(Subscriber)
-class SubscriberAdmin(RoleScopedAdmin):
+class SubscriberAdmin(ServiceAdmin):
     """Everyone who manages the system sees the list; its Administrators may unsubscribe people
     and export the list as CSV. Rows are changed by hand only by superAdmins."""
 
@@ -232,6 +226,25 @@ class SubscriberAdmin(RoleScopedAdmin):
                 ]
             )
         return response
+
+    def save_model(self, request, obj, form, change):
+        """Through updates.subscribers; the form has already checked the contact details."""
+        if change:
+            subscriber = Subscriber.objects.get(pk=obj.pk)
+            change_subscriber(subscriber=subscriber, changes=self.changed_fields(form))
+            return
+        created = add_subscriber(
+            system=form.cleaned_data["trail_system"],
+            email=form.cleaned_data["email"],
+            phone=form.cleaned_data["phone"],
+        )
+        if form.cleaned_data.get("unsubscribed_on"):
+            change_subscriber(
+                subscriber=created,
+                changes={"unsubscribed_on": form.cleaned_data["unsubscribed_on"]},
+            )
+        obj.pk = created.pk
+        obj._state.adding = False
 
 
 @admin.register(Delivery)

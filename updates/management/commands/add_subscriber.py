@@ -20,7 +20,9 @@ class Command(BaseCommand):
         if system is None:
             raise CommandError(f"No trail system with id {options['trail_system_id']}.")
         try:
-            subscriber = add_subscriber(system, email=options["email"], phone=options["phone"])
+            subscriber = add_subscriber(
+                system=system, email=options["email"], phone=options["phone"]
+            )
         except ValidationError as error:
             raise CommandError(" ".join(error.messages)) from None
         self.stdout.write(json.dumps({"id": subscriber.pk}))

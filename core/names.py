@@ -1,0 +1,8 @@
+"""Field names as the interfaces show them: camelCase, derived from the model's snake_case name
+by the camel-case library the API's renderer uses, never written out by hand."""
+
+from djangorestframework_camel_case.util import camelize_re, underscore_to_camel
+
+
+def camel(name: str) -> str:
+    return camelize_re.sub(underscore_to_camel, name)

@@ -2,7 +2,7 @@
 
 from drf_spectacular.utils import extend_schema, extend_schema_view
 
-from api.trails.views import ItemView, SystemCollectionView, flag, true_flag
+from api.bases import ItemView, SystemCollectionView, flag, true_flag
 from api.updates.serializers import UpdateCreateSerializer, UpdateFieldsSerializer, UpdateSerializer
 from updates import selectors, services
 

@@ -92,3 +92,34 @@ def test_only_an_administrator_may_invite(client):
     membership = MembershipFactory(user__uid="trustee")
     signed_in(client, membership.user)
     assert client.get(invite_url(membership.trail_system)).status_code == 404
+
+
+def autocomplete(client, model_name: str, field_name: str, term: str = ""):
+    return client.get(
+        "/admin/autocomplete/",
+        {"app_label": "trails", "model_name": model_name, "field_name": field_name, "term": term},
+    )
+
+
+def test_autocompletes_never_expose_accounts_or_other_systems(client):
+    system = TrailSystemFactory(name="Ours")
+    TrailSystemFactory(name="Theirs")
+    signed_in(client, system.owner)
+    # Accounts: the owner picker is a superAdmin's, and its search is refused to everyone else.
+    assert autocomplete(client, "trailsystem", "owner").status_code == 403
+    found = autocomplete(client, "trail", "trail_system").json()["results"]
+    assert [result["text"] for result in found] == ["Ours"]
+
+    trustee = MembershipFactory(trail_system=system, user__uid="trustee").user
+    signed_in(client, trustee)
+    assert autocomplete(client, "trail", "trail_system").status_code == 403
+
+
+def test_only_a_superadmin_transfers_ownership(client):
+    system = TrailSystemFactory()
+    signed_in(client, system.owner)
+    page = client.get(f"/admin/trails/trailsystem/{system.pk}/change/").content.decode()
+    assert 'name="owner"' not in page
+    signed_in(client, UserFactory(uid="super", is_super_admin=True))
+    page = client.get(f"/admin/trails/trailsystem/{system.pk}/change/").content.decode()
+    assert 'name="owner"' in page

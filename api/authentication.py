@@ -1,28 +1,19 @@
 """The two credentials of the management interface: API keys and Firebase ID tokens."""
 
 import hmac
-import threading
-import time
 from datetime import timedelta
 
-import firebase_admin
-from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
-from firebase_admin import auth as firebase_auth
 from rest_framework.authentication import BaseAuthentication
 
 from apikeys import keys
 from apikeys.credentials import API_KEY, ID_TOKEN, Credential
-from apikeys.models import ApiKey, User
+from apikeys.identity import user_for_claims, verify_id_token
+from apikeys.models import ApiKey
 from core.errors import NotAuthenticated
-from core.ids import CONTROL_CHARACTER
-from core.limits import ID_TOKEN_CLOCK_SKEW_SECONDS
 
 LAST_USED_REFRESH = timedelta(minutes=5)
-FIREBASE_APP_NAME = "trails"
-_firebase_app: firebase_admin.App | None = None
-_firebase_app_lock = threading.Lock()
 
 
 def read_credential(request) -> str | None:
@@ -80,20 +71,6 @@ class ApiKeyAuthentication(BaseAuthentication):
         ).update(last_used_on=now)
 
 
-def firebase_app() -> firebase_admin.App:
-    """One app for the process, so firebase-admin's certificate cache is reused."""
-    global _firebase_app
-    with _firebase_app_lock:
-        if _firebase_app is None:
-            try:
-                _firebase_app = firebase_admin.get_app(FIREBASE_APP_NAME)
-            except ValueError:
-                _firebase_app = firebase_admin.initialize_app(
-                    options={"projectId": settings.FIREBASE_PROJECT_ID}, name=FIREBASE_APP_NAME
-                )
-    return _firebase_app
-
-
 class FirebaseIdTokenAuthentication(BaseAuthentication):
     def authenticate(self, request):
         credential = read_credential(request)
@@ -105,47 +82,3 @@ class FirebaseIdTokenAuthentication(BaseAuthentication):
 
     def authenticate_header(self, request) -> str:
         return "Bearer"
-
-
-def verify_id_token(token: str) -> dict:
-    """Claims of a valid ID token; 401 invalid_token otherwise.
-
-    A failure to fetch Google's certificates is not the caller's fault: it propagates and
-    answers a logged 500 instead of telling the client its token is bad.
-    """
-    try:
-        claims = firebase_auth.verify_id_token(
-            token, app=firebase_app(), clock_skew_seconds=ID_TOKEN_CLOCK_SKEW_SECONDS
-        )
-    except (ValueError, firebase_auth.InvalidIdTokenError) as error:
-        raise NotAuthenticated("invalid_token", "ID token is invalid or expired.") from error
-    # The emulator path of firebase-admin checks neither signature nor dates.
-    now = time.time()
-    exp, iat = claims.get("exp"), claims.get("iat")
-    if not _is_number(exp) or exp <= now:
-        raise NotAuthenticated("invalid_token", "ID token is invalid or expired.")
-    if not _is_number(iat) or iat > now + ID_TOKEN_CLOCK_SKEW_SECONDS:
-        raise NotAuthenticated("invalid_token", "ID token is issued in the future.")
-    if not all(_is_plain_text(claims.get(name, "")) for name in ("uid", "email")):
-        raise NotAuthenticated("invalid_token", "ID token names an impossible account.")
-    return claims
-
-
-def _is_plain_text(value) -> bool:
-    """A string without control characters (a NUL cannot even be stored)."""
-    return isinstance(value, str) and not CONTROL_CHARACTER.search(value)
-
-
-def _is_number(value) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def user_for_claims(claims: dict) -> User:
-    email = claims.get("email") or ""
-    user, created = User.objects.get_or_create(uid=claims["uid"], defaults={"email": email})
-    if not user.is_active:
-        raise NotAuthenticated("invalid_token", "This account is disabled.")
-    if not created and email and user.email != email:
-        User.objects.filter(pk=user.pk).update(email=email)
-        user.email = email
-    return user

@@ -59,7 +59,9 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 PUBLIC_BASE_URL = os.environ.get("PUBLIC_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    # Before the admin, so its templates (the sign-in page) take precedence.
+    "webapp.apps.WebappConfig",
+    "webapp.apps.WebappAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -78,10 +80,10 @@ INSTALLED_APPS = [
     "legacy",
     "grooming",
     "api",
-    "webapp",
     "demo",
     "moving",
     "public",
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -94,11 +96,14 @@ MIDDLEWARE = [
     "config.middleware.ControlCharacterPathMiddleware",
     "api.middleware.BodySizeLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last but for the Prometheus timer, as django-axes asks: a lockout becomes its 429 page.
+    "axes.middleware.AxesMiddleware",
     "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
@@ -150,6 +155,12 @@ STATIC_ROOT = os.environ.get("STATIC_ROOT") or None
 # and are served under /static/vendor/; never copied into the repository.
 NODE_MODULES = BASE_DIR / "node_modules"
 STATICFILES_DIRS = [("vendor/leaflet", NODE_MODULES / "leaflet" / "dist")]
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    # Two files of the 54 MB Firebase package: webapp.staticfiles.NPM_FILES.
+    "webapp.staticfiles.NpmFilesFinder",
+]
 # WhiteNoise serves static files in every process (runserver, gunicorn, live test servers)
 # straight from the finders, so no collectstatic step stands between a checkout and a
 # styled page.
@@ -400,6 +411,7 @@ LOGGING = {
         # Our request line replaces runserver's access line and Django's 4xx warnings.
         "django.server": {"level": "WARNING"},
         "django.request": {"level": "ERROR"},
+        "axes": {"level": "WARNING"},
     },
 }
 
@@ -446,3 +458,35 @@ if PRODUCTION:
     SECURE_HSTS_PRELOAD = True
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
+
+# The web app (Django admin) for managers: sign-in and throttling (README, Web app).
+AUTHENTICATION_BACKENDS = [
+    # First, as django-axes asks: refuses a locked-out client before any other backend.
+    "axes.backends.AxesStandaloneBackend",
+    "webapp.backends.RoleBackend",
+    "webapp.backends.FirebaseIdTokenBackend",
+]
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": f"django.contrib.auth.password_validation.{name}"}
+    for name in (
+        "UserAttributeSimilarityValidator",
+        "MinimumLengthValidator",
+        "CommonPasswordValidator",
+        "NumericPasswordValidator",
+    )
+]
+# E-mailed sign-in links: 15 minutes, single use (signing in changes last_login).
+SESAME_MAX_AGE = 15 * 60
+SESAME_ONE_TIME = True
+# Failed sign-ins, every method: 5 per account or per client address, then 15 minutes' wait.
+AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("AXES_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = "webapp.throttling.lockout_parameters"
+AXES_RESET_ON_SUCCESS = True
+AXES_VERBOSE = False
+AXES_ENABLE_ACCESS_FAILURE_LOG = True
+# The login page's Firebase Web SDK sign-in; off unless both are set.
+FIREBASE_WEB_API_KEY = os.environ.get("FIREBASE_WEB_API_KEY", "")
+FIREBASE_AUTH_DOMAIN = os.environ.get("FIREBASE_AUTH_DOMAIN", "")
+# The browser's Auth emulator address, when the server itself uses the emulator.
+FIREBASE_WEB_EMULATOR_HOST = os.environ.get("FIREBASE_AUTH_EMULATOR_HOST", "")

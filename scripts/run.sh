@@ -17,11 +17,14 @@ $py manage.py migrate --no-input
 $py manage.py load_demo
 token=$($py manage.py dev_token demo-owner --email owner@demo.test)
 system_id=$($py manage.py load_demo --print-id)
+signin=$($py manage.py signin_link demo-owner)
 cat <<MSG
 
 Trail service on http://$host:$port  (management API /api/v1, legacy /legacy, web app /admin)
 Try it:
   curl -H "Authorization: Bearer $token" http://$host:$port/api/v1/trail-systems/$system_id/trails
+Web app, signed in as demo-owner (one click, within 15 minutes):
+  $signin
 MSG
 
 if [ -n "${DATABASE_URL:-}" ] && [ -n "${REDIS_URL:-${CELERY_BROKER_URL:-}}" ]; then

@@ -5,7 +5,7 @@ import json
 import pytest
 from django.contrib import admin
 from django.contrib.auth.models import Group
-from django.test import RequestFactory
+from django.test import Client, RequestFactory
 from django.urls import reverse
 
 from apikeys.models import ApiKey
@@ -61,6 +61,8 @@ def system():
     Delivery.objects.create(update=update, subscriber=subscriber, channel="email")
     create_api_key(system.owner)
     Group.objects.create(name="Groomers")
+    # A failed sign-in: what the lockout pages (django-axes) list.
+    Client().post("/admin/login/", {"username": "uid-x", "password": "wrong"})
     CompileRequest.objects.all().delete()
     return system
 

@@ -12,7 +12,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import timezone
 
-from api.authentication import verify_id_token
+from apikeys.identity import verify_id_token
 from apikeys.models import User
 from demo.loader import DEMO_OWNER_UID, DEMO_SYSTEM_ID
 from publishing.models import CompileRequest

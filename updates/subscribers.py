@@ -95,3 +95,17 @@ def unsubscribe_phone(*, phone: str) -> int:
     return Subscriber.objects.filter(phone=phone, unsubscribed_on__isnull=True).update(
         unsubscribed_on=timezone.now()
     )
+
+
+@transaction.atomic
+def unsubscribe_subscribers(*, subscriber_ids: list[str]) -> int:
+    """Stop messages to these subscribers at once (their rows are kept); how many were still
+    subscribed."""
+    return Subscriber.objects.filter(pk__in=subscriber_ids, unsubscribed_on__isnull=True).update(
+        unsubscribed_on=timezone.now()
+    )
+
+
+def active_subscriber_count(system: TrailSystem) -> int:
+    """How many subscribers an update posted with notify would reach now."""
+    return Subscriber.objects.filter(trail_system=system, unsubscribed_on__isnull=True).count()

@@ -13,8 +13,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from api.authentication import firebase_app
 from apikeys import keys
+from apikeys.identity import firebase_app
 from apikeys.models import ApiKey
 from apikeys.tokens import mint_emulator_token
 from core import limits

@@ -1,14 +1,21 @@
-"""Web app for accounts (the superAdmin flag) and API keys (read-only, revocable)."""
+"""Web app for accounts (the superAdmin flag) and each person's own API keys."""
 
+from django import forms
 from django.contrib import admin, messages
+from django.template.response import TemplateResponse
+from django.utils.translation import gettext_lazy as _
 
-from apikeys import services
 from apikeys.models import ApiKey, User
-from webapp.admin.base import ReadOnlyAdmin
+from apikeys.services import create_key, revoke_key
+from trails.models import TrailSystem
+from trails.selectors import managed_systems
+from webapp import roles
+from webapp.admin.base import ServiceAdmin
+from webapp.scoping import RoleScopedAdmin
 
 
 @admin.register(User)
-class UserAdmin(admin.ModelAdmin):
+class UserAdmin(RoleScopedAdmin):
     list_display = ["uid", "email", "is_super_admin", "is_staff", "is_active", "last_login"]
     list_filter = ["is_super_admin", "is_staff", "is_active"]
     search_fields = ["uid", "email"]
@@ -32,24 +39,115 @@ class UserAdmin(admin.ModelAdmin):
         return [*self.readonly_fields, "uid"] if obj else self.readonly_fields
 
 
-@admin.register(ApiKey)
-class ApiKeyAdmin(ReadOnlyAdmin):
-    """Keys are made by their owners through POST /keys; here they can only be revoked."""
+class ApiKeyForm(forms.ModelForm):
+    """The key form of spec section 5: access, an optional single system, an expiry."""
 
-    list_display = ["name", "prefix", "user", "scopes", "created_on", "expires_at", "revoked"]
+    access = forms.ChoiceField(
+        label=_("Access"),
+        choices=[("write", _("Read and write")), ("read", _("Read only"))],
+        initial="write",
+    )
+    trail_system = forms.ModelChoiceField(
+        label=_("Only for this trail system"),
+        queryset=TrailSystem.objects.none(),
+        required=False,
+        empty_label=_("Every system I manage"),
+    )
+    expires_in_days = forms.TypedChoiceField(
+        label=_("Expires"),
+        choices=[
+            ("", _("Never")),
+            (30, _("In 30 days")),
+            (90, _("In 90 days")),
+            (365, _("In 1 year")),
+        ],
+        coerce=int,
+        empty_value=None,
+        required=False,
+    )
+
+    class Meta:
+        model = ApiKey
+        fields = ["name"]
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(ServiceAdmin):
+    """Each person's own keys (a superAdmin sees every account's): create, see, revoke.
+
+    The plaintext is shown once, on the page that follows the form; only its digest is stored.
+    """
+
+    list_display = [
+        "name", "prefix", "scopes", "trail_system_ids", "created_on", "expires_at",
+        "last_used_on", "revoked",
+    ]  # fmt: skip
     list_filter = ["revoked"]
     list_select_related = ["user"]
-    search_fields = ["name", "prefix", "user__uid", "user__email"]
-    exclude = ["digest"]
+    search_fields = ["name", "prefix"]
+    readonly_fields = [
+        "name", "prefix", "user", "scopes", "trail_system_ids", "created_on", "expires_at",
+        "last_used_on", "revoked", "revoked_on",
+    ]  # fmt: skip
     actions = ["revoke"]
+
+    def get_list_display(self, request):
+        if roles.is_super(request.user):
+            return [*self.list_display, "user"]
+        return self.list_display
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        if obj is not None:
+            return super().get_form(request, obj, change, **kwargs)
+        form = super().get_form(request, obj, change, form=ApiKeyForm, fields=["name"])
+        form.base_fields["trail_system"].queryset = managed_systems(request.user)
+        return form
+
+    def get_readonly_fields(self, request, obj=None):
+        return self.readonly_fields if obj is not None else []
+
+    def get_fields(self, request, obj=None):
+        if obj is not None:
+            return self.readonly_fields
+        return ["name", "access", "trail_system", "expires_in_days"]
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+    def save_model(self, request, obj, form, change):
+        data = form.cleaned_data
+        system = data.get("trail_system")
+        new = create_key(
+            user=request.user,
+            name=data["name"],
+            scopes=["read", data["access"]],
+            trail_system_ids=[system.pk] if system else None,
+            expires_in_days=data.get("expires_in_days"),
+        )
+        obj.pk, obj.prefix = new.key.pk, new.key.prefix
+        request.new_key_plaintext = new.plaintext
+
+    def response_add(self, request, obj, post_url_continue=None):
+        context = {
+            **self.admin_site.each_context(request),
+            "title": _("Your new API key"),
+            "opts": self.opts,
+            "key": obj,
+            "plaintext": request.new_key_plaintext,
+        }
+        return TemplateResponse(request, "webapp/apikey_created.html", context)
 
     def has_revoke_permission(self, request) -> bool:
         return request.user.has_perm("apikeys.change_apikey")
 
-    @admin.action(description="Revoke selected keys", permissions=["revoke"])
+    @admin.action(description=_("Revoke selected keys"), permissions=["revoke"])
     def revoke(self, request, queryset):
-        live = list(queryset.filter(revoked=False).values_list("pk", flat=True))
-        for key_id in live:
-            services.revoke_key(user=None, key_id=key_id)
-        count = len(live)
-        self.message_user(request, f"Revoked {count} key(s).", messages.SUCCESS)
+        keys = list(queryset.filter(revoked=False))
+        for key in keys:
+            revoke_key(user=None if roles.is_super(request.user) else request.user, key_id=key.pk)
+        self.message_user(
+            request, _("Revoked %(count)d key(s).") % {"count": len(keys)}, messages.SUCCESS
+        )

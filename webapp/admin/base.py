@@ -1,6 +1,6 @@
 """Bases every web-app page shares."""
 
-from django.contrib import admin, messages
+from django.contrib import messages
 from django.db import transaction
 from django.http import HttpResponseRedirect
 from django.utils import timezone
@@ -9,6 +9,7 @@ from core.actors import Actor, Via
 from core.compiles import request_compile
 from core.errors import DomainError
 from core.models import Audited
+from webapp.scoping import RoleScopedAdmin
 
 
 def web_actor(request) -> Actor:
@@ -16,7 +17,7 @@ def web_actor(request) -> Actor:
     return Actor(request.user.pk, Via.WEB_APP)
 
 
-class ServiceAdmin(admin.ModelAdmin):
+class ServiceAdmin(RoleScopedAdmin):
     """A page whose writes are service calls: a rule a service refuses is shown at the top of
     the page as an error, and nothing of the refused save is kept (the admin's transaction)."""
 
@@ -32,7 +33,7 @@ class ServiceAdmin(admin.ModelAdmin):
         return {name: form.cleaned_data[name] for name in form.changed_data}
 
 
-class CompileOnWriteAdmin(admin.ModelAdmin):
+class CompileOnWriteAdmin(RoleScopedAdmin):
     """Stamps who changed a row and queues a compile of its system on add, change, delete."""
 
     def save_model(self, request, obj, form, change):
@@ -64,7 +65,7 @@ class CompileOnWriteAdmin(admin.ModelAdmin):
                 )
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(RoleScopedAdmin):
     """Rows written only by the service itself (deliveries, compile requests, keys)."""
 
     def has_add_permission(self, request) -> bool:

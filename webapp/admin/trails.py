@@ -9,9 +9,11 @@ import json
 from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
+from django.urls import path
 from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
 from django.utils.timezone import localtime
+from django.utils.translation import gettext_lazy as _
 
 from trails import selectors, services, trash
 from trails.activities import CATALOG
@@ -28,13 +30,22 @@ from trails.models import (
     TrashedPoint,
     TrashedTrail,
 )
+from webapp import roles, system_pages
 from webapp.admin.base import CompileOnWriteAdmin, ServiceAdmin, apply_to_selected, web_actor
+from webapp.scoping import RoleScopedTabularInline
+from webapp.trail_admin import (
+    STATUS_ACTIONS,
+    ActivityFilter,
+    CategoryFilter,
+    GeometryMapWidget,
+    activity_label,
+)
 
 
 class MembershipForm(forms.ModelForm):
     class Meta:
         model = Membership
-        fields = ["user", "role"]
+        fields = ["role"]
 
     def clean_role(self) -> str:
         try:
@@ -43,11 +54,15 @@ class MembershipForm(forms.ModelForm):
             raise ValidationError(str(error)) from None
 
 
-class MembershipInline(admin.TabularInline):
+class MembershipInline(RoleScopedTabularInline):
+    """Members' roles; new members come in by e-mail invitation (the system's Invite page)."""
+
     model = Membership
     form = MembershipForm
-    extra = 1
-    autocomplete_fields = ["user"]
+    readonly_fields = ["user"]
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
 
 
 @admin.register(TrailSystem)
@@ -123,25 +138,39 @@ class TrailSystemAdmin(ServiceAdmin):
         obj.pk = system.pk
         obj._state.adding = False
 
+    def get_urls(self):
+        def page(view, name):
+            wrapped = self.admin_site.admin_view(
+                lambda request, system_id: view(self, request, system_id)
+            )
+            return path(f"<path:system_id>/{name}/", wrapped, name=f"trails_trailsystem_{name}")
+
+        return [
+            page(system_pages.overview, "overview"),
+            page(system_pages.invite, "invite"),
+            *super().get_urls(),
+        ]
+
+    def get_readonly_fields(self, request, obj=None):
+        # Ownership, plan and the legacy block are the operators' (superAdmins') to change.
+        if roles.is_super(request.user):
+            return self.readonly_fields
+        return [*self.readonly_fields, "owner", "subscription", "blocked"]
+
     def save_formset(self, request, form, formset, change):
-        """Members are given, changed and taken away through the services."""
+        """Roles set or members removed, each through the membership services."""
+        actor = web_actor(request)
         for member_form in formset.forms:
             data = member_form.cleaned_data
             if not data or (not member_form.has_changed() and not data.get("DELETE")):
                 continue
-            actor = web_actor(request)
+            user_id = data["id"].user_id
             if data.get("DELETE"):
-                if data.get("id") is not None:
-                    services.remove_member(
-                        system=form.instance, user_id=data["id"].user_id, actor=actor
-                    )
-                continue
-            previous = data.get("id")
-            if previous is not None and previous.user_id != data["user"].pk:
-                services.remove_member(system=form.instance, user_id=previous.user_id, actor=actor)
-            services.set_member(
-                system=form.instance, user_id=data["user"].pk, role=data["role"], actor=actor
-            )
+                services.remove_member(system=form.instance, user_id=user_id, actor=actor)
+            else:
+                services.set_member(
+                    system=form.instance, user_id=user_id, role=data["role"], actor=actor
+                )
         formset.new_objects, formset.changed_objects, formset.deleted_objects = [], [], []
 
 
@@ -162,12 +191,11 @@ class TrailActivityForm(forms.ModelForm):
         fields = list(ACTIVITY_FIELDS)
 
 
-class TrailActivityInline(admin.TabularInline):
+class TrailActivityInline(RoleScopedTabularInline):
     """The only place activities are added to a trail (the API may only change them)."""
 
     model = TrailActivity
     form = TrailActivityForm
-    extra = 1
 
 
 class TrailForm(forms.ModelForm):
@@ -175,6 +203,7 @@ class TrailForm(forms.ModelForm):
         model = Trail
         fields = ["trail_system", *TRAIL_FIELDS, "geometry"]
         help_texts = {"geometry": "GeoJSON LineString or MultiLineString, [lng, lat] positions."}
+        widgets = {"geometry": GeometryMapWidget}
 
     def clean_geometry(self) -> dict:
         try:
@@ -251,9 +280,10 @@ class TrailAdmin(TrashActionMixin, ServiceAdmin, CompileOnWriteAdmin):
     row_name = "trail"
     trash_function = staticmethod(trash.trash_trail)
     inlines = [TrailActivityInline]
-    list_display = ["name", "trail_system", "status", "difficulty", "type", "distance", "order"]
-    list_filter = ["status", "type", "difficulty", "trail_system"]
-    search_fields = ["name", "id"]
+    actions = [*STATUS_ACTIONS, "move_to_trash"]
+    list_display = ["name", "trail_system", "status", "activity_list", "difficulty", "distance"]
+    list_filter = ["status", ActivityFilter, CategoryFilter, "difficulty", "trail_system"]
+    search_fields = ["name"]
     list_select_related = ["trail_system"]
     autocomplete_fields = ["trail_system"]
     readonly_fields = [
@@ -266,6 +296,15 @@ class TrailAdmin(TrashActionMixin, ServiceAdmin, CompileOnWriteAdmin):
         "updated_by",
         status_history,
     ]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("activities")
+
+    @admin.display(description=_("activities"))
+    def activity_list(self, trail) -> str:
+        return ", ".join(
+            f"{activity_label(a.value)} ({a.get_status_display()})" for a in trail.activities.all()
+        )
 
     def save_model(self, request, obj, form, change):
         """Nothing here: save_related writes the trail and its activities in one call."""

@@ -1,18 +1,41 @@
 """Web app for updates (recompiled on every change), subscribers and deliveries (read-only)."""
 
+import csv
+
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
+from django.http import HttpResponse
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from updates import services
 from updates.enums import SURFACE_CONDITIONS
 from updates.models import Delivery, Subscriber, Update
-from updates.subscribers import add_subscriber, change_subscriber, clean_contact
+from updates.subscribers import (
+    active_subscriber_count,
+    add_subscriber,
+    change_subscriber,
+    clean_contact,
+    unsubscribe_subscribers,
+)
 from updates.types import SNOW_DEPTHS, SURFACE_CONDITION_CATALOG
+from webapp import roles
 from webapp.admin.base import CompileOnWriteAdmin, ReadOnlyAdmin, ServiceAdmin, web_actor
 
 
 class UpdateForm(forms.ModelForm):
+    """With notify ticked, the first save names how many subscribers will get the update and
+    asks to confirm: there is no preview or undo once it is sent."""
+
+    notify = forms.BooleanField(
+        label=_("Notify subscribers"),
+        required=False,
+        help_text=_("E-mail and text this update to the system's subscribers. Only when adding."),
+    )
+    confirm_notify = forms.BooleanField(
+        label=_("Yes, send it"), required=False, widget=forms.HiddenInput
+    )
     conditions = forms.MultipleChoiceField(
         choices=[(value, SURFACE_CONDITION_CATALOG[value].en) for value in SURFACE_CONDITIONS],
         required=False,
@@ -40,6 +63,7 @@ class UpdateForm(forms.ModelForm):
 
     def clean(self):
         cleaned = super().clean()
+        self.confirm_notification(cleaned)
         kind = cleaned.get("type")
         if kind == "notice" and not cleaned.get("description"):
             self.add_error("description", "A notice needs its text.")
@@ -53,10 +77,29 @@ class UpdateForm(forms.ModelForm):
             self.add_error("trails", "Every trail must belong to the update's trail system.")
         return cleaned
 
+    def confirm_notification(self, cleaned: dict) -> None:
+        system = cleaned.get("trail_system")
+        if not cleaned.get("notify") or cleaned.get("confirm_notify") or system is None:
+            return
+        count = active_subscriber_count(system)
+        self.fields["confirm_notify"].widget = forms.CheckboxInput()
+        self.add_error(
+            "confirm_notify",
+            ngettext(
+                "This update will be sent to %(count)d subscriber of %(system)s. "
+                "Tick “Yes, send it” and save again to send it.",
+                "This update will be sent to %(count)d subscribers of %(system)s. "
+                "Tick “Yes, send it” and save again to send it.",
+                count,
+            )
+            % {"count": count, "system": system.name},
+        )
+
 
 def service_fields(cleaned: dict, names) -> dict:
     """The form's values as updates.services takes them: trails by id."""
-    fields = {name: cleaned[name] for name in names if name not in ("trails", "trail_system")}
+    skipped = ("trails", "trail_system", "confirm_notify")
+    fields = {name: cleaned[name] for name in names if name not in skipped}
     if "trails" in names:
         fields["trail_ids"] = [trail.pk for trail in cleaned["trails"]]
     return fields
@@ -73,6 +116,17 @@ class UpdateAdmin(ServiceAdmin, CompileOnWriteAdmin):
     search_fields = ["id", "description"]
     date_hierarchy = "expiration_date"
     autocomplete_fields = ["trail_system", "trails"]
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change, **kwargs)
+        if obj is not None:
+            # Notify is the creation's; a change never sends (spec section 6).
+            form.base_fields = {
+                name: field
+                for name, field in form.base_fields.items()
+                if name not in ("notify", "confirm_notify")
+            }
+        return form
 
     def get_readonly_fields(self, request, obj=None):
         """An update stays with its system and type; post a new one instead."""
@@ -125,13 +179,53 @@ class SubscriberForm(forms.ModelForm):
 
 @admin.register(Subscriber)
 class SubscriberAdmin(ServiceAdmin):
+    """Everyone who manages the system sees the list; its Administrators may unsubscribe people
+    and export the list as CSV. Rows are changed by hand only by superAdmins."""
+
     form = SubscriberForm
     list_display = ["__str__", "trail_system", "email", "phone", "created_on", "unsubscribed_on"]
-    list_filter = ["trail_system"]
+    list_filter = ["trail_system", ("unsubscribed_on", admin.EmptyFieldListFilter)]
     list_select_related = ["trail_system"]
     search_fields = ["email", "phone"]
     autocomplete_fields = ["trail_system"]
     readonly_fields = ["id", "created_on", "email_failed_on", "phone_failed_on"]
+    actions = ["unsubscribe", "export_csv"]
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return roles.is_super(request.user)
+
+    def has_unsubscribe_permission(self, request) -> bool:
+        return request.user.has_perm("updates.change_subscriber")
+
+    def has_export_permission(self, request) -> bool:
+        return request.user.has_perm("updates.export_subscriber")
+
+    @admin.action(description=_("Unsubscribe selected"), permissions=["unsubscribe"])
+    def unsubscribe(self, request, queryset):
+        ids = list(self.scoped(request, queryset, "change").values_list("pk", flat=True))
+        count = unsubscribe_subscribers(subscriber_ids=ids)
+        self.message_user(
+            request, _("Unsubscribed %(count)d subscriber(s).") % {"count": count}, messages.SUCCESS
+        )
+
+    @admin.action(description=_("Export selected as CSV"), permissions=["export"])
+    def export_csv(self, request, queryset):
+        response = HttpResponse(content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = 'attachment; filename="subscribers.csv"'
+        writer = csv.writer(response)
+        writer.writerow(["trail_system", "email", "phone", "subscribed_on", "unsubscribed_on"])
+        rows = self.scoped(request, queryset, "export").select_related("trail_system")
+        for subscriber in rows.order_by("trail_system__name", "created_on"):
+            writer.writerow(
+                [
+                    subscriber.trail_system.name,
+                    subscriber.email,
+                    subscriber.phone,
+                    subscriber.created_on.isoformat(),
+                    subscriber.unsubscribed_on.isoformat() if subscriber.unsubscribed_on else "",
+                ]
+            )
+        return response
 
     def save_model(self, request, obj, form, change):
         """Through updates.subscribers; the form has already checked the contact details."""

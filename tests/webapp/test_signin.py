@@ -1,0 +1,202 @@
+"""Signing in to the web app: ID token, e-mailed link, password; and the throttle on failures."""
+
+import re
+import time
+
+import pytest
+from django.contrib.auth import SESSION_KEY
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
+from django.core.management import call_command
+
+from apikeys.tokens import mint_emulator_token
+from tests.factories import MembershipFactory, TrailSystemFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+TOKEN_URL = "/admin/login/token/"
+LINK_URL = "/admin/login/link/"
+USE_URL = "/admin/login/link/use/"
+
+
+@pytest.fixture
+def owner():
+    return TrailSystemFactory(owner=UserFactory(uid="owner-1", email="owner@example.test")).owner
+
+
+def signed_in_uid(client) -> str | None:
+    return client.session.get(SESSION_KEY)
+
+
+def test_a_valid_id_token_starts_a_session_and_goes_to_next(client, owner):
+    token = mint_emulator_token(owner.uid, owner.email)
+    response = client.post(TOKEN_URL, {"id_token": token, "next": "/admin/trails/trail/"})
+    assert response.status_code == 302
+    assert response["Location"] == "/admin/trails/trail/"
+    assert signed_in_uid(client) == owner.uid
+    assert client.get("/admin/").status_code == 200
+
+
+def test_a_token_of_a_new_account_creates_it_as_the_api_does(client):
+    client.post(TOKEN_URL, {"id_token": mint_emulator_token("brand-new", "new@example.test")})
+    assert signed_in_uid(client) == "brand-new"
+
+
+def test_next_on_another_site_goes_to_the_index_instead(client, owner):
+    token = mint_emulator_token(owner.uid, owner.email)
+    response = client.post(TOKEN_URL, {"id_token": token, "next": "https://evil.example/x"})
+    assert response["Location"] == "/admin/"
+
+
+@pytest.mark.parametrize(
+    "token",
+    ["garbage", mint_emulator_token("owner-1", expires_in=-60), ""],
+    ids=["garbage", "expired", "empty"],
+)
+def test_an_invalid_or_expired_token_shows_the_login_page_with_an_error(client, owner, token):
+    response = client.post(TOKEN_URL, {"id_token": token})
+    assert response.status_code == 401
+    assert "That sign-in is invalid or has expired." in response.content.decode()
+    assert 'id="link-form"' in response.content.decode()
+    assert signed_in_uid(client) is None
+
+
+def test_the_token_route_takes_only_post(client):
+    assert client.get(TOKEN_URL).status_code == 405
+
+
+def sent_link(mailoutbox) -> str:
+    (message,) = mailoutbox
+    return re.search(r"http://\S+", message.body).group(0)
+
+
+def test_an_emailed_link_signs_in_once(client, owner, mailoutbox):
+    response = client.post(LINK_URL, {"email": "OWNER@example.test"}, follow=True)
+    assert "a sign-in link is on its way" in response.content.decode()
+    link = sent_link(mailoutbox)
+    assert mailoutbox[0].to == ["owner@example.test"]
+    path = link.removeprefix("http://127.0.0.1:8000")
+
+    # Opening the link (a mail scanner may) shows a button and spends nothing.
+    page = client.get(path)
+    assert 'id="use-link-form"' in page.content.decode()
+    assert signed_in_uid(client) is None
+
+    token = re.search(r"sesame=([^&]+)", link).group(1)
+    response = client.post(USE_URL, {"sesame": token})
+    assert response.status_code == 302
+    assert signed_in_uid(client) == owner.uid
+
+    client.logout()
+    again = client.post(USE_URL, {"sesame": token})
+    assert again.status_code == 401
+    assert "already used, has expired or is not valid" in again.content.decode()
+    assert signed_in_uid(client) is None
+
+
+def test_an_unknown_address_gets_the_same_answer_and_no_mail(client, owner, mailoutbox):
+    known = client.post(LINK_URL, {"email": owner.email})
+    unknown = client.post(LINK_URL, {"email": "nobody@example.test"})
+    assert (unknown.status_code, unknown["Location"]) == (known.status_code, known["Location"])
+    assert len(mailoutbox) == 1
+
+
+def test_a_link_expires(client, owner, mailoutbox, settings):
+    settings.SESAME_MAX_AGE = 1
+    client.post(LINK_URL, {"email": owner.email})
+    token = re.search(r"sesame=([^&\s]+)", mailoutbox[0].body).group(1)
+    time.sleep(2.1)
+    assert client.post(USE_URL, {"sesame": token}).status_code == 401
+
+
+def test_the_signin_link_command_prints_a_working_link(client, owner, capsys):
+    call_command("signin_link", owner.uid)
+    link = capsys.readouterr().out.strip()
+    token = re.search(r"sesame=([^&\s]+)", link).group(1)
+    client.post(USE_URL, {"sesame": token})
+    assert signed_in_uid(client) == owner.uid
+
+
+def test_operators_passwords_follow_djangos_validators():
+    with pytest.raises(ValidationError):
+        validate_password("password")
+    validate_password("a long and unusual pass phrase")
+
+
+@pytest.fixture
+def operator():
+    user = UserFactory(uid="operator", is_staff=True, is_superuser=True)
+    user.set_password("correct horse battery staple")
+    user.save()
+    return user
+
+
+def test_password_guessing_is_locked_out_per_account(client, operator):
+    for _ in range(5):
+        client.post("/admin/login/", {"username": "operator", "password": "wrong"})
+    response = client.post(
+        "/admin/login/", {"username": "operator", "password": "correct horse battery staple"}
+    )
+    assert response.status_code == 429
+    assert signed_in_uid(client) is None
+
+
+def test_password_guessing_across_accounts_is_locked_out_per_client_address(client, operator):
+    for n in range(5):
+        client.post("/admin/login/", {"username": f"someone-{n}", "password": "wrong"})
+    response = client.post(
+        "/admin/login/", {"username": "operator", "password": "correct horse battery staple"}
+    )
+    assert response.status_code == 429
+
+
+def test_bad_tokens_and_links_lock_out_the_client_address(client, owner):
+    for n in range(3):
+        client.post(TOKEN_URL, {"id_token": f"garbage-{n}"})
+        client.post(USE_URL, {"sesame": f"garbage-{n}"})
+    response = client.post(TOKEN_URL, {"id_token": mint_emulator_token(owner.uid)})
+    assert response.status_code == 429
+    assert signed_in_uid(client) is None
+    # Another client address is not affected.
+    other = client.__class__(REMOTE_ADDR="10.0.0.9")
+    assert other.post(TOKEN_URL, {"id_token": mint_emulator_token(owner.uid)}).status_code == 302
+
+
+def test_a_trustee_enters_the_web_app_but_an_outsider_does_not(client):
+    trustee = MembershipFactory().user
+    client.post(TOKEN_URL, {"id_token": mint_emulator_token(trustee.uid)})
+    assert client.get("/admin/").status_code == 200
+    client.logout()
+    outsider = UserFactory()
+    client.post(TOKEN_URL, {"id_token": mint_emulator_token(outsider.uid)})
+    assert client.get("/admin/").status_code == 302
+
+
+def test_the_login_page_offers_firebase_only_when_configured(client, settings):
+    settings.FIREBASE_WEB_API_KEY = ""
+    page = client.get("/admin/login/").content.decode()
+    assert 'id="firebase-form"' not in page
+    assert "E-mail me a sign-in link" in page
+
+    settings.FIREBASE_WEB_API_KEY = "web-key"
+    settings.FIREBASE_AUTH_DOMAIN = "demo-trails.firebaseapp.com"
+    page = client.get("/admin/login/").content.decode()
+    assert 'data-api-key="web-key"' in page
+    assert "/static/vendor/firebase/firebase-auth-compat.js" in page
+    # Every script is a file of ours, so a strict Content-Security-Policy holds.
+    assert re.findall(r"<script(?![^>]*\bsrc=)[^>]*>", page) == []
+
+
+def test_only_the_firebase_files_the_page_needs_are_served(client):
+    served = client.get("/static/vendor/firebase/firebase-auth-compat.js")
+    assert served.status_code == 200
+    assert client.get("/static/vendor/firebase/firebase-app-compat.js").status_code == 200
+    assert client.get("/static/vendor/firebase/firebase-firestore.js").status_code == 404
+    assert client.get("/static/vendor/firebase/package.json").status_code == 404
+
+
+def test_the_web_app_follows_the_browsers_language(client):
+    french = client.get("/admin/login/", HTTP_ACCEPT_LANGUAGE="fr-CA,fr;q=0.9").content.decode()
+    assert "M'envoyer un lien de connexion" in french or "M&#x27;envoyer un lien" in french
+    english = client.get("/admin/login/", HTTP_ACCEPT_LANGUAGE="en-US").content.decode()
+    assert "E-mail me a sign-in link" in english

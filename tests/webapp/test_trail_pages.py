@@ -1,0 +1,75 @@
+"""The trails list and trail page as a trustee uses them: bulk status, filters, activities."""
+
+import pytest
+
+from publishing.models import CompileRequest
+from tests.factories import MembershipFactory, TrailActivityFactory, TrailFactory
+from trails.models import Trail
+
+pytestmark = pytest.mark.django_db
+
+TRAILS = "/admin/trails/trail/"
+
+
+@pytest.fixture
+def trustee_client(client):
+    membership = MembershipFactory(user__uid="trustee")
+    client.force_login(membership.user, backend="webapp.backends.RoleBackend")
+    client.system = membership.trail_system
+    return client
+
+
+def test_bulk_closing_three_trails_is_one_write_and_one_recompile(trustee_client):
+    system = trustee_client.system
+    trails = [TrailActivityFactory(trail__trail_system=system).trail for _ in range(3)]
+    untouched = TrailFactory(trail_system=system, status="Open")
+    theirs = TrailFactory(status="Open")
+    CompileRequest.objects.all().delete()
+
+    response = trustee_client.post(
+        TRAILS,
+        {"action": "set_status_closed", "_selected_action": [t.pk for t in trails] + [theirs.pk]},
+        follow=True,
+    )
+
+    assert "3 trail(s) set to Closed." in response.content.decode()
+    for trail in trails:
+        trail.refresh_from_db()
+        assert trail.status == "Closed"
+        assert [a.status for a in trail.activities.all()] == ["Closed"]
+    assert Trail.objects.get(pk=untouched.pk).status == "Open"
+    assert Trail.objects.get(pk=theirs.pk).status == "Open"
+    assert list(CompileRequest.objects.values_list("trail_system_id", flat=True)) == [system.pk]
+
+
+def test_the_list_shows_activities_and_filters_by_activity_and_category(trustee_client):
+    system = trustee_client.system
+    skate = TrailActivityFactory(
+        trail__trail_system=system, trail__name="Skate loop", value="nordic-skate"
+    ).trail
+    skate.categories = ["Nordic", "Easy"]
+    skate.save()
+    TrailActivityFactory(
+        trail__trail_system=system, trail__name="Bike run", value="mountain-biking"
+    )
+
+    page = trustee_client.get(TRAILS).content.decode()
+    assert "Skate loop" in page and "Bike run" in page
+
+    by_activity = trustee_client.get(TRAILS, {"activity": "nordic-skate"}).content.decode()
+    assert "Skate loop" in by_activity and "Bike run" not in by_activity
+
+    by_category = trustee_client.get(TRAILS, {"category": "Easy"}).content.decode()
+    assert "Skate loop" in by_category and "Bike run" not in by_category
+
+    by_name = trustee_client.get(TRAILS, {"q": "bike"}).content.decode()
+    assert "Bike run" in by_name and "Skate loop" not in by_name
+
+
+def test_the_trail_page_has_no_blank_activity_rows_and_a_map_preview(trustee_client):
+    trail = TrailFactory(trail_system=trustee_client.system)
+    for url in (f"{TRAILS}add/", f"{TRAILS}{trail.pk}/change/"):
+        page = trustee_client.get(url).content.decode()
+        assert 'name="activities-TOTAL_FORMS" value="0"' in page
+        assert 'class="trail-map"' in page
+        assert "/static/vendor/leaflet/leaflet.js" in page

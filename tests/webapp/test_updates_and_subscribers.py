@@ -1,0 +1,96 @@
+"""Updates with notify ask for confirmation naming the audience; subscribers' list, unsubscribe
+and CSV export by role."""
+
+import pytest
+
+from tests.factories import MembershipFactory, SubscriberFactory, TrailSystemFactory, UpdateFactory
+from updates.models import Subscriber, Update
+
+pytestmark = pytest.mark.django_db
+
+UPDATES = "/admin/updates/update/"
+SUBSCRIBERS = "/admin/updates/subscriber/"
+
+
+def signed_in(client, user):
+    client.force_login(user, backend="webapp.backends.RoleBackend")
+    return client
+
+
+def notice(system, **extra) -> dict:
+    return {
+        "trail_system": system.pk,
+        "type": "notice",
+        "expiration_date_0": "2099-01-01",
+        "expiration_date_1": "12:00:00",
+        "description": "Lift 2 closed for wind.",
+        "severity": "warning",
+        **extra,
+    }
+
+
+def test_notify_names_how_many_subscribers_and_sends_only_once_confirmed(
+    client, mailoutbox, django_capture_on_commit_callbacks
+):
+    membership = MembershipFactory(user__uid="trustee")
+    system = membership.trail_system
+    SubscriberFactory.create_batch(2, trail_system=system)
+    SubscriberFactory(trail_system=system, unsubscribed_on="2020-01-01T00:00:00Z")
+    signed_in(client, membership.user)
+
+    first = client.post(f"{UPDATES}add/", notice(system, notify="on"))
+    assert first.status_code == 200
+    assert "This update will be sent to 2 subscribers of" in first.content.decode()
+    assert not Update.objects.exists()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        second = client.post(f"{UPDATES}add/", notice(system, notify="on", confirm_notify="on"))
+    assert second.status_code == 302
+    update = Update.objects.get()
+    assert (update.notify, update.source, update.created_by) == (True, "web", "trustee")
+    assert len(mailoutbox) == 2
+
+
+def test_without_notify_an_update_is_saved_at_once_and_sends_nothing(client, mailoutbox):
+    system = TrailSystemFactory()
+    SubscriberFactory(trail_system=system)
+    signed_in(client, system.owner)
+    assert client.post(f"{UPDATES}add/", notice(system)).status_code == 302
+    assert Update.objects.get().notify is False
+    assert mailoutbox == []
+
+
+def test_changing_an_update_offers_no_notify(client):
+    update = UpdateFactory()
+    signed_in(client, update.trail_system.owner)
+    page = client.get(f"{UPDATES}{update.pk}/change/").content.decode()
+    assert 'name="notify"' not in page
+
+
+def test_a_trustee_lists_subscribers_but_may_not_unsubscribe_or_export(client):
+    membership = MembershipFactory(user__uid="trustee")
+    subscriber = SubscriberFactory(trail_system=membership.trail_system)
+    signed_in(client, membership.user)
+    page = client.get(SUBSCRIBERS).content.decode()
+    assert subscriber.email in page
+    assert 'value="export_csv"' not in page and 'value="unsubscribe"' not in page
+    client.post(SUBSCRIBERS, {"action": "unsubscribe", "_selected_action": [subscriber.pk]})
+    assert Subscriber.objects.get(pk=subscriber.pk).unsubscribed_on is None
+
+
+def test_an_administrator_exports_and_unsubscribes_only_their_systems_subscribers(client):
+    system = TrailSystemFactory()
+    ours = SubscriberFactory(trail_system=system, email="ours@example.test")
+    theirs = SubscriberFactory(email="theirs@example.test")
+    signed_in(client, system.owner)
+
+    export = client.post(
+        SUBSCRIBERS, {"action": "export_csv", "_selected_action": [ours.pk, theirs.pk]}
+    )
+    assert export["Content-Type"].startswith("text/csv")
+    body = export.content.decode()
+    assert "ours@example.test" in body and "theirs@example.test" not in body
+
+    client.post(SUBSCRIBERS, {"action": "unsubscribe", "_selected_action": [ours.pk, theirs.pk]})
+    assert Subscriber.objects.get(pk=ours.pk).unsubscribed_on is not None
+    assert Subscriber.objects.get(pk=theirs.pk).unsubscribed_on is None

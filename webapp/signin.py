@@ -1,0 +1,143 @@
+"""Sign-in to the web app: a Firebase ID token, an e-mailed one-time link, or a password.
+
+Each method goes through django.contrib.auth.authenticate, so django-axes refuses locked-out
+clients and counts every failure (webapp.throttling says per what).
+"""
+
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.contrib import admin, messages
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth import REDIRECT_FIELD_NAME, authenticate, login
+from django.core.mail import send_mail
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import redirect
+from django.template.loader import render_to_string
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
+from django.views.decorators.debug import sensitive_post_parameters
+from django.views.decorators.http import require_POST
+from sesame.utils import get_token
+
+from apikeys.models import User
+
+LINK_MINUTES = settings.SESAME_MAX_AGE // 60
+
+
+def firebase_web_config() -> dict | None:
+    """What the login page's script needs to sign in with Firebase; None when not set up."""
+    if not (settings.FIREBASE_WEB_API_KEY and settings.FIREBASE_AUTH_DOMAIN):
+        return None
+    return {
+        "api_key": settings.FIREBASE_WEB_API_KEY,
+        "auth_domain": settings.FIREBASE_AUTH_DOMAIN,
+        "project_id": settings.FIREBASE_PROJECT_ID,
+        "emulator_host": settings.FIREBASE_WEB_EMULATOR_HOST,
+    }
+
+
+def login_context(request: HttpRequest) -> dict:
+    return {"firebase": firebase_web_config(), "link_minutes": LINK_MINUTES}
+
+
+def safe_next(request: HttpRequest) -> str:
+    """The `next` address when it stays on this site, else the web app's index."""
+    wanted = request.POST.get(REDIRECT_FIELD_NAME) or request.GET.get(REDIRECT_FIELD_NAME, "")
+    if url_has_allowed_host_and_scheme(
+        wanted, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return wanted
+    return reverse("admin:index")
+
+
+def login_page(request: HttpRequest, error: str, status: int) -> TemplateResponse:
+    """The login page again, with what went wrong."""
+    site = admin.site
+    context = {
+        **site.each_context(request),
+        **login_context(request),
+        "title": _("Log in"),
+        "subtitle": None,
+        "app_path": reverse("admin:login"),
+        "form": AdminAuthenticationForm(request),
+        REDIRECT_FIELD_NAME: safe_next(request),
+        "signin_error": error,
+    }
+    return TemplateResponse(request, "admin/login.html", context, status=status)
+
+
+def signed_in(request: HttpRequest, user: User) -> HttpResponseRedirect:
+    login(request, user)
+    return HttpResponseRedirect(safe_next(request))
+
+
+@sensitive_post_parameters("id_token")
+@never_cache
+@require_POST
+def token_login(request: HttpRequest) -> HttpResponse:
+    """POST /admin/login/token/ with `id_token`: a session for the token's account."""
+    user = authenticate(request, id_token=request.POST.get("id_token", "").strip())
+    if user is None:
+        return login_page(request, _("That sign-in is invalid or has expired. Try again."), 401)
+    return signed_in(request, user)
+
+
+def signin_link(user: User, next_url: str = "") -> str:
+    """A one-time address that signs `user` in (valid SESAME_MAX_AGE seconds)."""
+    query = {"sesame": get_token(user), **({"next": next_url} if next_url else {})}
+    return f"{settings.PUBLIC_BASE_URL}{reverse('admin:login_link_use')}?{urlencode(query)}"
+
+
+def send_signin_link(user: User, next_url: str = "") -> None:
+    context = {"link": signin_link(user, next_url), "minutes": LINK_MINUTES, "user": user}
+    send_mail(
+        _("Your sign-in link"),
+        render_to_string("webapp/signin_link_email.txt", context),
+        None,
+        [user.email],
+    )
+
+
+@sensitive_post_parameters("email")
+@never_cache
+@require_POST
+def request_link(request: HttpRequest) -> HttpResponse:
+    """E-mail a sign-in link. The answer never tells whether the address has an account."""
+    email = request.POST.get("email", "").strip()
+    next_url = safe_next(request)
+    if email:
+        for user in User.objects.filter(email__iexact=email, is_active=True):
+            send_signin_link(user, next_url)
+    messages.info(
+        request,
+        _(
+            "If an account uses that address, a sign-in link is on its way. "
+            "It works once, within %(minutes)d minutes."
+        )
+        % {"minutes": LINK_MINUTES},
+    )
+    return redirect(f"{reverse('admin:login')}?{urlencode({REDIRECT_FIELD_NAME: next_url})}")
+
+
+@sensitive_post_parameters("sesame")
+@never_cache
+def use_link(request: HttpRequest) -> HttpResponse:
+    """GET shows a button and POST signs in, so a mail scanner opening the link spends nothing."""
+    token = request.POST.get("sesame") or request.GET.get("sesame", "")
+    if request.method != "POST":
+        context = {
+            **admin.site.each_context(request),
+            "title": _("Sign in"),
+            "sesame": token,
+            REDIRECT_FIELD_NAME: safe_next(request),
+        }
+        return TemplateResponse(request, "webapp/use_link.html", context)
+    user = authenticate(request, sesame=token) if token else None
+    if user is None:
+        spent = _("This sign-in link was already used, has expired or is not valid.")
+        return login_page(request, f"{spent} {_('Ask for a new one.')}", 401)
+    return signed_in(request, user)

@@ -1,0 +1,32 @@
+"""The admin site as the managers' web app: who may enter, and the sign-in routes."""
+
+from django.contrib import admin
+from django.urls import path
+from django.utils.translation import gettext_lazy as _
+
+from trails.selectors import systems_with_roles
+from webapp import roles, signin
+
+
+class TrailsAdminSite(admin.AdminSite):
+    site_header = _("Trail status")
+    site_title = _("Trail status")
+    index_title = _("Your trail systems")
+
+    def has_permission(self, request) -> bool:
+        return roles.may_enter(request.user)
+
+    def get_urls(self):
+        sign_in_routes = [
+            path("login/token/", signin.token_login, name="login_token"),
+            path("login/link/", signin.request_link, name="login_link"),
+            path("login/link/use/", signin.use_link, name="login_link_use"),
+        ]
+        return [*sign_in_routes, *super().get_urls()]
+
+    def index(self, request, extra_context=None):
+        systems = systems_with_roles(request.user, everything=True)
+        return super().index(request, {"managed_systems": systems, **(extra_context or {})})
+
+    def login(self, request, extra_context=None):
+        return super().login(request, {**signin.login_context(request), **(extra_context or {})})

@@ -1,0 +1,101 @@
+"""Trail list and page helpers of the web app: filters, the bulk status actions, the map."""
+
+from collections import defaultdict
+
+from django import forms
+from django.conf import settings
+from django.contrib import admin, messages
+from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
+
+from trails.activities import CATALOG
+from trails.enums import TrailStatus
+from trails.services import set_trails_status
+from webapp.admin.base import web_actor
+
+
+def activity_label(value: str) -> str:
+    activity = CATALOG.get(value)
+    if activity is None:
+        return value
+    return activity.fr if (get_language() or "").startswith("fr") else activity.en
+
+
+class ActivityFilter(admin.SimpleListFilter):
+    title = _("activity")
+    parameter_name = "activity"
+
+    def lookups(self, request, model_admin):
+        return sorted(((value, activity_label(value)) for value in CATALOG), key=lambda c: c[1])
+
+    def queryset(self, request, queryset):
+        if self.value():
+            return queryset.filter(activities__value=self.value()).distinct()
+        return queryset
+
+
+class CategoryFilter(admin.SimpleListFilter):
+    """The categories the signed-in person's trails use."""
+
+    title = _("category")
+    parameter_name = "category"
+
+    def lookups(self, request, model_admin):
+        used = model_admin.get_queryset(request).values_list("categories", flat=True)
+        names = sorted({name for names in used for name in (names or []) if isinstance(name, str)})
+        return [(name, name) for name in names]
+
+    def queryset(self, request, queryset):
+        if self.value():
+            # The stored JSON list's text holds the name in quotes, on SQLite and PostgreSQL.
+            return queryset.filter(categories__icontains=f'"{self.value()}"')
+        return queryset
+
+
+def set_status_action(status: str, label):
+    """A bulk action: one write and one recompile per system, through the API's bulk service."""
+
+    @admin.action(description=label, permissions=["change"])
+    def action(model_admin, request, queryset):
+        by_system = defaultdict(list)
+        for trail in model_admin.scoped(request, queryset, "change").select_related("trail_system"):
+            by_system[trail.trail_system].append(trail.pk)
+        for system, trail_ids in by_system.items():
+            set_trails_status(
+                system=system, status=status, trail_ids=trail_ids, actor=web_actor(request)
+            )
+        count = sum(len(ids) for ids in by_system.values())
+        model_admin.message_user(
+            request,
+            _("%(count)d trail(s) set to %(status)s.")
+            % {"count": count, "status": TrailStatus(status).label},
+            messages.SUCCESS,
+        )
+
+    action.__name__ = f"set_status_{status.lower()}"
+    return action
+
+
+STATUS_ACTIONS = [
+    set_status_action(TrailStatus.OPEN, _("Set status Open")),
+    set_status_action(TrailStatus.CAUTION, _("Set status Caution")),
+    set_status_action(TrailStatus.CLOSED, _("Set status Closed")),
+    set_status_action(TrailStatus.NONE, _("Set status None")),
+]
+
+
+class GeometryMapWidget(forms.Textarea):
+    """The GeoJSON text, with a Leaflet map preview of it beneath (webapp/trail_map.js)."""
+
+    template_name = "webapp/widgets/geometry_map.html"
+
+    def get_context(self, name, value, attrs):
+        """The public map's base-map settings: no tile server, a plain background (offline)."""
+        context = super().get_context(name, value, attrs)
+        context["tile_url"] = settings.MAP_TILE_URL
+        context["tile_attribution"] = settings.MAP_TILE_ATTRIBUTION
+        return context
+
+    class Media:
+        css = {"all": ["vendor/leaflet/leaflet.css", "webapp/trail_map.css"]}
+        js = ["vendor/leaflet/leaflet.js", "webapp/trail_map.js"]

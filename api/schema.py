@@ -101,3 +101,25 @@ def require_a_field_in_patch_bodies(result: dict, generator, request, public) ->
             if name in schemas:
                 schemas[name]["minProperties"] = 1
     return result
+
+
+# DRF's CharField refuses NUL characters (a NUL cannot even be stored in PostgreSQL text).
+NO_NUL_PATTERN = "^[^\\u0000]*$"
+
+
+def forbid_nul_in_request_strings(result: dict, generator, request, public) -> dict:
+    """Postprocessing hook: free-text strings of request bodies say that they refuse NUL, as
+    the fields do (400 invalid_field), so a client reading the schema knows."""
+    for name, schema in result.get("components", {}).get("schemas", {}).items():
+        if name.endswith("Request"):
+            _forbid_nul(schema)
+    return result
+
+
+def _forbid_nul(schema: dict) -> None:
+    if schema.get("type") == "string" and not {"format", "enum", "pattern"} & schema.keys():
+        schema["pattern"] = NO_NUL_PATTERN
+    for child in schema.get("properties", {}).values():
+        _forbid_nul(child)
+    if isinstance(schema.get("items"), dict):
+        _forbid_nul(schema["items"])

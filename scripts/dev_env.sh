@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Write the development settings of this checkout (default: .env at its root) unless the file
-# exists: a generated SECRET_KEY and DEBUG on. config/settings.py reads the file, so
+# exists: a generated SECRET_KEY, DEBUG on and plain-text log lines. config/settings.py reads the file, so
 # `manage.py` gets the same settings as `make run`; variables set in the environment win.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,5 +14,6 @@ cat > "$file" <<ENV
 # Development settings written by \`make run\` (scripts/dev_env.sh); git-ignored.
 SECRET_KEY=$secret
 DEBUG=1
+LOG_FORMAT=text
 ENV
-echo "Wrote $file (development settings: generated SECRET_KEY, DEBUG on)."
+echo "Wrote $file (development settings: generated SECRET_KEY, DEBUG on, text logs)."

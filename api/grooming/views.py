@@ -21,6 +21,7 @@ from api.permissions import request_actor
 from core.errors import Invalid
 from grooming import selectors, services
 from grooming.tracks import Track, TrackError, parse_geojson, parse_gpx
+from updates.enums import SURFACE_CONDITIONS
 
 GPX_MEDIA_TYPE = "application/gpx+xml"
 OPTION_NAMES = ("tolerance_meters", "groomed_at", "condition", "dry_run")
@@ -90,7 +91,10 @@ OPTION_PARAMETERS = [
         description="default: the time of the track's last point, else now",
     ),
     OpenApiParameter(
-        "condition", OpenApiTypes.STR, description="a surface-conditions value; default groomed"
+        "condition",
+        OpenApiTypes.STR,
+        enum=SURFACE_CONDITIONS,
+        description="a surface-conditions value; default groomed",
     ),
     OpenApiParameter("dryRun", OpenApiTypes.BOOL, description="true: measure, write nothing"),
 ]

@@ -100,6 +100,21 @@ OPTION_PARAMETERS = [
 ]
 
 
+# The JSON body: a track's lines. A schema-valid body can still be refused (400
+# invalid_geometry) when its lines lie wholly outside the system or have too few positions.
+TRACK_GEOJSON = {
+    "type": "object",
+    "description": "A GeoJSON LineString, MultiLineString, Feature or FeatureCollection of lines",
+    "required": ["type"],
+    "properties": {
+        "type": {
+            "type": "string",
+            "enum": ["LineString", "MultiLineString", "Feature", "FeatureCollection"],
+        },
+    },
+}
+
+
 class GroomingTracksView(APIView):
     parser_classes = [TrackJsonParser, GeoJsonParser, GpxParser, XmlGpxParser, TextXmlGpxParser]
 
@@ -108,8 +123,8 @@ class GroomingTracksView(APIView):
         summary="Post a groomer's GPS track: groomed conditions on the trails it covered",
         parameters=OPTION_PARAMETERS,
         request={
-            "application/json": OpenApiTypes.OBJECT,
-            "application/geo+json": OpenApiTypes.OBJECT,
+            "application/json": TRACK_GEOJSON,
+            "application/geo+json": TRACK_GEOJSON,
             GPX_MEDIA_TYPE: OpenApiTypes.STR,
         },
         responses={201: GroomingResultSerializer, 200: GroomingResultSerializer},

@@ -173,3 +173,10 @@ def test_a_pass_of_another_system_is_not_shown(client, world):
 
     response = signed_in(client, trustee).get(f"{grooming_url(system)}?pass={other.pk}")
     assert response.status_code == 404
+
+
+def test_the_page_is_in_french_for_a_french_browser(client, world):
+    system, trustee, *_ = world
+    page = signed_in(client, trustee).get(grooming_url(system), HTTP_ACCEPT_LANGUAGE="fr")
+
+    assert "Téléverser une trace de damage" in page.content.decode()

@@ -4,14 +4,7 @@
   "use strict";
   function draw(container) {
     const data = JSON.parse(document.getElementById("grooming-map-data").textContent);
-    const map = L.map(container, { scrollWheelZoom: false });
-    // A base map only where MAP_TILE_URL names a tile server; else a plain background.
-    if (container.dataset.tileUrl) {
-      L.tileLayer(container.dataset.tileUrl, {
-        maxZoom: 18,
-        attribution: container.dataset.tileAttribution,
-      }).addTo(map);
-    }
+    const map = window.webappBaseMap(container);
     const trails = L.geoJSON(data.trails, {
       style: function (feature) {
         return feature.properties.groomed

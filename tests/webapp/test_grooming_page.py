@@ -75,6 +75,12 @@ def test_the_page_is_for_those_who_manage_the_system_only(client, world):
     assert 'id="grooming-form"' in page.content.decode()
     overview = client.get(f"/admin/trails/trailsystem/{system.pk}/overview/").content.decode()
     assert grooming_url(system) in overview
+    # An Administrator also reaches it from the system page's object tools.
+    change_page = signed_in(client, system.owner).get(
+        f"/admin/trails/trailsystem/{system.pk}/change/"
+    )
+    assert grooming_url(system) in change_page.content.decode()
+    assert client.get(grooming_url(system)).status_code == 200
 
 
 def test_the_review_shows_the_coverage_and_writes_nothing(client, world):

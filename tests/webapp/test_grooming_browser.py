@@ -37,6 +37,8 @@ def test_a_trustee_reviews_the_timber_trail_track_on_the_map_and_saves_it(
     expect(page.locator("#grooming-map path.groomed-trail").first).to_be_visible()
     expect(page.locator("#grooming-map path.grooming-track")).to_have_count(1)
     assert page.locator("#grooming-map path.trail").count() > 10
+    page.dispatch_event("#grooming-map path.groomed-trail", "mouseover")
+    expect(page.locator(".leaflet-tooltip")).to_have_text("Timber Trail")
     screenshot("webapp-grooming-review")
     assert not GroomingPass.objects.exists()
 

@@ -12,13 +12,17 @@
           : { color: "#888", weight: 3, opacity: 0.7, className: "trail" };
       },
       onEachFeature: function (feature, layer) {
-        layer.bindTooltip(feature.properties.name);
+        // As text: a trail's name is whatever its managers typed.
+        const name = document.createElement("span");
+        name.textContent = feature.properties.name;
+        layer.bindTooltip(name);
       },
     }).addTo(map);
     let bounds = trails.getBounds();
     if (data.track) {
       const track = L.geoJSON(data.track, {
         style: { color: "#d33", weight: 2, dashArray: "6 4", className: "grooming-track" },
+        interactive: false,
       }).addTo(map);
       bounds = track.getBounds().isValid() ? track.getBounds() : bounds;
     }

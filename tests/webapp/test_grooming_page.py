@@ -186,3 +186,32 @@ def test_the_page_is_in_french_for_a_french_browser(client, world):
     page = signed_in(client, trustee).get(grooming_url(system), HTTP_ACCEPT_LANGUAGE="fr")
 
     assert "Téléverser une trace de damage" in page.content.decode()
+
+
+def test_a_named_role_may_groom_too(client, world):
+    system, *_ = world
+    groomer = MembershipFactory(trail_system=system, user__uid="night-shift", role="Groomer").user
+
+    response = signed_in(client, groomer).post(
+        grooming_url(system), {"file": upload(), "tolerance": 15, "condition": "groomed"}
+    )
+
+    assert 'id="coverage"' in response.content.decode()
+
+
+def test_a_groomed_at_in_the_future_is_a_form_error(client, world):
+    system, trustee, *_ = world
+    response = signed_in(client, trustee).post(
+        grooming_url(system),
+        {
+            "file": upload(),
+            "tolerance": 15,
+            "condition": "groomed",
+            "groomed_at": "2999-01-01T08:00",
+        },
+    )
+
+    page = response.content.decode()
+    assert "is in the future" in page
+    assert 'id="save-form"' not in page
+    assert not GroomingPass.objects.exists()

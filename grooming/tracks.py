@@ -1,6 +1,7 @@
 """Grooming tracks as uploaded: GPX (tracks and routes, any number of segments) or GeoJSON
 lines, read into [lng, lat] lines and the time of the last recorded point."""
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -166,3 +167,14 @@ def _feature_times(properties, where: str) -> list[datetime]:
         return [parse_js_date(line[-1]) for line in per_line if line]
     except (InvalidDate, AttributeError):
         raise TrackError(f"{where}.properties: a time is not a date.") from None
+
+
+def parse_upload(data: bytes) -> Track:
+    """A GPX file, or GeoJSON lines: told apart by the first character, not the file name."""
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
+        return parse_gpx(data)
+    try:
+        document = json.loads(data)
+    except ValueError as error:
+        raise TrackError(f"The file is neither GPX nor valid JSON: {error}") from None
+    return parse_geojson(document)

@@ -98,4 +98,4 @@ class GeometryMapWidget(forms.Textarea):
 
     class Media:
         css = {"all": ["vendor/leaflet/leaflet.css", "webapp/trail_map.css"]}
-        js = ["vendor/leaflet/leaflet.js", "webapp/trail_map.js"]
+        js = ["vendor/leaflet/leaflet.js", "webapp/base_map.js", "webapp/trail_map.js"]

@@ -30,7 +30,7 @@ from trails.models import (
     TrashedPoint,
     TrashedTrail,
 )
-from webapp import roles, system_pages
+from webapp import grooming_page, roles, system_pages
 from webapp.admin.base import CompileOnWriteAdmin, ServiceAdmin, apply_to_selected, web_actor
 from webapp.scoping import RoleScopedTabularInline
 from webapp.trail_admin import (
@@ -148,6 +148,7 @@ class TrailSystemAdmin(ServiceAdmin):
         return [
             page(system_pages.overview, "overview"),
             page(system_pages.invite, "invite"),
+            page(grooming_page.grooming, "grooming"),
             *super().get_urls(),
         ]
 

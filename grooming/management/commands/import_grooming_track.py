@@ -7,20 +7,12 @@ from core.actors import Actor, Via
 from core.errors import DomainError
 from core.jsdate import InvalidDate, parse_js_date
 from grooming.services import DEFAULT_CONDITION, DEFAULT_TOLERANCE_METERS, record_grooming_track
-from grooming.tracks import Track, TrackError, parse_geojson, parse_gpx
+from grooming.tracks import Track, TrackError, parse_upload
 from trails.models import TrailSystem
 
 
 def read_track(path: Path) -> Track:
-    """A GPX file, or GeoJSON lines: told apart by the first character, not the file name."""
-    data = path.read_bytes()
-    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
-        return parse_gpx(data)
-    try:
-        document = json.loads(data)
-    except ValueError as error:
-        raise TrackError(f"The file is neither GPX nor valid JSON: {error}") from None
-    return parse_geojson(document)
+    return parse_upload(path.read_bytes())
 
 
 class Command(BaseCommand):

@@ -3,14 +3,7 @@
   "use strict";
   function draw(container) {
     const input = document.getElementById(container.dataset.geometryInput);
-    const map = L.map(container, { scrollWheelZoom: false });
-    // A base map only where MAP_TILE_URL names a tile server; else a plain background.
-    if (container.dataset.tileUrl) {
-      L.tileLayer(container.dataset.tileUrl, {
-        maxZoom: 18,
-        attribution: container.dataset.tileAttribution,
-      }).addTo(map);
-    }
+    const map = window.webappBaseMap(container);
     let layer = null;
     function redraw() {
       let geometry;

@@ -19,16 +19,15 @@ def measure_fan_out(system, subscribers: int) -> dict:
     from django.conf import settings
     from django.db import transaction
 
-    from config.celery import app
     from tests.integration.conftest import Worker
     from updates.models import Delivery, Update
     from updates.tasks import notify_subscribers_on_commit
 
+    # Celery reads its configuration from the Django settings (CELERY_*).
     settings.CELERY_BROKER_URL = settings.CELERY_BROKER_URL or "redis://127.0.0.1:6379/15"
     queue = f"bench-{uuid.uuid4().hex[:8]}"
-    app.conf.update(
-        broker_url=settings.CELERY_BROKER_URL, task_always_eager=False, task_default_queue=queue
-    )
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    settings.CELERY_TASK_DEFAULT_QUEUE = queue
     expected = 2 * subscribers
 
     # The integration tests' worker: prefork, 2 processes, on this queue and database.

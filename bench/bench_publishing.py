@@ -24,7 +24,6 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from bench.common import ROOT
-from config.celery import app as celery_app
 from publishing.compile import compile_rows
 from publishing.models import CompileRequest
 from publishing.publisher import compile_pending, kept_compiles, paused_gc
@@ -320,12 +319,13 @@ def measure_latency(
     from tests.integration.conftest import Worker  # imports models: Django is set up first
 
     broker_url = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/15"
-    celery_app.conf.update(
-        broker_url=broker_url,
-        task_always_eager=False,
-        task_default_queue=f"bench-{uuid.uuid4().hex[:8]}",
-    )
-    with override_settings(MEDIA_ROOT=media, CELERY_BROKER_URL=broker_url):
+    # Celery reads its configuration from the Django settings (CELERY_*).
+    with override_settings(
+        MEDIA_ROOT=media,
+        CELERY_BROKER_URL=broker_url,
+        CELERY_TASK_ALWAYS_EAGER=False,
+        CELERY_TASK_DEFAULT_QUEUE=f"bench-{uuid.uuid4().hex[:8]}",
+    ):
         worker = Worker(media, media / "worker.log")
         worker.start()
         try:

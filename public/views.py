@@ -17,7 +17,7 @@ from django.views.decorators.cache import cache_control
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.http import require_GET, require_POST
 
-from public import ratelimit
+from core import ratelimit
 from public.selectors import index_rows, public_system, published_trails
 from public.texts import texts_for
 from publishing.storage import public_url
@@ -134,11 +134,6 @@ def embed_list_view(request: HttpRequest, system_id: str) -> HttpResponse:
 # Subscribing
 
 
-def _client_address(request: HttpRequest) -> str:
-    """The peer address; a proxy in front must pass the client's as REMOTE_ADDR."""
-    return request.META.get("REMOTE_ADDR", "")
-
-
 def _too_many(request: HttpRequest, system: TrailSystem) -> HttpResponse:
     context = {"system": system, "t": texts_for(system.language), "state": "too_many"}
     response = render(request, "public/subscribe.html", context, status=429)
@@ -162,7 +157,7 @@ def subscribe_view(request: HttpRequest, system_id: str) -> HttpResponse:
     except ValidationError as error:
         context |= {"state": "invalid", "errors": error.messages}
         return render(request, "public/subscribe.html", context, status=400)
-    address = _client_address(request)
+    address = ratelimit.client_address(request)
     allowed = ratelimit.allow(
         "subscribe-address",
         address,
@@ -215,7 +210,7 @@ def confirm_code_view(request: HttpRequest, system_id: str) -> HttpResponse:
         return not_found(request)
     if not ratelimit.allow(
         "subscribe-code",
-        _client_address(request),
+        ratelimit.client_address(request),
         limit=CODE_LIMIT_PER_ADDRESS,
         window_seconds=WINDOW_SECONDS,
     ):

@@ -24,8 +24,14 @@ from django.views.decorators.http import require_POST
 from sesame.utils import get_token
 
 from apikeys.models import User
+from core import ratelimit
 
 LINK_MINUTES = settings.SESAME_MAX_AGE // 60
+
+# Sign-in links asked for, per client address and per e-mail address, per hour.
+LINK_LIMIT_PER_ADDRESS = 5
+LINK_LIMIT_PER_EMAIL = 3
+LINK_WINDOW_SECONDS = 3600
 
 
 def firebase_web_config() -> dict | None:
@@ -106,10 +112,27 @@ def send_signin_link(user: User, next_url: str = "") -> None:
 @never_cache
 @require_POST
 def request_link(request: HttpRequest) -> HttpResponse:
-    """E-mail a sign-in link. The answer never tells whether the address has an account."""
+    """E-mail a sign-in link. The answer never tells whether the address has an account.
+
+    Past the limits (per client address, per e-mail address) nothing is sent and the page
+    answers 429 with the same words, so nobody can flood an inbox through it.
+    """
     email = request.POST.get("email", "").strip()
     next_url = safe_next(request)
+    allowed = ratelimit.allow(
+        "signin-link-address",
+        ratelimit.client_address(request),
+        limit=LINK_LIMIT_PER_ADDRESS,
+        window_seconds=LINK_WINDOW_SECONDS,
+    )
     if email:
+        allowed &= ratelimit.allow(
+            "signin-link-email",
+            email,
+            limit=LINK_LIMIT_PER_EMAIL,
+            window_seconds=LINK_WINDOW_SECONDS,
+        )
+    if allowed and email:
         for user in User.objects.filter(email__iexact=email, is_active=True):
             send_signin_link(user, next_url)
     messages.info(
@@ -120,6 +143,10 @@ def request_link(request: HttpRequest) -> HttpResponse:
         )
         % {"minutes": LINK_MINUTES},
     )
+    if not allowed:
+        response = login_page(request, "", 429)
+        response["Retry-After"] = str(LINK_WINDOW_SECONDS)
+        return response
     return redirect(f"{reverse('admin:login')}?{urlencode({REDIRECT_FIELD_NAME: next_url})}")
 
 

@@ -101,6 +101,41 @@ def test_an_unknown_address_gets_the_same_answer_and_no_mail(client, owner, mail
     assert len(mailoutbox) == 1
 
 
+def test_sign_in_links_are_limited_per_email_address(client, owner, mailoutbox):
+    answers = [client.post(LINK_URL, {"email": owner.email}) for _ in range(4)]
+    assert [a.status_code for a in answers] == [302, 302, 302, 429]
+    assert len(mailoutbox) == 3
+    assert "a sign-in link is on its way" in answers[-1].content.decode()
+    assert answers[-1]["Retry-After"] == "3600"
+
+    other = UserFactory(uid="other-1", email="other@example.test")
+    assert client.post(LINK_URL, {"email": other.email}).status_code == 302
+    assert mailoutbox[-1].to == [other.email]
+
+
+def test_sign_in_links_are_limited_per_client_address(client, owner, mailoutbox):
+    def ask(email: str, address: str):
+        return client.post(LINK_URL, {"email": email}, REMOTE_ADDR=address)
+
+    answers = [ask(f"someone{n}@example.test", "203.0.113.7") for n in range(5)]
+    assert [a.status_code for a in answers] == [302] * 5
+    refused = ask(owner.email, "203.0.113.7")
+    assert refused.status_code == 429
+    assert mailoutbox == []
+    assert ask(owner.email, "203.0.113.8").status_code == 302
+    assert mailoutbox[0].to == [owner.email]
+
+
+def test_an_unknown_address_past_the_limit_reads_the_same_as_a_known_one(client, owner):
+    for email in (owner.email, "nobody@example.test"):
+        for _ in range(3):
+            client.post(LINK_URL, {"email": email}, REMOTE_ADDR="198.51.100.1")
+    known = client.post(LINK_URL, {"email": owner.email}, REMOTE_ADDR="198.51.100.2")
+    unknown = client.post(LINK_URL, {"email": "nobody@example.test"}, REMOTE_ADDR="198.51.100.3")
+    assert known.status_code == unknown.status_code == 429
+    assert "a sign-in link is on its way" in unknown.content.decode()
+
+
 def test_a_link_expires(client, owner, mailoutbox, settings):
     settings.SESAME_MAX_AGE = 1
     client.post(LINK_URL, {"email": owner.email})

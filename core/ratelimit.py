@@ -3,6 +3,7 @@
 import hashlib
 
 from django.core.cache import cache
+from django.http import HttpRequest
 
 
 def allow(scope: str, subject: str, *, limit: int, window_seconds: int) -> bool:
@@ -17,3 +18,8 @@ def allow(scope: str, subject: str, *, limit: int, window_seconds: int) -> bool:
     except ValueError:  # expired between add and incr: a new window
         cache.add(key, 1, timeout=window_seconds)
         return True
+
+
+def client_address(request: HttpRequest) -> str:
+    """The peer address; a proxy in front must pass the client's as REMOTE_ADDR."""
+    return request.META.get("REMOTE_ADDR", "")

@@ -48,6 +48,20 @@ def test_a_trustee_sees_the_overview_of_their_system_only(
     assert client.get(overview_url(TrailSystemFactory())).status_code == 404
 
 
+def test_the_overview_and_the_system_page_speak_french(client):
+    system = TrailSystemFactory(owner=UserFactory(uid="owner-fr"))
+    signed_in(client, system.owner)
+    french = {"HTTP_ACCEPT_LANGUAGE": "fr-CA,fr;q=0.9"}
+
+    overview = client.get(overview_url(system), **french).content.decode()
+    assert "<h2>Intégrer à votre site</h2>" in overview
+    assert "Copiez un extrait dans la page web de votre club" in overview
+    assert "Embed on your website" not in overview
+
+    change = client.get(f"/admin/trails/trailsystem/{system.pk}/change/", **french)
+    assert "Télécharger l'export" in change.content.decode()
+
+
 def test_an_administrator_invites_a_new_trustee_who_signs_in_with_the_link(client, mailoutbox):
     system = TrailSystemFactory()
     signed_in(client, system.owner)

@@ -37,17 +37,7 @@ class ServiceAdmin(RoleScopedAdmin):
         refusal = getattr(request, "service_refusal", None)
         if refusal is None:
             return form
-        field, message = self.refused_field(refusal, form.base_fields)
-        return type(form.__name__, (RefusedForm, form), {"refusal": (field, message)})
-
-    def refused_field(self, error: DomainError, fields) -> tuple[str | None, str]:
-        """The form field a service's message names (`expirationDate: must be ...`) and the
-        rest of the message; (None, the whole message) when it names no field of the form."""
-        named, separator, rest = error.message.partition(": ")
-        name = camel_to_underscore(named)
-        if separator and name in fields:
-            return name, rest[:1].upper() + rest[1:]
-        return None, error.message
+        return type(form.__name__, (RefusedForm, form), {"refusal": refusal})
 
     def changed_fields(self, form) -> dict:
         """What the person changed, as the services take it."""
@@ -55,13 +45,20 @@ class ServiceAdmin(RoleScopedAdmin):
 
 
 class RefusedForm(forms.BaseForm):
-    """A form a service refused: the refusal is its error (field, message), so it is invalid."""
+    """A form a service refused: the refusal is its error, so it is invalid. The error goes on
+    the field the service's message names (`expirationDate: must be ...`), without the name;
+    on the form as a whole when it names no field of this form."""
 
-    refusal: tuple[str | None, str]
+    refusal: DomainError
 
     def clean(self):
         cleaned = super().clean()
-        self.add_error(*self.refusal)
+        named, separator, rest = self.refusal.message.partition(": ")
+        field = camel_to_underscore(named)
+        if separator and field in self.fields:
+            self.add_error(field, rest[:1].upper() + rest[1:])
+        else:
+            self.add_error(None, self.refusal.message)
         return cleaned
 
 

@@ -223,3 +223,71 @@ def test_an_update_touches_the_trails_it_attaches_to_on_every_path(path, system,
     update = Update.objects.get(trail_system=system)
     assert list(update.trails.all()) == [trail]
     assert Trail.objects.get(pk=trail.pk).updated_on > timezone.now() - timedelta(minutes=1)
+
+
+# A save the service refuses comes back as a form error with the input; nothing is written
+
+
+def past_notice(system) -> dict:
+    return {
+        "trail_system": system.pk,
+        "type": "notice",
+        "expiration_date_0": "2001-01-01",
+        "expiration_date_1": "12:00:00",
+        "description": "Typed before the refusal.",
+        "severity": "warning",
+    }
+
+
+def test_a_refused_new_update_shows_the_error_on_its_field_with_the_input(system, staff):
+    response = staff.post(reverse("admin:updates_update_add"), past_notice(system))
+    assert response.status_code == 200
+    form = response.context["adminform"].form
+    assert form.errors == {"expiration_date": ["Must be in the future."]}
+    page = response.content.decode()
+    assert "Typed before the refusal." in page and "2001-01-01" in page
+    assert not Update.objects.filter(trail_system=system).exists()
+
+
+def test_a_refused_change_keeps_the_row_as_it_was(system, staff):
+    add = staff.post(
+        reverse("admin:updates_update_add"),
+        past_notice(system)
+        | {
+            "expiration_date_0": "2099-01-01",
+            "description": "As published.",
+        },
+    )
+    assert add.status_code == 302
+    update = Update.objects.get(trail_system=system)
+    change = reverse("admin:updates_update_change", args=[update.pk])
+    response = staff.post(change, past_notice(system))
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors == {
+        "expiration_date": ["Must be in the future."]
+    }
+    assert "Typed before the refusal." in response.content.decode()
+    stored = Update.objects.get(pk=update.pk)
+    assert (stored.description, stored.expiration_date.year) == ("As published.", 2099)
+
+
+def test_saving_an_untouched_update_form_changes_nothing(system, staff):
+    form = past_notice(system) | {"expiration_date_0": "2099-01-01"}
+    assert staff.post(reverse("admin:updates_update_add"), form).status_code == 302
+    update = Update.objects.get(trail_system=system)
+    response = staff.post(reverse("admin:updates_update_change", args=[update.pk]), form)
+    assert response.status_code == 302
+    assert Update.objects.get(pk=update.pk).updated_on == update.updated_on
+
+
+def test_a_refused_trail_system_change_keeps_the_typed_website_and_the_stored_one(system, staff):
+    page = reverse("admin:trails_trailsystem_change", args=[system.pk])
+    too_long = "example.com/" + "a" * 1988  # fits the column, not once http:// is added
+    form = untouched_post(staff.get(page).content.decode(), "trailsystem_form")
+    response = staff.post(page, form | {"website": too_long})
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors == {
+        "website": ["At most 2000 characters with its http:// prefix."]
+    }
+    assert too_long in response.content.decode()
+    assert type(system).objects.get(pk=system.pk).website == system.website

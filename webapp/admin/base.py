@@ -1,9 +1,10 @@
 """Bases every web-app page shares."""
 
+from django import forms
 from django.contrib import messages
 from django.db import transaction
-from django.http import HttpResponseRedirect
 from django.utils import timezone
+from djangorestframework_camel_case.util import camel_to_underscore
 
 from core.actors import Actor, Via
 from core.compiles import request_compile
@@ -18,19 +19,47 @@ def web_actor(request) -> Actor:
 
 
 class ServiceAdmin(RoleScopedAdmin):
-    """A page whose writes are service calls: a rule a service refuses is shown at the top of
-    the page as an error, and nothing of the refused save is kept (the admin's transaction)."""
+    """A page whose writes are service calls: a rule a service refuses comes back as an error
+    on the form, which shows again with the person's input; nothing of the refused save is kept
+    (the admin's transaction is rolled back)."""
 
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
         try:
             return super().changeform_view(request, object_id, form_url, extra_context)
         except DomainError as error:
-            self.message_user(request, error.message, messages.ERROR)
-            return HttpResponseRedirect(request.get_full_path())
+            # The same post again, with a form that carries the refusal: it is invalid, so the
+            # admin shows it with the input and saves nothing.
+            request.service_refusal = error
+            return super().changeform_view(request, object_id, form_url, extra_context)
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change, **kwargs)
+        refusal = getattr(request, "service_refusal", None)
+        if refusal is None:
+            return form
+        return type(form.__name__, (RefusedForm, form), {"refusal": refusal})
 
     def changed_fields(self, form) -> dict:
         """What the person changed, as the services take it."""
         return {name: form.cleaned_data[name] for name in form.changed_data}
+
+
+class RefusedForm(forms.BaseForm):
+    """A form a service refused: the refusal is its error, so it is invalid. The error goes on
+    the field the service's message names (`expirationDate: must be ...`), without the name;
+    on the form as a whole when it names no field of this form."""
+
+    refusal: DomainError
+
+    def clean(self):
+        cleaned = super().clean()
+        named, separator, rest = self.refusal.message.partition(": ")
+        field = camel_to_underscore(named)
+        if separator and field in self.fields:
+            self.add_error(field, rest[:1].upper() + rest[1:])
+        else:
+            self.add_error(None, self.refusal.message)
+        return cleaned
 
 
 class CompileOnWriteAdmin(RoleScopedAdmin):

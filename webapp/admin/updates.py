@@ -133,6 +133,9 @@ class UpdateAdmin(ServiceAdmin, CompileOnWriteAdmin):
         return ["trail_system", "type"] if obj is not None else []
 
     def save_model(self, request, obj, form, change):
+        """An untouched form saves nothing (the service refuses a change without fields)."""
+        if change and not form.changed_data:
+            return
         if change:
             services.change_update(
                 update=obj,

@@ -352,7 +352,10 @@ def test_the_web_app_refuses_links_that_are_not_http(staff, system):
         notice_form(system, link_url="javascript:alert(1)"),
         follow=True,
     )
-    assert "must be an http:// or https:// URL." in response.content.decode()
+    # The refusal is shown on the form's field, with what was typed kept.
+    assert response.status_code == 200
+    assert "Must be an http:// or https:// URL." in response.content.decode()
+    assert "javascript:alert(1)" in response.content.decode()
     point = Point.objects.get(trail_system=system)
     form = point_form(point, system, web_cam_url="javascript:alert(1)")
     staff.post(url(Point, "change", point.pk), form)

@@ -263,6 +263,20 @@ def test_deleting_a_point_and_editing_an_update_queue_compiles(staff, system):
     assert compiles(system) == 2
 
 
+@pytest.mark.parametrize("model", [TrashedTrail, TrashedPoint, Trail, Update])
+def test_delete_selected_removes_the_rows_for_good_and_queues_a_compile(staff, system, model):
+    Delivery.objects.all().delete()  # the deliveries' log is not the manager's to delete
+    selected = list(model.objects.filter(trail_system=system).values_list("pk", flat=True))
+    response = staff.post(
+        url(model, "changelist"),
+        {"action": "delete_selected", "_selected_action": selected, "post": "yes"},
+        follow=True,
+    )
+    assert "Successfully deleted" in response.content.decode()
+    assert not model._base_manager.filter(pk__in=selected).exists()
+    assert CompileRequest.objects.filter(trail_system=system).exists()
+
+
 def test_a_surface_conditions_update_needs_conditions_and_trails(staff, system):
     response = staff.post(
         url(Update, "add"),

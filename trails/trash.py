@@ -1,4 +1,5 @@
-"""The trash: DELETE moves a trail or point out of sight; the web app restores it.
+"""The trash: DELETE moves a trail or point out of sight; the web app restores it, or its
+Administrators delete it for good.
 
 Each function writes in one transaction, records the move in the status history (field
 `trashed`) and queues a recompile, exactly like any other write.
@@ -54,3 +55,19 @@ def restore_trail(*, trail: Trail, actor: Actor) -> None:
 
 def restore_point(*, point: Point, actor: Actor) -> None:
     _move(point, actor, to_trash=False, reason="point restored")
+
+
+def _delete(obj: Trail | Point, reason: str) -> None:
+    """Removed at once and for good, with its status history: nothing of the row remains to
+    stamp or to read the history of (the web app's own log names who deleted it)."""
+    with transaction.atomic():
+        type(obj)._base_manager.filter(pk=obj.pk).delete()
+        request_compile(obj.trail_system_id, reason=f"{reason} {obj.pk}")
+
+
+def delete_trail(*, trail: Trail, actor: Actor) -> None:
+    _delete(trail, "trail deleted")
+
+
+def delete_point(*, point: Point, actor: Actor) -> None:
+    _delete(point, "point deleted")

@@ -3,13 +3,10 @@
 from django import forms
 from django.contrib import messages
 from django.db import transaction
-from django.utils import timezone
 from djangorestframework_camel_case.util import camel_to_underscore
 
 from core.actors import Actor, Via
-from core.compiles import request_compile
 from core.errors import DomainError
-from core.models import Audited
 from webapp.scoping import RoleScopedAdmin
 
 
@@ -62,36 +59,21 @@ class RefusedForm(forms.BaseForm):
         return cleaned
 
 
-class CompileOnWriteAdmin(RoleScopedAdmin):
-    """Stamps who changed a row and queues a compile of its system on add, change, delete."""
+class DeleteThroughService:
+    """Delete for good (the row's page, or the list's "Delete selected") through the service
+    that owns the removal and its compile request, the selected rows in one transaction.
+    `delete_function` takes the row as `row_name`, and the actor."""
 
-    def save_model(self, request, obj, form, change):
-        if isinstance(obj, Audited):
-            obj.updated_on = timezone.now()
-            obj.updated_by = request.user.pk
-            if not change:
-                obj.created_by = request.user.pk
-        # A row moved to another system leaves the old system's published file too.
-        previous = form.initial.get("trail_system") if "trail_system" in form.changed_data else None
-        with transaction.atomic():
-            super().save_model(request, obj, form, change)
-            reason = f"web app saved {obj._meta.model_name}"
-            for system_id in {obj.trail_system_id, previous} - {None}:
-                request_compile(system_id, reason=reason)
+    delete_function = None
+    row_name = ""
 
-    def delete_model(self, request, obj):
-        with transaction.atomic():
-            super().delete_model(request, obj)
-            request_compile(obj.trail_system_id, reason=f"web app deleted {obj._meta.model_name}")
+    def delete_model(self, request, obj) -> None:
+        self.delete_function(**{self.row_name: obj}, actor=web_actor(request))
 
-    def delete_queryset(self, request, queryset):
+    def delete_queryset(self, request, queryset) -> None:
         with transaction.atomic():
-            system_ids = set(queryset.values_list("trail_system_id", flat=True))
-            super().delete_queryset(request, queryset)
-            for system_id in sorted(system_ids):
-                request_compile(
-                    system_id, reason=f"web app deleted {queryset.model._meta.verbose_name_plural}"
-                )
+            for obj in queryset:
+                self.delete_model(request, obj)
 
 
 class ReadOnlyAdmin(RoleScopedAdmin):

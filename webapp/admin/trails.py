@@ -1,7 +1,7 @@
 """The web app for trail systems, members, trails with their activities, points and the trash.
 
-Every admin write to trails, points (and updates, see webapp.admin.updates) queues a recompile
-in the same transaction, exactly as an API write does.
+Every write to trails and points (and updates, see webapp.admin.updates) is a service call, so
+it queues a recompile and records the history in the same transaction, as an API write does.
 """
 
 import json
@@ -31,8 +31,8 @@ from trails.models import (
     TrashedTrail,
 )
 from webapp import grooming_page, roles, system_pages
-from webapp.admin.base import CompileOnWriteAdmin, ServiceAdmin, apply_to_selected, web_actor
-from webapp.scoping import RoleScopedTabularInline
+from webapp.admin.base import DeleteThroughService, ServiceAdmin, apply_to_selected, web_actor
+from webapp.scoping import RoleScopedAdmin, RoleScopedTabularInline
 from webapp.trail_admin import (
     STATUS_ACTIONS,
     ActivityFilter,
@@ -272,7 +272,7 @@ def activities_of(formset) -> list[dict] | None:
 
 
 @admin.register(Trail)
-class TrailAdmin(TrashActionMixin, ServiceAdmin, CompileOnWriteAdmin):
+class TrailAdmin(TrashActionMixin, DeleteThroughService, ServiceAdmin):
     """Saved by one service call (create_trail or change_trail) with the inline's activities,
     so the web app applies the API's rules: Closed closes every activity, a new geometry gets
     new elevations, every status change is recorded."""
@@ -280,6 +280,7 @@ class TrailAdmin(TrashActionMixin, ServiceAdmin, CompileOnWriteAdmin):
     form = TrailForm
     row_name = "trail"
     trash_function = staticmethod(trash.trash_trail)
+    delete_function = staticmethod(trash.delete_trail)
     inlines = [TrailActivityInline]
     actions = [*STATUS_ACTIONS, "move_to_trash"]
     list_display = ["name", "trail_system", "status", "activity_list", "difficulty", "distance"]
@@ -336,9 +337,10 @@ class TrailAdmin(TrashActionMixin, ServiceAdmin, CompileOnWriteAdmin):
 
 
 @admin.register(Point)
-class PointAdmin(TrashActionMixin, ServiceAdmin, CompileOnWriteAdmin):
+class PointAdmin(TrashActionMixin, DeleteThroughService, ServiceAdmin):
     row_name = "point"
     trash_function = staticmethod(trash.trash_point)
+    delete_function = staticmethod(trash.delete_point)
     list_display = ["name", "trail_system", "marker_class", "status", "hidden", "created_on"]
     list_filter = ["status", "marker_class", "trail_system"]
     search_fields = ["name", "id"]
@@ -361,7 +363,7 @@ class PointAdmin(TrashActionMixin, ServiceAdmin, CompileOnWriteAdmin):
         obj._state.adding = False
 
 
-class TrashAdmin(CompileOnWriteAdmin):
+class TrashAdmin(DeleteThroughService, RoleScopedAdmin):
     """Trashed rows, read-only; restore puts them back, delete removes them for good."""
 
     restore_function = None
@@ -393,9 +395,11 @@ class TrashAdmin(CompileOnWriteAdmin):
 class TrashedTrailAdmin(TrashAdmin):
     row_name = "trail"
     restore_function = staticmethod(trash.restore_trail)
+    delete_function = staticmethod(trash.delete_trail)
 
 
 @admin.register(TrashedPoint)
 class TrashedPointAdmin(TrashAdmin):
     row_name = "point"
     restore_function = staticmethod(trash.restore_point)
+    delete_function = staticmethod(trash.delete_point)

@@ -21,7 +21,7 @@ from updates.subscribers import (
 )
 from updates.types import SNOW_DEPTHS, SURFACE_CONDITION_CATALOG
 from webapp import roles
-from webapp.admin.base import CompileOnWriteAdmin, ReadOnlyAdmin, ServiceAdmin, web_actor
+from webapp.admin.base import DeleteThroughService, ReadOnlyAdmin, ServiceAdmin, web_actor
 
 
 class UpdateForm(forms.ModelForm):
@@ -106,8 +106,11 @@ def service_fields(cleaned: dict, names) -> dict:
 
 
 @admin.register(Update)
-class UpdateAdmin(ServiceAdmin, CompileOnWriteAdmin):
-    """Created and changed through updates.services, as the API does (source `web`)."""
+class UpdateAdmin(DeleteThroughService, ServiceAdmin):
+    """Created, changed and deleted through updates.services, as the API does (source `web`)."""
+
+    row_name = "update"
+    delete_function = staticmethod(services.delete_update)
 
     form = UpdateForm
     list_display = ["type", "trail_system", "expiration_date", "notify", "source", "updated_on"]

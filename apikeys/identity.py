@@ -12,6 +12,7 @@ from django.conf import settings
 from firebase_admin import auth as firebase_auth
 
 from apikeys.models import User
+from apikeys.services import account_for_identity
 from core.errors import NotAuthenticated
 from core.ids import CONTROL_CHARACTER
 from core.limits import ID_TOKEN_CLOCK_SKEW_SECONDS
@@ -69,11 +70,5 @@ def _is_number(value) -> bool:
 
 
 def user_for_claims(claims: dict) -> User:
-    email = claims.get("email") or ""
-    user, created = User.objects.get_or_create(uid=claims["uid"], defaults={"email": email})
-    if not user.is_active:
-        raise NotAuthenticated("invalid_token", "This account is disabled.")
-    if not created and email and user.email != email:
-        User.objects.filter(pk=user.pk).update(email=email)
-        user.email = email
-    return user
+    """The account a verified token names (made or brought up to date by the service)."""
+    return account_for_identity(uid=claims["uid"], email=claims.get("email") or "")

@@ -1,5 +1,7 @@
-"""API keys: create, list and revoke (business rules; views and tests call these)."""
+"""Accounts and API keys: every write of either (business rules; the API, the web app's
+sign-in and pages, and the commands call these)."""
 
+import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -10,10 +12,69 @@ from django.utils import timezone
 from apikeys import keys
 from apikeys.credentials import Credential
 from apikeys.models import ApiKey, User
-from core.errors import Invalid, NotFound
+from core.actors import Actor
+from core.errors import Invalid, NotAuthenticated, NotFound
+from trails import services as trail_services
+from trails.models import TrailSystem
 from trails.selectors import managed_systems
 
 MAX_ACTIVE_KEYS = 25
+
+
+# Accounts
+
+
+@transaction.atomic
+def account_for_identity(*, uid: str, email: str = "") -> User:
+    """The account of a verified identity (an ID token's claims, a development token), made
+    the first time the uid is seen; the identity's e-mail address, when it has one, replaces
+    the stored one. A disabled account is refused."""
+    user, created = User.objects.get_or_create(uid=uid, defaults={"email": email})
+    if not user.is_active:
+        raise NotAuthenticated("invalid_token", "This account is disabled.")
+    if not created and email and user.email != email:
+        User.objects.filter(pk=user.pk).update(email=email)
+        user.email = email
+    return user
+
+
+@transaction.atomic
+def set_super_admin(*, uid: str, super_admin: bool) -> User:
+    """Flag an account as superAdmin (made if missing), or clear the flag of an existing one."""
+    if super_admin:
+        user = User.objects.get_or_create(uid=uid)[0]
+    else:
+        user = User.objects.filter(uid=uid).first()
+        if user is None:
+            raise NotFound("account_not_found", f"No account with uid {uid}.")
+    User.objects.filter(pk=user.pk).update(is_super_admin=super_admin)
+    user.is_super_admin = super_admin
+    return user
+
+
+@dataclass(frozen=True)
+class Invitation:
+    user: User
+    created: bool  # a new account was made for the address
+
+
+@transaction.atomic
+def invite_member(*, system: TrailSystem, email: str, role: str, actor: Actor) -> Invitation:
+    """Give the account with this address (made now if there is none) a role on the system.
+
+    A new account gets a random uid, as Firebase Auth gives one; its holder signs in with an
+    e-mailed link (the caller sends it once this transaction commits).
+    """
+    email = User.objects.normalize_email(email.strip())
+    user = User.objects.filter(email__iexact=email, is_active=True).order_by("date_joined").first()
+    created = user is None
+    if created:
+        user = User.objects.create_user(secrets.token_hex(14), email)
+    trail_services.set_member(system=system, user_id=user.pk, role=role, actor=actor)
+    return Invitation(user, created)
+
+
+# API keys
 
 
 @dataclass(frozen=True)

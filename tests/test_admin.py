@@ -5,6 +5,8 @@ import json
 import pytest
 from django.contrib import admin
 from django.contrib.auth.models import Group
+from django.contrib.messages import get_messages
+from django.contrib.messages.storage.fallback import FallbackStorage
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
@@ -154,6 +156,55 @@ def test_move_to_trash_action(staff, system):
     assert "Moved to the trash: 1." in response.content.decode()
     assert Trail.trash.get(pk=trail.pk).trashed_by == "uid-staff"
     assert compiles(system) == 1
+
+
+def messages_after(response) -> list[tuple[str, str]]:
+    return [(m.level_tag, m.message) for m in response.context["messages"]]
+
+
+def test_a_row_someone_else_trashed_meanwhile_is_counted_apart_and_the_rest_is_done(staff, system):
+    kept = Trail.objects.get(trail_system=system)
+    gone = TrailFactory(trail_system=system, name="Gone Meanwhile")
+    trash_trail(trail=gone, actor=Actor("uid-other", Via.WEB_APP))
+    response = staff.post(
+        url(Trail, "changelist"),
+        {"action": "set_status_closed", "_selected_action": [kept.pk, gone.pk]},
+        follow=True,
+    )
+    assert messages_after(response) == [
+        ("success", "1 trail(s) set to Closed."),
+        (
+            "warning",
+            "1 selected row is no longer in this list (someone else moved, restored or deleted "
+            "it meanwhile); it was left as it is.",
+        ),
+    ]
+    assert Trail.objects.get(pk=kept.pk).status == "Closed"
+    assert Trail.trash.get(pk=gone.pk).status != "Closed"
+
+
+def test_a_refused_row_is_named_with_the_reason_and_the_others_are_done(staff_user, system):
+    """The list read before a colleague trashed one of the rows: that row is refused by name."""
+    first = Trail.objects.get(trail_system=system)
+    second = TrailFactory(trail_system=system, name="Second")
+    listed = Trail.objects.filter(pk__in=[first.pk, second.pk])
+    list(listed)  # the rows as the page read them
+    trash_trail(trail=second, actor=Actor("uid-other", Via.WEB_APP))
+    request = RequestFactory().post(
+        url(Trail, "changelist"), {"_selected_action": [first.pk, second.pk]}
+    )
+    request.user = staff_user
+    request.session = {}
+    request._messages = FallbackStorage(request)
+
+    admin.site._registry[Trail].move_to_trash(request, listed)
+
+    assert [(m.level_tag, m.message) for m in get_messages(request)] == [
+        ("success", "Moved to the trash: 1."),
+        ("error", f"Not moved to the trash: “Second”. Trail {second.pk} is already in the trash."),
+    ]
+    assert Trail.trash.get(pk=first.pk).trashed_by == "uid-staff"
+    assert Trail.trash.get(pk=second.pk).trashed_by == "uid-other"
 
 
 def trail_form(system, geometry, activities: list[dict]) -> dict:

@@ -4,14 +4,15 @@ from collections import defaultdict
 
 from django import forms
 from django.conf import settings
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
+from core.errors import DomainError
 from trails.activities import CATALOG
 from trails.enums import TrailStatus
 from trails.services import set_trails_status
-from webapp.admin.base import web_actor
+from webapp.admin.base import ActionOutcome, report_outcome, web_actor
 
 
 def activity_label(value: str) -> str:
@@ -53,23 +54,34 @@ class CategoryFilter(admin.SimpleListFilter):
 
 
 def set_status_action(status: str, label):
-    """A bulk action: one write and one recompile per system, through the API's bulk service."""
+    """A bulk action: one write and one recompile per system, through the API's bulk service
+    (all of a system's selected trails, or none of them when it refuses)."""
 
     @admin.action(description=label, permissions=["change"])
     def action(model_admin, request, queryset):
         by_system = defaultdict(list)
         for trail in model_admin.scoped(request, queryset, "change").select_related("trail_system"):
-            by_system[trail.trail_system].append(trail.pk)
-        for system, trail_ids in by_system.items():
-            set_trails_status(
-                system=system, status=status, trail_ids=trail_ids, actor=web_actor(request)
-            )
-        count = sum(len(ids) for ids in by_system.values())
-        model_admin.message_user(
+            by_system[trail.trail_system].append(trail)
+        outcome = ActionOutcome()
+        for system, trails in by_system.items():
+            try:
+                set_trails_status(
+                    system=system,
+                    status=status,
+                    trail_ids=[trail.pk for trail in trails],
+                    actor=web_actor(request),
+                )
+            except DomainError as error:
+                outcome.refuse(trails, error.message)
+            else:
+                outcome.count(trails)
+        report_outcome(
+            model_admin,
             request,
-            _("%(count)d trail(s) set to %(status)s.")
-            % {"count": count, "status": TrailStatus(status).label},
-            messages.SUCCESS,
+            outcome,
+            done=_("%(count)d trail(s) set to %(status)s."),
+            not_done=_("Not set to %(status)s"),
+            params={"status": TrailStatus(status).label},
         )
 
     action.__name__ = f"set_status_{status.lower()}"

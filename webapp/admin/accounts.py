@@ -90,6 +90,7 @@ class ApiKeyAdmin(ServiceAdmin):
         "last_used_on", "revoked", "revoked_on",
     ]  # fmt: skip
     actions = ["revoke"]
+    form_field_of = {"trail_system_ids": "trail_system"}
 
     def get_list_display(self, request):
         if roles.is_super(request.user):

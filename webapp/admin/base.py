@@ -1,8 +1,12 @@
 """Bases every web-app page shares."""
 
+from dataclasses import dataclass, field
+
 from django import forms
 from django.contrib import messages
+from django.contrib.admin import helpers
 from django.db import transaction
+from django.utils.translation import ngettext
 from djangorestframework_camel_case.util import camel_to_underscore
 
 from core.actors import Actor, Via
@@ -20,6 +24,10 @@ class ServiceAdmin(RoleScopedAdmin):
     on the form, which shows again with the person's input; nothing of the refused save is kept
     (the admin's transaction is rolled back)."""
 
+    # The services' name of a field (snake_case of the name in their messages) -> the form's
+    # name of it, where the two differ: `trailIds: ...` belongs on the form's `trails`.
+    form_field_of: dict[str, str] = {}
+
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
         try:
             return super().changeform_view(request, object_id, form_url, extra_context)
@@ -34,7 +42,11 @@ class ServiceAdmin(RoleScopedAdmin):
         refusal = getattr(request, "service_refusal", None)
         if refusal is None:
             return form
-        return type(form.__name__, (RefusedForm, form), {"refusal": refusal})
+        return type(
+            form.__name__,
+            (RefusedForm, form),
+            {"refusal": refusal, "form_field_of": self.form_field_of},
+        )
 
     def changed_fields(self, form) -> dict:
         """What the person changed, as the services take it."""
@@ -44,14 +56,17 @@ class ServiceAdmin(RoleScopedAdmin):
 class RefusedForm(forms.BaseForm):
     """A form a service refused: the refusal is its error, so it is invalid. The error goes on
     the field the service's message names (`expirationDate: must be ...`), without the name;
-    on the form as a whole when it names no field of this form."""
+    on the form as a whole when it names no field of this form (`form_field_of` translates the
+    services' names)."""
 
     refusal: DomainError
+    form_field_of: dict[str, str]
 
     def clean(self):
         cleaned = super().clean()
         named, separator, rest = self.refusal.message.partition(": ")
         field = camel_to_underscore(named)
+        field = self.form_field_of.get(field, field)
         if separator and field in self.fields:
             self.add_error(field, rest[:1].upper() + rest[1:])
         else:
@@ -59,10 +74,10 @@ class RefusedForm(forms.BaseForm):
         return cleaned
 
 
-class DeleteThroughService:
+class DeleteThroughService(RoleScopedAdmin):
     """Delete for good (the row's page, or the list's "Delete selected") through the service
-    that owns the removal and its compile request, the selected rows in one transaction.
-    `delete_function` takes the row as `row_name`, and the actor."""
+    that owns the removal and its compile request: the selected rows the person may delete,
+    in one transaction. `delete_function` takes the row as `row_name`, and the actor."""
 
     delete_function = None
     row_name = ""
@@ -72,7 +87,7 @@ class DeleteThroughService:
 
     def delete_queryset(self, request, queryset) -> None:
         with transaction.atomic():
-            for obj in queryset:
+            for obj in self.scoped(request, queryset, "delete"):
                 self.delete_model(request, obj)
 
 
@@ -89,10 +104,77 @@ class ReadOnlyAdmin(RoleScopedAdmin):
         return False
 
 
-def apply_to_selected(model_admin, request, queryset, service, done: str) -> None:
-    """Run a trash service on each selected row as the signed-in user, and say how many;
+@dataclass
+class ActionOutcome:
+    """What a list action did: how many rows, and the rows a service refused with its reason."""
+
+    done: int = 0
+    refused: list[tuple[list, str]] = field(default_factory=list)
+    seen: set[str] = field(default_factory=set)  # the ids of the selected rows still listed
+
+    def refuse(self, rows: list, reason: str) -> None:
+        self.refused.append((rows, reason))
+        self.seen.update(str(row.pk) for row in rows)
+
+    def count(self, rows: list) -> None:
+        self.done += len(rows)
+        self.seen.update(str(row.pk) for row in rows)
+
+
+def report_outcome(
+    model_admin,
+    request,
+    outcome: ActionOutcome,
+    *,
+    done: str,
+    not_done: str,
+    params: dict | None = None,
+) -> None:
+    """Tell the person what a list action did. Each row is its own change, as in the API, so a
+    refusal leaves only the rows it names as they were and the others are done; selected rows
+    no longer in the list (someone else trashed, restored or deleted them meanwhile) are left
+    alone and counted. `done` takes the count; `not_done` says what did not happen; both
+    take `params`."""
+    params = params or {}
+    if outcome.done:
+        model_admin.message_user(
+            request, done % {"count": outcome.done, **params}, messages.SUCCESS
+        )
+    for rows, reason in outcome.refused:
+        names = ", ".join(f"“{row}”" for row in rows)
+        model_admin.message_user(request, f"{not_done % params}: {names}. {reason}", messages.ERROR)
+    gone = _vanished(request, outcome.seen)
+    if gone:
+        model_admin.message_user(
+            request,
+            ngettext(
+                "%(count)d selected row is no longer in this list (someone else moved, restored "
+                "or deleted it meanwhile); it was left as it is.",
+                "%(count)d selected rows are no longer in this list (someone else moved, restored "
+                "or deleted them meanwhile); they were left as they are.",
+                gone,
+            )
+            % {"count": gone},
+            messages.WARNING,
+        )
+
+
+def _vanished(request, seen: set[str]) -> int:
+    """Selected rows the action did not find; 0 when every row of the list was selected."""
+    if request.POST.get("select_across") == "1":
+        return 0
+    return len(set(request.POST.getlist(helpers.ACTION_CHECKBOX_NAME)) - seen)
+
+
+def apply_to_selected(model_admin, request, queryset, service, done: str, not_done: str) -> None:
+    """Run a trash service on each selected row as the signed-in user, and report the outcome;
     the admin names the row the way the service does (`row_name`: trail, point)."""
-    selected = list(queryset)
-    for obj in selected:
-        service(**{model_admin.row_name: obj}, actor=web_actor(request))
-    model_admin.message_user(request, f"{done} {len(selected)}.", messages.SUCCESS)
+    outcome = ActionOutcome()
+    for obj in queryset:
+        try:
+            service(**{model_admin.row_name: obj}, actor=web_actor(request))
+        except DomainError as error:
+            outcome.refuse([obj], error.message)
+        else:
+            outcome.count([obj])
+    report_outcome(model_admin, request, outcome, done=done, not_done=not_done)

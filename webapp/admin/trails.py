@@ -32,7 +32,7 @@ from trails.models import (
 )
 from webapp import grooming_page, roles, system_pages
 from webapp.admin.base import DeleteThroughService, ServiceAdmin, apply_to_selected, web_actor
-from webapp.scoping import RoleScopedAdmin, RoleScopedTabularInline
+from webapp.scoping import RoleScopedTabularInline
 from webapp.trail_admin import (
     STATUS_ACTIONS,
     ActivityFilter,
@@ -221,7 +221,14 @@ class TrashActionMixin:
 
     @admin.action(description="Move selected to the trash", permissions=["change"])
     def move_to_trash(self, request, queryset):
-        apply_to_selected(self, request, queryset, self.trash_function, "Moved to the trash:")
+        apply_to_selected(
+            self,
+            request,
+            queryset,
+            self.trash_function,
+            done=_("Moved to the trash: %(count)d."),
+            not_done=_("Not moved to the trash"),
+        )
 
 
 HISTORY_COLUMNS = ("When", "Field", "Activity", "From", "To", "Who", "Path")
@@ -363,7 +370,7 @@ class PointAdmin(TrashActionMixin, DeleteThroughService, ServiceAdmin):
         obj._state.adding = False
 
 
-class TrashAdmin(DeleteThroughService, RoleScopedAdmin):
+class TrashAdmin(DeleteThroughService):
     """Trashed rows, read-only; restore puts them back, delete removes them for good."""
 
     restore_function = None
@@ -387,7 +394,12 @@ class TrashAdmin(DeleteThroughService, RoleScopedAdmin):
     @admin.action(description="Restore selected from the trash", permissions=["restore"])
     def restore(self, request, queryset):
         apply_to_selected(
-            self, request, queryset, self.restore_function, "Restored from the trash:"
+            self,
+            request,
+            queryset,
+            self.restore_function,
+            done=_("Restored from the trash: %(count)d."),
+            not_done=_("Not restored"),
         )
 
 

@@ -111,6 +111,7 @@ class UpdateAdmin(DeleteThroughService, ServiceAdmin):
 
     row_name = "update"
     delete_function = staticmethod(services.delete_update)
+    form_field_of = {"trail_ids": "trails"}
 
     form = UpdateForm
     list_display = ["type", "trail_system", "expiration_date", "notify", "source", "updated_on"]

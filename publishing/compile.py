@@ -22,6 +22,7 @@ from core.dates import iso_ms
 from core.names import camel
 from trails.activities import CATALOG, activity_entry, describe
 from trails.enums import Difficulty, TrailType
+from trails.fields import POINT, PUBLISHED, TRAIL
 from trails.geometry import lines
 from updates.enums import UpdateType
 from updates.types import SNOW_DATES, SNOW_DEPTHS, SURFACE_CONDITION_CATALOG, UPDATE_TYPES
@@ -34,6 +35,9 @@ _DIFFICULTIES = frozenset(Difficulty.values)
 _CATALOG_ORDER = {value: i for i, value in enumerate(CATALOG)}
 SNOW_FIELDS = tuple((camel(name), name) for name in SNOW_DEPTHS)
 SNOW_DATE_FIELDS = tuple((camel(name), name) for name in SNOW_DATES)
+# (property, attribute) of the described fields each feature publishes (trails.fields).
+TRAIL_PROPERTIES = TRAIL.keys(PUBLISHED)
+POINT_PROPERTIES = POINT.keys(PUBLISHED)
 
 
 class ActivityRow(NamedTuple):
@@ -250,24 +254,13 @@ def trail_line_features(
     trail: TrailRow, status: str, activities: list[dict], updates: dict
 ) -> list:
     """One LineString feature per part; only the first is shown in lists."""
-    properties = {
-        "trailId": trail.id,
-        "name": trail.name,
-        "description": trail.description,
-        "status": status,
-        "difficulty": trail.difficulty if trail.difficulty in _DIFFICULTIES else "",
-        "type": trail.type,
-        "lineStyle": trail.line_style,
-        "distance": trail.distance,
-        "hidden": trail.hidden,
-        "oneWay": trail.one_way,
-        "oneWayReversed": trail.one_way_reversed,
-        "order": trail.order,
-        "categories": trail.categories,
-        "activities": activities,
-        "showInLists": True,
-        "updates": updates,
-    }
+    properties = {"trailId": trail.id}
+    for key, name in TRAIL_PROPERTIES:
+        properties[key] = getattr(trail, name)
+    properties["status"] = status
+    if trail.difficulty not in _DIFFICULTIES:
+        properties["difficulty"] = ""
+    properties |= {"activities": activities, "showInLists": True, "updates": updates}
     parts = lines(trail.geometry)
     features = [_line_feature(parts[0], properties)]
     if len(parts) > 1:
@@ -285,19 +278,14 @@ def _line_feature(coordinates: list, properties: dict) -> dict:
 
 
 def point_feature(point: PointRow) -> dict:
-    """Descriptions and webcam URLs are never published."""
+    """Descriptions and webcam URLs are never published (trails.fields)."""
+    properties = {"pointId": point.id}
+    for key, name in POINT_PROPERTIES:
+        properties[key] = getattr(point, name)
     return {
         "type": "Feature",
         "geometry": {"type": "Point", "coordinates": [point.lng, point.lat]},
-        "properties": {
-            "pointId": point.id,
-            "name": point.name,
-            "markerClass": point.marker_class,
-            "status": point.status,
-            "hidden": point.hidden,
-            "waitTime": point.wait_time,
-            "diningOptions": point.dining_options,
-        },
+        "properties": properties,
     }
 
 

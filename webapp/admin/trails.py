@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy as _
 
 from trails import selectors, services, trash
 from trails.activities import CATALOG
-from trails.fields import ACTIVITY_FIELDS, TRAIL_FIELDS
+from trails.fields import ACTIVITY, POINT, TRAIL, WEB_APP
 from trails.geometry import GeometryError
 from trails.geometry import validate as validate_geometry
 from trails.importing import InvalidInput, validate_role
@@ -189,7 +189,7 @@ class TrailActivityForm(forms.ModelForm):
 
     class Meta:
         model = TrailActivity
-        fields = list(ACTIVITY_FIELDS)
+        fields = list(ACTIVITY.names(WEB_APP))
 
 
 class TrailActivityInline(RoleScopedTabularInline):
@@ -202,7 +202,7 @@ class TrailActivityInline(RoleScopedTabularInline):
 class TrailForm(forms.ModelForm):
     class Meta:
         model = Trail
-        fields = ["trail_system", *TRAIL_FIELDS, "geometry"]
+        fields = ["trail_system", *TRAIL.names(WEB_APP), "geometry"]
         help_texts = {"geometry": "GeoJSON LineString or MultiLineString, [lng, lat] positions."}
         widgets = {"geometry": GeometryMapWidget}
 
@@ -273,7 +273,7 @@ def activities_of(formset) -> list[dict] | None:
         if form.cleaned_data and not form.cleaned_data.get("DELETE")
     ]
     return [
-        {name: data[name] for name in ACTIVITY_FIELDS if data.get(name) is not None}
+        {name: data[name] for name in ACTIVITY.names(WEB_APP) if data.get(name) is not None}
         for data in sorted(kept, key=lambda data: data.get("position") or 0)
     ]
 
@@ -343,6 +343,12 @@ class TrailAdmin(TrashActionMixin, DeleteThroughService, ServiceAdmin):
         return super().construct_change_message(request, form, [], add)
 
 
+class PointForm(forms.ModelForm):
+    class Meta:
+        model = Point
+        fields = ["trail_system", *POINT.names(WEB_APP), "lat", "lng"]
+
+
 @admin.register(Point)
 class PointAdmin(TrashActionMixin, DeleteThroughService, ServiceAdmin):
     row_name = "point"
@@ -353,8 +359,8 @@ class PointAdmin(TrashActionMixin, DeleteThroughService, ServiceAdmin):
     search_fields = ["name", "id"]
     list_select_related = ["trail_system"]
     autocomplete_fields = ["trail_system"]
+    form = PointForm
     readonly_fields = ["id", "created_on", "created_by", "updated_by", status_history]
-    exclude = ["trashed_on", "trashed_by", "updated_on"]
 
     def save_model(self, request, obj, form, change):
         if change:

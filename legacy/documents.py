@@ -17,7 +17,7 @@ from django.db.models.functions import Cast
 from legacy.firestore import encode, geopoint, stored_json, timestamp, with_timestamps
 from publishing.storage import public_url
 from trails.activities import activity_entry
-from trails.fields import LEGACY, POINT, TRAIL
+from trails.fields import LEGACY, POINT, TRAIL, TRAIL_SYSTEM
 from trails.geometry import feature_collection
 from trails.models import Point, Trail, TrailActivity, TrailSystem
 
@@ -83,17 +83,7 @@ def system_document(system_id: str) -> tuple[dict, datetime | None]:
     """GET /ts/:id: the stored document without users, permissions, owner and audit names."""
     system = TrailSystem.objects.get(pk=system_id)
     document = {
-        "name": system.name,
-        "description": system.description,
-        "phoneNumber": system.phone_number,
-        "website": system.website,
-        "language": system.language,
-        "depthMeasurement": system.depth_measurement,
-        "lengthMeasurement": system.length_measurement,
-        "tempMeasurement": system.temp_measurement,
-        "inactive": system.inactive,
-        "hideName": system.hide_name,
-        "promoteTrailHUB": system.promote_trail_hub,
+        **{key: getattr(system, name) for key, name in TRAIL_SYSTEM.keys(LEGACY)},
         "geolocation": geopoint(system.lat, system.lng),
         "totalTrails": system.total_trails,
         "openTrails": system.open_trails,

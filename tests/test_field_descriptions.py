@@ -3,18 +3,22 @@ added without a word there, or described for the API's bodies without being acce
 fails here instead of going missing from some interface."""
 
 import pytest
+from django.contrib import admin
+from django.contrib.admin.utils import flatten_fieldsets
 
 from api.trails.serializers import (
     ActivityChangeSerializer,
     PointFieldsSerializer,
     TrailFieldsSerializer,
+    TrailSystemChangeSerializer,
 )
-from trails.fields import ACTIVITY, API_BODY, POINT, TRAIL
-from trails.models import Point, Trail, TrailActivity
+from trails.fields import ACTIVITY, API_BODY, POINT, TRAIL, TRAIL_SYSTEM, WEB_APP
+from trails.models import Point, Trail, TrailActivity, TrailSystem
 
 
 @pytest.mark.parametrize(
-    ("resource", "model"), [(TRAIL, Trail), (ACTIVITY, TrailActivity), (POINT, Point)]
+    ("resource", "model"),
+    [(TRAIL_SYSTEM, TrailSystem), (TRAIL, Trail), (ACTIVITY, TrailActivity), (POINT, Point)],
 )
 def test_every_model_field_is_described_or_explicitly_excluded(resource, model):
     columns = {field.name for field in model._meta.concrete_fields}
@@ -27,10 +31,17 @@ def test_every_model_field_is_described_or_explicitly_excluded(resource, model):
 @pytest.mark.parametrize(
     ("resource", "serializer", "located"),
     [
+        (TRAIL_SYSTEM, TrailSystemChangeSerializer, set()),
         (TRAIL, TrailFieldsSerializer, set()),
         (ACTIVITY, ActivityChangeSerializer, set()),
         (POINT, PointFieldsSerializer, {"lat", "lng"}),
     ],
 )
 def test_the_api_bodies_accept_exactly_the_fields_described_for_them(resource, serializer, located):
-    assert set(serializer().fields) == set(resource.names(API_BODY)) | located
+    assert set(serializer().fields) == set(resource.declared(API_BODY)) | located
+
+
+def test_the_trail_system_page_shows_every_field_described_for_the_web_app():
+    """Its fields are grouped by hand into sections; a described field must be in one."""
+    shown = flatten_fieldsets(admin.site._registry[TrailSystem].fieldsets)
+    assert set(TRAIL_SYSTEM.names(WEB_APP)) <= set(shown)

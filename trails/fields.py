@@ -1,4 +1,4 @@
-"""The fields of trails, activities, points and trail systems, described once: which of the
+"""The fields of trail systems, trails, activities and points, described once: which of the
 interfaces shows each one. The API's shapes, the web app's forms, the legacy documents and the
 published file list their fields from here, in this order, so adding a field is one edit here
 (plus its model column, and the API body's validation where the API may set it). Names are the
@@ -48,6 +48,11 @@ class Resource:
         """(camelCase key, model name) of each field the interface shows."""
         return tuple((f.key, f.name) for f in self.fields if interface in f.shown_in)
 
+    def declared(self, interface: str) -> tuple[str, ...]:
+        """The names a serializer declares: the model's, camelized by the API's renderer, or
+        the spec's own spelling (that field declared with the model's name as its source)."""
+        return tuple(f.shown_as or f.name for f in self.fields if interface in f.shown_in)
+
 
 def _shown_in(*interfaces: str) -> frozenset[str]:
     return frozenset(interfaces)
@@ -57,6 +62,32 @@ def _shown_in(*interfaces: str) -> frozenset[str]:
 _ROW = frozenset(
     {"id", "trail_system", "created_on", "created_by", "updated_on", "updated_by"}
     | {"trashed_on", "trashed_by"}
+)
+
+TRAIL_SYSTEM = Resource(
+    fields=(
+        Field("name"),
+        Field("description"),
+        Field("phone_number"),
+        Field("website"),
+        Field("language"),
+        Field("depth_measurement"),
+        Field("length_measurement"),
+        Field("temp_measurement"),
+        Field("inactive"),
+        Field("hide_name"),
+        Field("promote_trail_hub", shown_as="promoteTrailHUB"),
+        Field("blocked", _shown_in(WEB_APP)),  # withheld from the legacy list by operators
+    ),
+    # Shaped apart by the interfaces that show them: the owner and plan, the location, the
+    # figures the compile writes, the weather, the legacy-only presentation fields.
+    excluded=frozenset(
+        {"id", "owner", "subscription", "lat", "lng", "created_on", "updated_on", "updated_by"}
+        | {"total_trails", "open_trails", "caution_trails", "closed_trails", "total_distance"}
+        | {"open_distance", "caution_distance", "activity_totals", "published_updates"}
+        | {"geo_json_path", "compiled_on", "weather", "weather_updated_on"}
+        | {"related_trail_systems", "icon_path", "hidden_activities"}
+    ),
 )
 
 TRAIL = Resource(

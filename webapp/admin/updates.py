@@ -1,6 +1,7 @@
 """Web app for updates (recompiled on every change), subscribers and deliveries (read-only)."""
 
 import csv
+from itertools import chain
 
 from django import forms
 from django.contrib import admin, messages
@@ -19,7 +20,7 @@ from updates.subscribers import (
     clean_contact,
     unsubscribe_subscribers,
 )
-from updates.types import SNOW_DEPTHS, SURFACE_CONDITION_CATALOG
+from updates.types import SURFACE_CONDITION_CATALOG, TYPE_FIELDS
 from webapp import roles
 from webapp.admin.base import DeleteThroughService, ReadOnlyAdmin, ServiceAdmin, web_actor
 
@@ -51,14 +52,7 @@ class UpdateForm(forms.ModelForm):
             "expiration_date",
             "trails",
             "all_trails",
-            "description",
-            "severity",
-            "link_url",
-            "conditions",
-            *SNOW_DEPTHS,
-            "last_snow_date",
-            "last_snow_time",
-            "last_snow_making_date",
+            *chain.from_iterable(TYPE_FIELDS.values()),
         ]
 
     def clean(self):

@@ -19,6 +19,8 @@ from trails.models import TrailSystem
 from trails.selectors import managed_systems
 
 MAX_ACTIVE_KEYS = 25
+# How stale a key's lastUsedOn may be: refreshed at most this often, not on every request.
+LAST_USED_REFRESH = timedelta(minutes=5)
 
 
 # Accounts
@@ -54,6 +56,17 @@ def set_super_admin(*, uid: str, super_admin: bool) -> User:
             raise NotFound("account_not_found", f"No account with uid {uid}.")
     User.objects.filter(pk=user.pk).update(is_super_admin=super_admin)
     user.is_super_admin = super_admin
+    return user
+
+
+def ensure_account(*, uid: str, email: str = "") -> User:
+    """The account with this uid, made if missing; the address given is stored only where the
+    account has none (the demo's owner: a real sign-in's own address wins)."""
+    with transaction.atomic():
+        user = User.objects.get_or_create(uid=uid, defaults={"email": email})[0]
+        if email and not user.email:
+            User.objects.filter(pk=user.pk, email="").update(email=email)
+            user.email = email
     return user
 
 
@@ -141,6 +154,18 @@ def create_key(
             expires_at=now + timedelta(days=expires_in_days) if expires_in_days else None,
         )
     return NewKey(key, plaintext)
+
+
+def record_key_use(*, key: ApiKey) -> None:
+    """Refresh the key's lastUsedOn at most once per LAST_USED_REFRESH: one conditional
+    UPDATE (its own transaction), so concurrent requests never race."""
+    now = timezone.now()
+    threshold = now - LAST_USED_REFRESH
+    if key.last_used_on is not None and key.last_used_on > threshold:
+        return
+    ApiKey.objects.filter(pk=key.pk).filter(
+        Q(last_used_on__isnull=True) | Q(last_used_on__lte=threshold)
+    ).update(last_used_on=now)
 
 
 def list_keys(user: User) -> QuerySet[ApiKey]:

@@ -10,7 +10,7 @@ from django.contrib.messages.storage.fallback import FallbackStorage
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
-from apikeys.models import ApiKey
+from apikeys.models import ApiKey, User
 from core.actors import Actor, Via
 from publishing.models import CompileRequest
 from tests.factories import (
@@ -25,7 +25,7 @@ from tests.factories import (
     create_api_key,
     line,
 )
-from trails.models import Point, Trail, TrashedPoint, TrashedTrail
+from trails.models import Point, Trail, TrailSystem, TrashedPoint, TrashedTrail
 from trails.trash import trash_point, trash_trail
 from updates.models import Delivery, Subscriber, Update
 
@@ -326,6 +326,44 @@ def test_delete_selected_removes_the_rows_for_good_and_queues_a_compile(staff, s
     assert "Successfully deleted" in response.content.decode()
     assert not model._base_manager.filter(pk__in=selected).exists()
     assert CompileRequest.objects.filter(trail_system=system).exists()
+
+
+def test_an_operator_adds_changes_and_deletes_an_account_through_its_page(staff):
+    group = Group.objects.create(name="Night groomers")
+    response = staff.post(
+        url(User, "add"),
+        {"uid": "uid-new", "email": "New@Example.test", "is_staff": "on", "is_active": "on",
+         "groups": [group.pk]},
+    )  # fmt: skip
+    assert response.status_code == 302, response.content.decode()[:2000]
+    user = User.objects.get(uid="uid-new")
+    assert (user.email, user.is_staff, user.has_usable_password()) == (
+        "New@example.test",
+        True,
+        False,
+    )
+    assert list(user.groups.all()) == [group]
+
+    response = staff.post(
+        url(User, "change", user.pk),
+        {"email": "new@example.test", "is_super_admin": "on", "is_active": "on"},
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    user.refresh_from_db()
+    assert (user.email, user.is_super_admin, user.is_staff) == ("new@example.test", True, False)
+    assert not user.groups.exists()
+
+    staff.post(url(User, "delete", user.pk), {"post": "yes"})
+    assert not User.objects.filter(uid="uid-new").exists()
+
+
+@pytest.mark.parametrize("model", [Subscriber, TrailSystem])
+def test_an_operator_deletes_a_subscriber_or_a_whole_system_through_its_page(staff, system, model):
+    Delivery.objects.all().delete()  # the deliveries' log is not the operator's to delete
+    row = system if model is TrailSystem else Subscriber.objects.get(trail_system=system)
+    response = staff.post(url(model, "delete", row.pk), {"post": "yes"}, follow=True)
+    assert response.status_code == 200
+    assert not model.objects.filter(pk=row.pk).exists()
 
 
 def test_a_surface_conditions_update_needs_conditions_and_trails(staff, system):

@@ -118,6 +118,13 @@ def change_trail_system(*, system: TrailSystem, changes: Mapping, actor: Actor) 
     write_fields(TrailSystem, system.pk, changes, actor.uid)
 
 
+@transaction.atomic
+def delete_trail_system(*, system: TrailSystem, actor: Actor) -> None:
+    """Removed for good with everything in it (the operators' web app; no compile is left to
+    ask for)."""
+    TrailSystem.objects.filter(pk=system.pk).delete()
+
+
 # Trails
 
 

@@ -66,7 +66,9 @@ class MembershipInline(RoleScopedTabularInline):
 
 
 @admin.register(TrailSystem)
-class TrailSystemAdmin(ServiceAdmin):
+class TrailSystemAdmin(DeleteThroughService, ServiceAdmin):
+    row_name = "system"
+    delete_function = staticmethod(services.delete_trail_system)
     list_display = [
         "name",
         "id",

@@ -18,6 +18,7 @@ from updates.subscribers import (
     add_subscriber,
     change_subscriber,
     clean_contact,
+    delete_subscriber,
     unsubscribe_subscribers,
 )
 from updates.types import SURFACE_CONDITION_CATALOG, TYPE_FIELDS
@@ -179,9 +180,12 @@ class SubscriberForm(forms.ModelForm):
 
 
 @admin.register(Subscriber)
-class SubscriberAdmin(ServiceAdmin):
+class SubscriberAdmin(DeleteThroughService, ServiceAdmin):
     """Everyone who manages the system sees the list; its Administrators may unsubscribe people
     and export the list as CSV. Rows are changed by hand only by superAdmins."""
+
+    row_name = "subscriber"
+    delete_function = staticmethod(delete_subscriber)
 
     form = SubscriberForm
     list_display = ["__str__", "trail_system", "email", "phone", "created_on", "unsubscribed_on"]

@@ -175,8 +175,8 @@ def test_a_row_someone_else_trashed_meanwhile_is_counted_apart_and_the_rest_is_d
         ("success", "1 trail(s) set to Closed."),
         (
             "warning",
-            "1 selected row is no longer in this list (someone else moved, restored or deleted "
-            "it meanwhile); it was left as it is.",
+            "1 selected trail is no longer in this list (someone else moved, restored or "
+            "deleted it meanwhile); it was left as it is.",
         ),
     ]
     assert Trail.objects.get(pk=kept.pk).status == "Closed"

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from django import forms
 from django.contrib import messages
 from django.contrib.admin import helpers
+from django.contrib.admin.utils import model_ngettext
 from django.db import transaction
 from django.utils.translation import ngettext
 from djangorestframework_camel_case.util import camel_to_underscore
@@ -148,13 +149,13 @@ def report_outcome(
         model_admin.message_user(
             request,
             ngettext(
-                "%(count)d selected row is no longer in this list (someone else moved, restored "
-                "or deleted it meanwhile); it was left as it is.",
-                "%(count)d selected rows are no longer in this list (someone else moved, restored "
-                "or deleted them meanwhile); they were left as they are.",
+                "%(count)d selected %(items)s is no longer in this list (someone else moved, "
+                "restored or deleted it meanwhile); it was left as it is.",
+                "%(count)d selected %(items)s are no longer in this list (someone else moved, "
+                "restored or deleted them meanwhile); they were left as they are.",
                 gone,
             )
-            % {"count": gone},
+            % {"count": gone, "items": model_ngettext(model_admin.opts, gone)},
             messages.WARNING,
         )
 

@@ -18,7 +18,6 @@ from datetime import datetime
 import orjson
 from django.core.files.storage import default_storage
 from django.db import connection, transaction
-from django.db.models import Max, Min
 from django.utils import timezone
 
 from publishing import metrics, storage
@@ -42,6 +41,10 @@ from publishing.selectors import (
 from trails.models import TrailSystem
 
 logger = logging.getLogger(__name__)
+
+
+class SystemBusy(Exception):
+    """Another compile of the system holds its lock."""
 
 
 def try_lock_system(system_id: str) -> bool:
@@ -175,34 +178,17 @@ def publish_system(system_id: str, now: datetime) -> tuple[str, str]:
     return path, previous
 
 
-def settle_delay(system_id: str, seconds: float) -> float:
-    """How long to wait before compiling the system so that a burst of writes is served by
-    one compile: until its newest pending request is `seconds` old, but no longer than until
-    its oldest is three times that, so a steady stream of writes is still published."""
-    ages = (
-        CompileRequest.objects.pending()
-        .filter(trail_system_id=system_id)
-        .aggregate(newest=Max("requested_on"), oldest=Min("requested_on"))
-    )
-    if ages["newest"] is None:
-        return 0.0
-    now = timezone.now()
-    until_settled = seconds - (now - ages["newest"]).total_seconds()
-    until_overdue = 3 * seconds - (now - ages["oldest"]).total_seconds()
-    return max(0.0, min(until_settled, until_overdue))
-
-
 def compile_pending(system_id: str) -> str | None:
     """Serve every pending compile request of one system with a single compile.
 
-    Returns the published path, or None when nothing was pending or another compile holds
-    the system: requests recorded while a compile runs stay pending and are served by the
-    next round (see tasks.compile_system), never by two compiles at once."""
+    Returns the published path, or None when nothing was pending; raises SystemBusy when
+    another compile holds the system: requests recorded while a compile runs stay pending and
+    are served by the next compile (see tasks.compile_system), never by two at once."""
     published = ""
     try:
         with transaction.atomic():
             if not try_lock_system(system_id):
-                return None
+                raise SystemBusy(system_id)
             pending = dict(
                 CompileRequest.objects.pending()
                 .filter(trail_system_id=system_id)

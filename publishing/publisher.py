@@ -12,7 +12,7 @@ import logging
 import threading
 from collections import OrderedDict
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime
 
 import orjson
@@ -145,16 +145,14 @@ def compile_incrementally(system_id: str, now: datetime) -> tuple[bytes, Statist
         return compiled.body, compiled.statistics
     kept = kept_compiles.get(system_id)
     rows = load_system_rows(system_id, now, trails=_current_trails(system_id, kept))
-    plan = plan_system(rows, now)
-    encoded = kept.encoded if kept else {}
-    lacking = [t.id for t in rows.trails if t.geometry is None]
-    to_encode = set(plan.to_encode(encoded)).intersection(lacking)
-    if to_encode:
-        geometries = load_geometries(list(to_encode))
-        for trail in rows.trails:
-            if trail.id in to_encode:
-                trail.geometry = geometries.get(trail.id)
-    compiled = compile_rows(rows, now, encoded, plan)
+    plan = plan_system(rows, now, kept.encoded if kept else None)
+    # Trails read in full since the last compile come with their geometry.
+    lacking = [trail for trail in plan.to_encode() if trail.geometry is None]
+    if lacking:
+        geometries = load_geometries([trail.id for trail in lacking])
+        for trail in lacking:
+            trail.geometry = geometries.get(trail.id)
+    compiled = compile_rows(rows, now, plan)
     for trail in rows.trails:
         trail.geometry = None
     kept_compiles.keep(system_id, rows.trails, compiled.encoded_trails)
@@ -170,7 +168,7 @@ def publish_system(system_id: str, now: datetime) -> tuple[str, str]:
     path = storage.write_file(storage.new_map_name(system_id, now), body)
     try:
         TrailSystem.objects.filter(pk=system_id).update(
-            geo_json_path=path, compiled_on=now, **asdict(statistics)
+            geo_json_path=path, compiled_on=now, **statistics.columns()
         )
     except BaseException:
         storage.delete_file(path)

@@ -349,7 +349,7 @@ class _PlannedTrail:
     key: FeatureKey
     group: _TrailGroup
     updates: dict
-    reused: bytes | None  # the previous compile's features, when its key is the same
+    reused: Encoded | None  # the previous compile's features, when its key is the same
 
 
 @dataclass(slots=True)
@@ -395,10 +395,14 @@ def plan_system(
             )
         updates = updates_by_trail.get(trail.id) or {}
         encoded_updates = orjson.dumps(updates) if updates else _NO_UPDATES
-        key = FeatureKey(trail.version, status, activities, encoded_updates, language)
+        # A plain tuple compares equal to the kept FeatureKey and is cheaper to build; most
+        # trails of a large system are reused as they were.
+        values = (trail.version, status, activities, encoded_updates, language)
         kept = encoded.get(trail.id)
-        reused = kept.features if kept is not None and kept.key == key else None
-        planned.append(_PlannedTrail(trail, key, group, updates, reused))
+        if kept is not None and kept.key == values:
+            planned.append(_PlannedTrail(trail, kept.key, group, updates, kept))
+        else:
+            planned.append(_PlannedTrail(trail, FeatureKey._make(values), group, updates, None))
         if trail.type != _LIFT and not trail.hidden:  # lifts and hidden: map only
             group.counted_trails += 1
             group.counted_distance += trail.distance
@@ -452,14 +456,25 @@ def compile_rows(rows: SystemRows, now: datetime, plan: Plan | None = None) -> C
     encoded_trails: dict[str, Encoded] = {}
     parts: list[bytes] = []
     for planned in plan.trails:
-        part = planned.reused
-        if part is None:
-            part = _encode_trail(planned)
-        encoded_trails[planned.trail.id] = Encoded(planned.key, part)
-        parts.append(part)
+        entry = planned.reused or Encoded(planned.key, _encode_trail(planned))
+        encoded_trails[planned.trail.id] = entry
+        parts.append(entry.features)
     parts.extend(orjson.dumps(point_feature(p)) for p in rows.points)
-    body = b'{"type":"FeatureCollection","features":[' + b",".join(parts) + b"]}"
-    return Compiled(body, plan.statistics, encoded_trails)
+    return Compiled(_feature_collection(parts), plan.statistics, encoded_trails)
+
+
+_OPEN = b'{"type":"FeatureCollection","features":['
+_CLOSE = b"]}"
+
+
+def _feature_collection(parts: list[bytes]) -> bytes:
+    """The encoded features joined into one FeatureCollection with a single copy of the
+    megabytes (concatenating around the join would copy them twice more)."""
+    if not parts:
+        return _OPEN + _CLOSE
+    parts[0] = _OPEN + parts[0]
+    parts[-1] += _CLOSE
+    return b",".join(parts)
 
 
 def all_systems_collection(systems: list[dict]) -> dict:

@@ -28,6 +28,8 @@ def setup_django() -> None:
     os.environ.setdefault("SECRET_KEY", "bench-only-secret-key")
     # Measured with the production settings, never the developer's .env (DEBUG on).
     os.environ["ENV_FILE"] = ""
+    # Figures only: no line per compile or request from this process or those it starts.
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     sys.path.insert(0, str(ROOT))
     import django  # after DJANGO_SETTINGS_MODULE and sys.path are set just above
@@ -39,3 +41,26 @@ def setup_django() -> None:
         env=os.environ,
         check=True,
     )
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User and system CPU time used so far by these processes and all their descendants
+    (gunicorn's and Celery's worker processes): a figure the machine's load does not inflate."""
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # exited meanwhile
+        pid = int(stat.parent.name)
+        parents[pid] = int(fields[1])
+        times[pid] = (int(fields[11]) + int(fields[12])) / tick
+    wanted = set(pids)
+    while True:
+        more = {pid for pid, parent in parents.items() if parent in wanted} - wanted
+        if not more:
+            break
+        wanted |= more
+    return sum(times.get(pid, 0.0) for pid in wanted)

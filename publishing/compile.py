@@ -133,6 +133,11 @@ class Statistics:
     activity_totals: list[dict]
     published_updates: dict[str, list[dict]]
 
+    def columns(self) -> dict:
+        """Field by field, without the deep copy of dataclasses.asdict (a large system's
+        updates are hundreds of nested dicts)."""
+        return {name: getattr(self, name) for name in self.__slots__}
+
 
 class FeatureKey(NamedTuple):
     """Everything a trail's encoded features are made of."""
@@ -332,6 +337,7 @@ class _PlannedTrail:
     key: FeatureKey
     group: _TrailGroup
     updates: dict
+    reused: Encoded | None  # the previous compile's features, when its key is the same
 
 
 @dataclass(slots=True)
@@ -341,22 +347,23 @@ class Plan:
     trails: list[_PlannedTrail]
     statistics: Statistics
 
-    def to_encode(self, encoded: Mapping[str, Encoded]) -> list[str]:
-        """Ids of the trails whose features are not in `encoded`: their geometry is needed."""
-        return [p.trail.id for p in self.trails if not _reusable(p, encoded)]
-
-
-def _reusable(planned: "_PlannedTrail", encoded: Mapping[str, Encoded]) -> bytes | None:
-    kept = encoded.get(planned.trail.id)
-    return kept.features if kept is not None and kept.key == planned.key else None
+    def to_encode(self) -> list[TrailRow]:
+        """The trails whose features the previous compile cannot give: their geometry is
+        needed."""
+        return [p.trail for p in self.trails if p.reused is None]
 
 
 _NO_UPDATES = orjson.dumps({})
+_LIFT = TrailType.LIFT.value
 
 
-def plan_system(rows: SystemRows, now: datetime) -> Plan:
-    """Each trail's status, activities, updates and key, and the statistics."""
+def plan_system(
+    rows: SystemRows, now: datetime, encoded: Mapping[str, Encoded] | None = None
+) -> Plan:
+    """Each trail's status, activities, updates and key, and the statistics; `encoded`: a
+    previous compile's `encoded_trails`, whose features are reused where the key matches."""
     language = rows.language
+    encoded = encoded or {}
     updates_by_trail, system_updates = place_updates(
         rows.updates, [t.id for t in rows.trails], language, now
     )
@@ -376,9 +383,15 @@ def plan_system(rows: SystemRows, now: datetime) -> Plan:
             )
         updates = updates_by_trail.get(trail.id) or {}
         encoded_updates = orjson.dumps(updates) if updates else _NO_UPDATES
-        key = FeatureKey(trail.version, status, activities, encoded_updates, language)
-        planned.append(_PlannedTrail(trail, key, group, updates))
-        if trail.type != TrailType.LIFT and not trail.hidden:  # lifts and hidden: map only
+        # A plain tuple compares equal to the kept FeatureKey and is cheaper to build; most
+        # trails of a large system are reused as they were.
+        values = (trail.version, status, activities, encoded_updates, language)
+        kept = encoded.get(trail.id)
+        if kept is not None and kept.key == values:
+            planned.append(_PlannedTrail(trail, kept.key, group, updates, kept))
+        else:
+            planned.append(_PlannedTrail(trail, FeatureKey._make(values), group, updates, None))
+        if trail.type != _LIFT and not trail.hidden:  # lifts and hidden: map only
             group.counted_trails += 1
             group.counted_distance += trail.distance
     return Plan(planned, _statistics(groups, system_updates, language))
@@ -423,28 +436,33 @@ def _encode_trail(planned: _PlannedTrail) -> bytes:
     return b",".join(orjson.dumps(f) for f in features)
 
 
-def compile_rows(
-    rows: SystemRows,
-    now: datetime,
-    encoded: Mapping[str, Encoded] | None = None,
-    plan: Plan | None = None,
-) -> Compiled:
+def compile_rows(rows: SystemRows, now: datetime, plan: Plan | None = None) -> Compiled:
     """The published FeatureCollection (trails in the given order, then points) and the
-    statistics of one trail system. `encoded`: a previous compile's `encoded_trails`, reused
-    where the key still matches; `plan`: plan_system(rows, now) when the caller has it."""
+    statistics of one trail system. `plan`: plan_system(rows, now, encoded) when the caller
+    has it, with the previous compile's features to reuse."""
     plan = plan or plan_system(rows, now)
-    encoded = encoded or {}
     encoded_trails: dict[str, Encoded] = {}
     parts: list[bytes] = []
     for planned in plan.trails:
-        part = _reusable(planned, encoded)
-        if part is None:
-            part = _encode_trail(planned)
-        encoded_trails[planned.trail.id] = Encoded(planned.key, part)
-        parts.append(part)
+        entry = planned.reused or Encoded(planned.key, _encode_trail(planned))
+        encoded_trails[planned.trail.id] = entry
+        parts.append(entry.features)
     parts.extend(orjson.dumps(point_feature(p)) for p in rows.points)
-    body = b'{"type":"FeatureCollection","features":[' + b",".join(parts) + b"]}"
-    return Compiled(body, plan.statistics, encoded_trails)
+    return Compiled(_feature_collection(parts), plan.statistics, encoded_trails)
+
+
+_OPEN = b'{"type":"FeatureCollection","features":['
+_CLOSE = b"]}"
+
+
+def _feature_collection(parts: list[bytes]) -> bytes:
+    """The encoded features joined into one FeatureCollection with a single copy of the
+    megabytes (concatenating around the join would copy them twice more)."""
+    if not parts:
+        return _OPEN + _CLOSE
+    parts[0] = _OPEN + parts[0]
+    parts[-1] += _CLOSE
+    return b",".join(parts)
 
 
 def all_systems_collection(systems: list[dict]) -> dict:

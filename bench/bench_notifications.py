@@ -14,7 +14,8 @@ TIMEOUT_SECONDS = 300
 
 def measure_fan_out(system, subscribers: int) -> dict:
     """A notify update on `system`, whose `subscribers` each have an email address and a phone
-    number: seconds from its commit to the last delivery recorded, and messages sent."""
+    number: seconds from its commit to the last delivery recorded, messages sent, and the
+    update's id."""
     # Django is set up by the runner before this is called.
     from django.conf import settings
     from django.db import transaction
@@ -57,7 +58,7 @@ def measure_fan_out(system, subscribers: int) -> dict:
         sent = deliveries.filter(state="sent").count()
     finally:
         worker.stop()
-    return {"seconds": round(elapsed, 1), "sent": sent}
+    return {"seconds": round(elapsed, 1), "sent": sent, "update": update.pk}
 
 
 def run() -> dict[str, dict]:

@@ -46,8 +46,11 @@ REUSE = os.environ.get("SCALE_REBUILD") != "1" and built_before()
 setup_django(DATABASE, fresh=not REUSE)
 
 import orjson  # noqa: E402 - Django is set up first (the models need it)
+from django.contrib import admin  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.db.models.fields import AutoFieldMixin  # noqa: E402
+from django.test import Client  # noqa: E402
+from django.urls import reverse  # noqa: E402
 from django.utils import timezone  # noqa: E402
 from rest_framework.test import APIClient  # noqa: E402
 
@@ -73,6 +76,7 @@ NETWORKS = (
     "osm_ski_network_midwest_southeast.geojson",
 )
 REPEATS = 3
+SEARCH = "4242"  # in a few trail names, subscriber addresses and phone numbers
 POINTS_PER_SYSTEM = 10
 TRASHED_EVERY = 100  # one trail in a hundred is in the trash
 
@@ -281,10 +285,14 @@ def counting(queries: list[str]):
     return wrapper
 
 
-def measure_routes(fan_out: TrailSystem, other: TrailSystem) -> dict:
-    user = User.objects.filter(uid="bench-scale").first() or User.objects.create_superuser(
+def super_admin() -> User:
+    return User.objects.filter(uid="bench-scale").first() or User.objects.create_superuser(
         uid="bench-scale", email="scale@example.org"
     )
+
+
+def measure_routes(fan_out: TrailSystem, other: TrailSystem) -> dict:
+    user = super_admin()
     _, key = create_api_key(user)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
@@ -302,6 +310,32 @@ def measure_routes(fan_out: TrailSystem, other: TrailSystem) -> dict:
         figures[f"{name}: status, queries, best ms (target <= 100)"] = (
             f"{status}, {len(queries)}, {seconds * 1000:.0f}"
         )
+    return figures
+
+
+def measure_changelists(user: User, fan_out: TrailSystem) -> dict:
+    """Every change list of the web app for a superAdmin: the first page, a search when the
+    list has one, and the list filtered to one system when it has that filter."""
+    client = Client()
+    client.force_login(user)
+    figures = {}
+    for model, model_admin in admin.site._registry.items():
+        opts = model._meta
+        url = reverse(f"admin:{opts.app_label}_{opts.model_name}_changelist")
+        pages = {"": url}
+        if model_admin.search_fields:
+            pages["search"] = f"{url}?q={SEARCH}"
+        if "trail_system" in model_admin.list_filter:
+            pages["one system"] = f"{url}?trail_system__id__exact={fan_out.pk}"
+        for label, page in pages.items():
+            queries = []
+            with connection.execute_wrapper(counting(queries)):
+                status = client.get(page, secure=True).status_code
+            seconds, _ = best(lambda page=page: client.get(page, secure=True))
+            name = f"web app {opts.app_label}.{opts.model_name} {label}".rstrip()
+            figures[f"{name}: status, queries, best ms (target <= 500)"] = (
+                f"{status}, {len(queries)}, {seconds * 1000:.0f}"
+            )
     return figures
 
 
@@ -340,6 +374,7 @@ def main() -> None:
     }
     other = TrailSystem.objects.exclude(pk=fan_out_system.pk).order_by("name").first()
     figures.update(measure_routes(fan_out_system, other))
+    figures.update(measure_changelists(super_admin(), fan_out_system))
     figures.update(measure_sweeps())
     fan_out = bench_notifications.measure_fan_out(fan_out_system, FAN_OUT)
     figures["fan-out: commit to last delivery (s) (target <= 60)"] = fan_out["seconds"]

@@ -77,6 +77,7 @@ class TrailSystemAdmin(ServiceAdmin):
         "open_trails",
     ]
     list_filter = ["inactive", "subscription", "language"]
+    list_select_related = ["owner"]
     search_fields = ["name", "id", "owner__uid", "owner__email"]
     autocomplete_fields = ["owner"]
     inlines = [MembershipInline]

@@ -81,8 +81,9 @@ class SearchedRelatedFilter(admin.RelatedFieldListFilter):
 
 
 def searched_filter_media(field, admin_site) -> forms.Media:
+    # Named after the admin's scripts it needs, so that the media merge puts it after them.
     return AutocompleteSelect(field, admin_site).media + forms.Media(
-        js=["webapp/searched_filter.js"]
+        js=["admin/js/jquery.init.js", "admin/js/autocomplete.js", "webapp/searched_filter.js"]
     )
 
 

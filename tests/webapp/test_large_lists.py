@@ -128,3 +128,24 @@ def test_a_super_admin_is_offered_the_categories_of_the_system_the_list_shows(su
 
     assert "category=Cat" not in everything
     assert "category=Cat+0" in one_system and "category=Cat+1" not in one_system
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_super_admin_filters_the_trails_by_a_system_found_by_name(live_server, page, screenshot):
+    from tests.webapp.test_browser import sign_in
+
+    chosen, other = add_system(0), add_system(1)
+    TrailFactory(trail_system=chosen, name="Ridge Loop")
+    TrailFactory(trail_system=other, name="Valley Run")
+    sign_in(page, live_server, UserFactory(uid="super-admin", is_super_admin=True))
+
+    page.goto(f"{live_server.url}{TRAILS}")
+    page.click("form.searched-filter .select2-selection")
+    page.fill(".select2-search__field", "System 000")
+    page.click(".select2-results__option:has-text('System 000')")
+    page.wait_for_url(f"**trail_system__id__exact={chosen.pk}**")
+    screenshot("webapp-trails-filtered-by-a-searched-system")
+
+    listed = page.inner_text("#result_list")
+    assert "Ridge Loop" in listed and "Valley Run" not in listed
+    assert chosen.name in page.inner_text("form.searched-filter")

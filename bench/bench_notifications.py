@@ -10,6 +10,7 @@ from pathlib import Path
 
 SUBSCRIBERS = 10_000
 UNFINISHED = ("pending", "sending")
+NOTICE = "Ridge Loop closed for logging until Friday."
 TIMEOUT_SECONDS = 300
 
 
@@ -45,7 +46,7 @@ def measure_fan_out(system, subscribers: int) -> dict:
             update = Update.objects.create(
                 trail_system=system,
                 type="notice",
-                description="Ridge Loop closed for logging until Friday.",
+                description=NOTICE,
                 severity="warning",
                 expiration_date=system.created_on.replace(year=system.created_on.year + 1),
                 notify=True,

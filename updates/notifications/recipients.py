@@ -5,7 +5,7 @@ and the recovery of claims a dead worker left (recover_stale_claims)."""
 
 import logging
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -19,6 +19,8 @@ from updates.models import Delivery, Subscriber, Update
 logger = logging.getLogger(__name__)
 
 CHUNK_SIZE = 500
+# Subscribers recorded per statement by a fan-out, whose chunks are queued before the next.
+SLICE_SIZE = 20 * CHUNK_SIZE
 # Every SYNC_EVERY-th outcome of a chunk is committed with a WAL flush, the others without
 # (delivery.lazily_committed): a crash of PostgreSQL loses at most the SYNC_EVERY - 1 records
 # after the last flush, so at most SYNC_EVERY rows of a claim may have been sent unrecorded.
@@ -33,36 +35,38 @@ def _reachable(channel: str) -> Q:
 
 
 def record_deliveries(update: Update) -> int:
-    """Create the pending Delivery rows of an update, keeping any that exist already.
+    """Create the pending Delivery rows of an update, keeping any that exist already."""
+    return sum(len(ids) for _, ids in recorded_slices(update))
 
-    One INSERT ... SELECT per channel: the database copies thousands of subscribers in a
+
+def recorded_slices(update: Update, size: int = SLICE_SIZE) -> Iterator[tuple[str, list[int]]]:
+    """Create the pending Delivery rows of an update, `size` subscribers at a time, keeping
+    any that exist already; yields (channel, ids of the rows created) as each slice is
+    committed, so that their sending can begin while the next slices are recorded.
+
+    One INSERT ... SELECT per slice: the database copies thousands of subscribers in a
     fraction of the time building model instances would take.
     """
-    created = 0
+    table = connection.ops.quote_name(Delivery._meta.db_table)
     for channel in Delivery.Channel.values:
-        subscribers = (
-            Subscriber.objects.filter(
-                _reachable(channel),
-                trail_system_id=update.trail_system_id,
-                unsubscribed_on__isnull=True,
-            )
-            .order_by()
-            .values_list("id", flat=True)
-        )
-        select_sql, select_params = subscribers.query.sql_with_params()
-        table = connection.ops.quote_name(Delivery._meta.db_table)
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"INSERT INTO {table} "
-                "(update_id, subscriber_id, channel, state, attempts, error, created_on) "
-                f"SELECT %s, ids.id, %s, %s, 0, '', %s FROM ({select_sql}) AS ids "
-                # WHERE true: SQLite needs it to read ON CONFLICT after a SELECT.
-                "WHERE true "
-                "ON CONFLICT DO NOTHING",
-                (update.pk, channel, Delivery.State.PENDING, timezone.now(), *select_params),
-            )
-            created += cursor.rowcount
-    return created
+        reachable = Subscriber.objects.filter(
+            _reachable(channel), trail_system_id=update.trail_system_id, unsubscribed_on=None
+        ).order_by("pk")
+        subscriber_ids = list(reachable.values_list("pk", flat=True))
+        for start in range(0, len(subscriber_ids), size):
+            chosen = reachable.filter(pk__in=subscriber_ids[start : start + size])
+            select_sql, select_params = chosen.values_list("id").query.sql_with_params()
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    f"INSERT INTO {table} "
+                    "(update_id, subscriber_id, channel, state, attempts, error, created_on) "
+                    f"SELECT %s, ids.id, %s, %s, 0, '', %s FROM ({select_sql}) AS ids "
+                    # WHERE true: SQLite needs it to read ON CONFLICT after a SELECT.
+                    "WHERE true "
+                    "ON CONFLICT DO NOTHING RETURNING id",
+                    (update.pk, channel, Delivery.State.PENDING, timezone.now(), *select_params),
+                )
+                yield channel, sorted(row[0] for row in cursor.fetchall())
 
 
 def pending_chunks(update_id: str, size: int = CHUNK_SIZE) -> list[tuple[str, list[int]]]:

@@ -17,8 +17,10 @@ pytest_plugins = ["tests.updates.notify_fixtures"]
 
 
 @pytest.fixture(autouse=True)
-def short_lease(settings):
-    """Claims a few seconds old, so they are later than PostgreSQL's start."""
+def one_outcome_at_a_time_and_a_short_lease(settings):
+    """Each outcome recorded before the next send; claims a few seconds old, so they are
+    later than PostgreSQL's start."""
+    settings.NOTIFICATION_RECORD_EVERY = 1
     settings.DELIVERY_LEASE = timedelta(seconds=1)
 
 
@@ -58,6 +60,19 @@ def test_after_the_lease_the_in_flight_row_fails_and_the_untouched_rows_are_sent
     assert all(d.attempts == 1 for d in update.deliveries.all())
 
 
+def test_outcomes_recorded_in_groups_leave_the_group_in_flight_in_doubt(update, settings):
+    settings.NOTIFICATION_RECORD_EVERY = 2
+    rows = die_after_sending(
+        update, sent=1, claimed_on=timezone.now() - settings.DELIVERY_LEASE * 2
+    )
+
+    sweep_notifications()
+
+    states = dict(update.deliveries.values_list("pk", "state"))
+    assert [states[d.pk] for d in rows] == ["sent", "failed", "failed", "sent"]
+    assert [m.to[0] for m in mail.outbox] == [rows[3].subscriber.email]
+
+
 def test_a_claim_within_its_lease_is_left_to_its_worker(update, settings):
     die_after_sending(update, sent=1, claimed_on=timezone.now() - settings.DELIVERY_LEASE / 2)
 
@@ -85,13 +100,14 @@ def test_a_second_sweep_sends_nothing_more(update, settings):
 
 def test_a_claim_from_before_postgresql_restarted_sends_none_of_its_unrecorded_rows(update):
     """Outcome records not yet flushed when PostgreSQL crashed are lost: any of the first
-    SYNC_EVERY unrecorded rows of the claim may have gone out, so none is sent again."""
+    unrecorded rows of the claim, up to the groups since the last flush, may have gone out,
+    so none is sent again."""
     before_start = recipients.database_started() - timedelta(seconds=1)
     rows = die_after_sending(update, sent=1, claimed_on=before_start)
 
     sweep_notifications()
 
     states = dict(update.deliveries.values_list("pk", "state"))
-    assert recipients.SYNC_EVERY >= 3
+    assert recipients.in_doubt(restarted=True) >= 3
     assert [states[d.pk] for d in rows] == ["sent", "failed", "failed", "failed"]
     assert mail.outbox == []

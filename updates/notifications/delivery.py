@@ -7,26 +7,29 @@ sending) in one short transaction, so a retried or duplicated task never sends a
 Transient provider errors go back to pending and are retried with exponential backoff; a
 permanent refusal marks the subscriber's address or number as failed so it is skipped next time.
 
-A chunk sends its rows one by one in id order and records each outcome before the next send,
-so a worker killed mid-chunk leaves at most one row of its claim whose message may have gone
-out (recipients.recover_stale_claims). Those records are committed without waiting for the
-disk (lazily_committed), every SYNC_EVERY-th excepted: a crash of PostgreSQL itself leaves at
-most SYNC_EVERY rows per claim in doubt.
+A chunk sends its rows one by one in id order and records their outcomes a group of
+NOTIFICATION_RECORD_EVERY at a time before the next send, so a worker killed mid-chunk leaves
+at most that many rows of its claim whose message may have gone out, never sent again
+(recipients.recover_stale_claims). Those records are committed without waiting for the disk
+(lazily_committed), one in every few excepted: a crash of PostgreSQL itself leaves at most
+recipients.in_doubt(restarted=True) rows per claim in doubt.
 """
 
 import contextlib
 import logging
 import smtplib
+from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.core import mail
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from updates import sms
 from updates.models import Delivery, Subscriber, Update
-from updates.notifications.recipients import SYNC_EVERY, claim
+from updates.notifications.recipients import claim, flushed_every
 from updates.notifications.rendering import Messages, message_context
 
 logger = logging.getLogger(__name__)
@@ -102,35 +105,40 @@ def _state_of(outcome: Outcome) -> str:
     return Delivery.State.FAILED
 
 
-_RECORD_SQL = (
-    f"UPDATE {connection.ops.quote_name(Delivery._meta.db_table)} "
-    "SET state = %s, error = %s, sent_on = %s WHERE id = %s"
-)
+def record_outcomes(outcomes: list[Outcome], channel: str, *, flush: bool) -> list[int]:
+    """Store the outcomes of a group of sends in one transaction, one UPDATE per (state,
+    error); returns the ids to retry. With `flush`, its commit waits for the WAL flush, and
+    so makes every earlier one durable; the others need not (lazily_committed)."""
+    now = timezone.now()
+    groups: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for outcome in outcomes:
+        groups[_state_of(outcome), outcome.error[:2000]].append(outcome.delivery.pk)
+    failed_field = "email_failed_on" if channel == Delivery.Channel.EMAIL else "phone_failed_on"
+    with transaction.atomic():
+        if flush and connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL synchronous_commit TO on")
+        for (state, error), ids in groups.items():
+            sent_on = now if state == Delivery.State.SENT else None
+            Delivery.objects.filter(pk__in=ids).update(state=state, error=error, sent_on=sent_on)
+        permanent = [o.delivery.subscriber_id for o in outcomes if o.permanent]
+        if permanent:
+            Subscriber.objects.filter(pk__in=permanent).update(**{failed_field: now})
+    return [
+        pk for (state, _), ids in groups.items() if state == Delivery.State.PENDING for pk in ids
+    ]
 
 
-def record_outcome(outcome: Outcome, channel: str, *, flush: bool) -> bool:
-    """Store one outcome before the next message is sent; True when it is to be retried.
-
-    One plain UPDATE (the ORM's query building cost more than the send of an SMS). With
-    `flush`, this commit waits for the WAL flush, and so makes every earlier one durable;
-    the others need not (lazily_committed).
-    """
-    state = _state_of(outcome)
-    params = [state, outcome.error[:2000], timezone.now() if outcome.sent else None]
-    durable = flush and connection.vendor == "postgresql"
-    with (
-        transaction.atomic() if durable else contextlib.nullcontext(),
-        connection.cursor() as cursor,
-    ):
-        if durable:
-            cursor.execute("SET LOCAL synchronous_commit TO on")
-        cursor.execute(_RECORD_SQL, [*params, outcome.delivery.pk])
-    if outcome.permanent:
-        failed_field = "email_failed_on" if channel == Delivery.Channel.EMAIL else "phone_failed_on"
-        Subscriber.objects.filter(pk=outcome.delivery.subscriber_id).update(
-            **{failed_field: timezone.now()}
-        )
-    return state == Delivery.State.PENDING
+def in_groups(outcomes: Iterator[Outcome], size: int) -> Iterator[list[Outcome]]:
+    """The outcomes `size` at a time: the next send waits until the group is recorded."""
+    group: list[Outcome] = []
+    for outcome in outcomes:
+        group.append(outcome)
+        if len(group) == size:
+            yield group
+            group = []
+    if group:
+        yield group
 
 
 @contextlib.contextmanager
@@ -138,8 +146,8 @@ def lazily_committed() -> Iterator[None]:
     """Commits on this connection return before PostgreSQL has flushed them to disk.
 
     A worker that dies loses nothing by it: the database has every commit it acknowledged.
-    Only a crash of PostgreSQL itself can lose the last such commits (at most SYNC_EVERY - 1
-    outcomes, since every SYNC_EVERY-th one is flushed), which recover_stale_claims allows for.
+    Only a crash of PostgreSQL itself can lose the last such commits (those after the last
+    flushed group, recipients.flushed_every), which recover_stale_claims allows for.
     """
     if connection.vendor != "postgresql":
         yield
@@ -177,12 +185,13 @@ def send_chunk(update_id: str, channel: str, delivery_ids: list[int]) -> tuple[l
     deliveries = claim(delivery_ids, channel)
     if not deliveries:
         return [], 0
+    size = settings.NOTIFICATION_RECORD_EVERY
+    retry_ids: list[int] = []
     with lazily_committed():
-        retry_ids = [
-            outcome.delivery.pk
-            for n, outcome in enumerate(send_all(backend, build, deliveries), start=1)
-            if record_outcome(outcome, channel, flush=n % SYNC_EVERY == 0)
-        ]
+        outcomes = in_groups(send_all(backend, build, deliveries), size)
+        for n, group in enumerate(outcomes, start=1):
+            flush = n % flushed_every(size) == 0
+            retry_ids += record_outcomes(group, channel, flush=flush)
     if not retry_ids:
         return [], 0
     retrying = set(retry_ids)

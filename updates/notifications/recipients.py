@@ -21,10 +21,25 @@ logger = logging.getLogger(__name__)
 CHUNK_SIZE = 500
 # Subscribers recorded per statement by a fan-out, whose chunks are queued before the next.
 SLICE_SIZE = 20 * CHUNK_SIZE
-# Every SYNC_EVERY-th outcome of a chunk is committed with a WAL flush, the others without
-# (delivery.lazily_committed): a crash of PostgreSQL loses at most the SYNC_EVERY - 1 records
-# after the last flush, so at most SYNC_EVERY rows of a claim may have been sent unrecorded.
+# About every SYNC_EVERY outcomes of a chunk, one group's record is committed with a WAL flush,
+# the others without (delivery.lazily_committed), so that a crash of PostgreSQL loses at most
+# the records after the last flush.
 SYNC_EVERY = 50
+
+
+def flushed_every(group_size: int) -> int:
+    """Every how many groups of outcomes a group's record waits for the WAL flush."""
+    return max(1, SYNC_EVERY // group_size)
+
+
+def in_doubt(*, restarted: bool) -> int:
+    """How many rows of a dead claim, from its lowest id still `sending`, may have gone out
+    unrecorded: the group in flight; after a crash of PostgreSQL, every group since the last
+    flushed one too."""
+    size = settings.NOTIFICATION_RECORD_EVERY
+    return flushed_every(size) * size if restarted else size
+
+
 INTERRUPTED = "interrupted: the worker stopped while sending; not sent again to avoid a duplicate"
 
 
@@ -150,13 +165,12 @@ def database_started() -> datetime | None:
 def recover_stale_claims(now: datetime | None = None) -> list[str]:
     """Release the deliveries of claims older than DELIVERY_LEASE; returns their updates.
 
-    A chunk sends its rows one by one in id order and records each outcome before the next
-    send, and past the lease the claiming task is dead (its hard time limit is shorter). So
-    per claim, the lowest-id row still `sending` may have reached the provider: it becomes
-    failed, never sent twice. When PostgreSQL has restarted since the claim, it may have lost
-    the last records not flushed to disk, so the SYNC_EVERY lowest rows become failed. The
-    rest were never handed over: they go back to pending with their attempt given back
-    (README, "Notifications").
+    A chunk sends its rows one by one in id order and records their outcomes a group at a
+    time before the next send, and past the lease the claiming task is dead (its hard time
+    limit is shorter). So per claim, the lowest-id rows still `sending`, as many as in_doubt
+    says, may have reached the provider: they become failed, never sent twice. The rest were
+    never handed over: they go back to pending with their attempt given back (README,
+    "Notifications").
     """
     cutoff = (now or timezone.now()) - settings.DELIVERY_LEASE
     started = database_started()
@@ -167,12 +181,12 @@ def recover_stale_claims(now: datetime | None = None) -> list[str]:
             .order_by("pk")
             .values_list("pk", "update_id", "channel", "claimed_on")
         )
-        in_doubt: dict[tuple, list[int]] = defaultdict(list)
+        doubtful: dict[tuple, list[int]] = defaultdict(list)
         for pk, update_id, channel, claimed_on in stale:
-            rows = in_doubt[update_id, channel, claimed_on]
-            if len(rows) < (SYNC_EVERY if started and claimed_on < started else 1):
+            rows = doubtful[update_id, channel, claimed_on]
+            if len(rows) < in_doubt(restarted=bool(started and claimed_on < started)):
                 rows.append(pk)
-        interrupted = {pk for rows in in_doubt.values() for pk in rows}
+        interrupted = {pk for rows in doubtful.values() for pk in rows}
         Delivery.objects.filter(pk__in=interrupted).update(
             state=Delivery.State.FAILED, error=INTERRUPTED
         )

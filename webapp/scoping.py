@@ -15,6 +15,7 @@ from django.http import Http404
 from apikeys.models import User
 from trails.models import TrailSystem
 from webapp import roles
+from webapp.pagination import CappedCountPaginator
 
 
 def related_choices(user, related_model: type[Model], for_model: type[Model]) -> QuerySet | None:
@@ -130,7 +131,12 @@ class RoleScopedMixin:
 
 
 class RoleScopedAdmin(RoleScopedMixin, admin.ModelAdmin):
-    """Base of every ModelAdmin of the web app."""
+    """Base of every ModelAdmin of the web app. A superAdmin's lists hold every system's rows
+    (half a million trails, a million subscribers): a page counts them only up to a cap, and
+    never twice (no separate total)."""
+
+    paginator = CappedCountPaginator
+    show_full_result_count = False
 
     def get_object(self, request, object_id, from_field=None):
         obj = super().get_object(request, object_id, from_field)

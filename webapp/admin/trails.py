@@ -285,6 +285,8 @@ class TrailAdmin(TrashActionMixin, ServiceAdmin, CompileOnWriteAdmin):
     actions = [*STATUS_ACTIONS, "move_to_trash"]
     list_display = ["name", "trail_system", "status", "activity_list", "difficulty", "distance"]
     list_filter = ["status", ActivityFilter, CategoryFilter, "difficulty", "trail_system"]
+    # System by system, each in its order: the index a page of half a million trails reads.
+    ordering = ["trail_system_id", "order"]
     search_fields = ["name"]
     list_select_related = ["trail_system"]
     autocomplete_fields = ["trail_system"]
@@ -342,6 +344,7 @@ class PointAdmin(TrashActionMixin, ServiceAdmin, CompileOnWriteAdmin):
     trash_function = staticmethod(trash.trash_point)
     list_display = ["name", "trail_system", "marker_class", "status", "hidden", "created_on"]
     list_filter = ["status", "marker_class", "trail_system"]
+    ordering = ["trail_system_id", "-created_on"]  # as the system's points index reads
     search_fields = ["name", "id"]
     list_select_related = ["trail_system"]
     autocomplete_fields = ["trail_system"]

@@ -367,12 +367,14 @@ def measure_file() -> dict:
     }
 
 
-def measure_fan_out(fan_out_system: TrailSystem) -> dict:
-    # What an interrupted earlier run left (its notice and deliveries) goes first.
-    for pk in Update.objects.filter(description=bench_notifications.NOTICE).values_list(
-        "pk", flat=True
-    ):
+def forget_interrupted_fan_outs() -> None:
+    """What an interrupted earlier run left (its notice and deliveries, some pending)."""
+    notices = Update.objects.filter(description=bench_notifications.NOTICE)
+    for pk in notices.values_list("pk", flat=True):
         forget_update(pk)
+
+
+def measure_fan_out(fan_out_system: TrailSystem) -> dict:
     fan_out = bench_notifications.measure_fan_out(fan_out_system, FAN_OUT)
     forget_update(fan_out["update"])
     return {
@@ -388,6 +390,7 @@ def main() -> None:
         built = build()
         mark_built(built)
     fan_out_system = built.pop("_fan_out_system")
+    forget_interrupted_fan_outs()
     other = TrailSystem.objects.exclude(pk=fan_out_system.pk).order_by("name").first()
     sections = {
         "file": measure_file,

@@ -125,7 +125,11 @@ class Delivery(models.Model):
         # Not sent: the subscriber left, or the address failed permanently, before its turn.
         SKIPPED = "skipped"
 
-    update = models.ForeignKey(Update, on_delete=models.CASCADE, related_name="deliveries")
+    # No index of its own: the unique (update, subscriber, channel) index serves lookups by
+    # update, and every index is one more write for each of a fan-out's state changes.
+    update = models.ForeignKey(
+        Update, on_delete=models.CASCADE, related_name="deliveries", db_index=False
+    )
     subscriber = models.ForeignKey(Subscriber, on_delete=models.CASCADE, related_name="deliveries")
     channel = models.CharField(max_length=5, choices=Channel.choices)
     state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)

@@ -106,24 +106,27 @@ def _state_of(outcome: Outcome) -> str:
 
 
 def record_outcomes(outcomes: list[Outcome], channel: str, *, flush: bool) -> list[int]:
-    """Store the outcomes of a group of sends in one transaction, one UPDATE per (state,
-    error); returns the ids to retry. With `flush`, its commit waits for the WAL flush, and
-    so makes every earlier one durable; the others need not (lazily_committed)."""
+    """Store the outcomes of a group of sends, one UPDATE per (state, error), in one
+    transaction; returns the ids to retry. With `flush`, its commit waits for the WAL flush,
+    and so makes every earlier one durable; the others need not (lazily_committed). The usual
+    group, all sent, is one statement in autocommit: no BEGIN and COMMIT round trips."""
     now = timezone.now()
     groups: dict[tuple[str, str], list[int]] = defaultdict(list)
     for outcome in outcomes:
         groups[_state_of(outcome), outcome.error[:2000]].append(outcome.delivery.pk)
-    failed_field = "email_failed_on" if channel == Delivery.Channel.EMAIL else "phone_failed_on"
-    with transaction.atomic():
-        if flush and connection.vendor == "postgresql":
+    permanent = [o.delivery.subscriber_id for o in outcomes if o.permanent]
+    durable = flush and connection.vendor == "postgresql"
+    one_statement = len(groups) == 1 and not permanent and not durable
+    with contextlib.nullcontext() if one_statement else transaction.atomic():
+        if durable:
             with connection.cursor() as cursor:
                 cursor.execute("SET LOCAL synchronous_commit TO on")
         for (state, error), ids in groups.items():
             sent_on = now if state == Delivery.State.SENT else None
             Delivery.objects.filter(pk__in=ids).update(state=state, error=error, sent_on=sent_on)
-        permanent = [o.delivery.subscriber_id for o in outcomes if o.permanent]
         if permanent:
-            Subscriber.objects.filter(pk__in=permanent).update(**{failed_field: now})
+            failed = "email_failed_on" if channel == Delivery.Channel.EMAIL else "phone_failed_on"
+            Subscriber.objects.filter(pk__in=permanent).update(**{failed: now})
     return [
         pk for (state, _), ids in groups.items() if state == Delivery.State.PENDING for pk in ids
     ]

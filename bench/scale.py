@@ -185,7 +185,7 @@ def build() -> dict:
             for n in range(POINTS_PER_SYSTEM)
         ),
     )
-    # One past notice per system, delivered by email to each of its subscribers.
+    # One past notice per system (a month old), delivered by email to each of its subscribers.
     updates = [
         Update(
             trail_system=s,
@@ -193,6 +193,7 @@ def build() -> dict:
             description="Opening day",
             notify=True,
             expiration_date=now - timedelta(days=1),
+            created_on=now - timedelta(days=30),
         )
         for s in systems
     ]

@@ -149,3 +149,13 @@ def test_a_super_admin_filters_the_trails_by_a_system_found_by_name(live_server,
     listed = page.inner_text("#result_list")
     assert "Ridge Loop" in listed and "Valley Run" not in listed
     assert chosen.name in page.inner_text("form.searched-filter")
+
+
+def test_a_subscriber_search_lists_the_matches_by_address(super_admin):
+    system = add_system(0)
+    SubscriberFactory(trail_system=system, email="zoe.ridge@example.test")
+    SubscriberFactory(trail_system=system, email="al.ridge@example.test")
+
+    page = super_admin.get("/admin/updates/subscriber/", {"q": "ridge"}).content.decode()
+
+    assert page.index("al.ridge@example.test") < page.index("zoe.ridge@example.test")

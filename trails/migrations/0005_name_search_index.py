@@ -18,6 +18,7 @@ def create(apps, schema_editor) -> None:
         f"CREATE INDEX IF NOT EXISTS {INDEX} ON trails_trail "
         "USING gin (UPPER(name::text) gin_trgm_ops)"
     )
+    schema_editor.execute("ANALYZE trails_trail")  # the statistics of the indexed expression
 
 
 def drop(apps, schema_editor) -> None:

@@ -19,6 +19,7 @@ def create(apps, schema_editor) -> None:
             f"CREATE INDEX IF NOT EXISTS updates_subscriber_{column}_trgm ON updates_subscriber "
             f"USING gin (UPPER({column}::text) gin_trgm_ops)"
         )
+    schema_editor.execute("ANALYZE updates_subscriber")  # the indexed expressions' statistics
 
 
 def drop(apps, schema_editor) -> None:

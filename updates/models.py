@@ -59,7 +59,11 @@ class Update(Audited):
 
     class Meta:
         ordering = ["expiration_date"]
-        indexes = [models.Index(fields=["trail_system", "expiration_date"])]
+        indexes = [
+            models.Index(fields=["trail_system", "expiration_date"]),
+            # The notification sweep reads the notify updates of the last hour, not them all.
+            models.Index(fields=["created_on"], condition=Q(notify=True), name="update_notify"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.type} on {self.trail_system_id} until {self.expiration_date:%Y-%m-%d %H:%M}"

@@ -2,7 +2,8 @@
 email address or phone number (`icontains`, served by GIN trigram indexes on the same
 `UPPER(...)` expressions; pg_trgm, a trusted extension; PostgreSQL only). Deliveries lose
 the index of their update column, which their unique (update, subscriber, channel) index
-already serves: one index fewer to write at every state change of a fan-out."""
+already serves: one index fewer to write at every state change of a fan-out. Notify updates
+get a partial index by creation time for the notification sweep."""
 
 import django.db.models.deletion
 from django.db import migrations, models
@@ -38,6 +39,14 @@ class Migration(migrations.Migration):
         migrations.AddIndex(
             model_name="subscriber",
             index=models.Index(fields=["created_on"], name="subscriber_created_on"),
+        ),
+        migrations.AddIndex(
+            model_name="update",
+            index=models.Index(
+                condition=models.Q(("notify", True)),
+                fields=["created_on"],
+                name="update_notify",
+            ),
         ),
         migrations.RunPython(create, drop),
         migrations.AlterField(

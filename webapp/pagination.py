@@ -3,7 +3,7 @@
 import json
 from functools import cached_property
 
-from django.core.paginator import Paginator
+from django.core.paginator import EmptyPage, Paginator
 from django.db import connection
 
 # Rows counted exactly; past this, PostgreSQL's estimate (counting a million rows takes longer
@@ -30,6 +30,9 @@ class CappedCountPaginator(Paginator):
         return int(plan[0]["Plan"]["Plan Rows"])
 
     def validate_number(self, number):
-        if self.count <= COUNT_CAP:
+        try:
             return super().validate_number(number)
-        return max(1, int(number))
+        except EmptyPage:
+            if self.count <= COUNT_CAP or int(number) < 1:
+                raise
+            return int(number)  # past the estimate's last real row: an empty page

@@ -24,7 +24,8 @@ from tests.factories import (
     create_api_key,
 )
 from trails.trash import trash_point, trash_trail
-from updates.models import Delivery
+from updates.models import Delivery, Subscriber
+from webapp.pagination import COUNT_CAP, CappedCountPaginator
 
 pytestmark = pytest.mark.django_db
 
@@ -159,3 +160,22 @@ def test_a_subscriber_search_lists_the_matches_by_address(super_admin):
     page = super_admin.get("/admin/updates/subscriber/", {"q": "ridge"}).content.decode()
 
     assert page.index("al.ridge@example.test") < page.index("zoe.ridge@example.test")
+
+
+def test_a_list_longer_than_the_cap_is_counted_by_estimate_and_pages_past_it_are_empty(
+    super_admin,
+):
+    system = add_system(0)
+    Subscriber.objects.bulk_create(
+        Subscriber(trail_system=system, email=f"s{n}@example.test") for n in range(COUNT_CAP + 1)
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE updates_subscriber")
+
+    paginator = CappedCountPaginator(Subscriber.objects.order_by("pk"), 100)
+    far = super_admin.get("/admin/updates/subscriber/", {"p": paginator.num_pages + 5})
+
+    assert paginator.count > COUNT_CAP
+    assert len(paginator.page(1).object_list) == 100
+    assert far.status_code == 200
+    assert "s1@example.test" not in far.content.decode()

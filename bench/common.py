@@ -8,23 +8,29 @@ from urllib.parse import urlparse, urlunparse
 
 ROOT = Path(__file__).resolve().parent.parent
 _BASE_URL = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/trails")
+BASE_NAME = urlparse(_BASE_URL).path.lstrip("/") or "trails"
 # A database of its own, beside the one DATABASE_URL names: "<name>_bench".
-BENCH_DATABASE = f"{urlparse(_BASE_URL).path.lstrip('/') or 'trails'}_bench"
+BENCH_DATABASE = f"{BASE_NAME}_bench"
 
 
-def bench_database_url() -> str:
-    return urlunparse(urlparse(_BASE_URL)._replace(path=f"/{BENCH_DATABASE}"))
+def bench_database_url(database: str = BENCH_DATABASE) -> str:
+    return urlunparse(urlparse(_BASE_URL)._replace(path=f"/{database}"))
 
 
-def setup_django() -> None:
-    """Recreate the bench database, point Django at it, migrate. Call once per run."""
+def setup_django(database: str = BENCH_DATABASE, *, fresh: bool = True) -> None:
+    """Point Django at `database` (recreated first when `fresh`, created when missing),
+    migrate. Call once per run."""
     import psycopg  # only the set-up needs the driver directly
 
-    admin_url = urlunparse(urlparse(bench_database_url())._replace(path="/postgres"))
+    url = bench_database_url(database)
+    admin_url = urlunparse(urlparse(url)._replace(path="/postgres"))
     with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DATABASE} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {BENCH_DATABASE}")
-    os.environ["DATABASE_URL"] = bench_database_url()
+        if fresh:
+            conn.execute(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [database]).fetchone()
+        if not exists:
+            conn.execute(f"CREATE DATABASE {database}")
+    os.environ["DATABASE_URL"] = url
     os.environ.setdefault("SECRET_KEY", "bench-only-secret-key")
     # Measured with the production settings, never the developer's .env (DEBUG on).
     os.environ["ENV_FILE"] = ""

@@ -12,6 +12,7 @@ from core.errors import DomainError
 from trails.activities import CATALOG
 from trails.enums import TrailStatus
 from trails.services import set_trails_status
+from webapp import roles
 from webapp.admin.base import ActionOutcome, report_outcome, web_actor
 
 
@@ -36,13 +37,20 @@ class ActivityFilter(admin.SimpleListFilter):
 
 
 class CategoryFilter(admin.SimpleListFilter):
-    """The categories the signed-in person's trails use."""
+    """The categories the signed-in person's trails use; for a superAdmin, whose trails are
+    every system's (half a million), those of the system the list is filtered to."""
 
     title = _("category")
     parameter_name = "category"
 
     def lookups(self, request, model_admin):
-        used = model_admin.get_queryset(request).values_list("categories", flat=True)
+        trails = model_admin.get_queryset(request)
+        if roles.is_super(request.user):
+            system = request.GET.get("trail_system__id__exact")
+            if not system:
+                return []
+            trails = trails.filter(trail_system_id=system)
+        used = trails.values_list("categories", flat=True)
         names = sorted({name for names in used for name in (names or []) if isinstance(name, str)})
         return [(name, name) for name in names]
 

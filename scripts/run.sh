@@ -28,7 +28,11 @@ Web app, signed in as demo-owner (one click, within 15 minutes):
 MSG
 
 if [ -n "${DATABASE_URL:-}" ] && [ -n "${REDIS_URL:-${CELERY_BROKER_URL:-}}" ]; then
-  # Production topology: web server, Celery worker and beat.
+  # Production topology: web server, Celery worker and beat. honcho gives each process its own
+  # PORT (5000 unless PORT is set), so pass the address the message above printed; beat keeps
+  # its schedule under VAR_DIR, which nothing else creates when DATABASE_URL is set.
+  export HOST="$host" PORT="$port"
+  mkdir -p "${VAR_DIR:-var}"
   exec .venv/bin/honcho start -f Procfile
 fi
 exec $py manage.py runserver "$host:$port"

@@ -94,6 +94,22 @@ def test_an_emailed_link_signs_in_once(client, owner, mailoutbox):
     assert signed_in_uid(client) is None
 
 
+def test_an_emailed_link_brings_the_reader_back_to_the_page_they_asked_for(
+    client, owner, mailoutbox
+):
+    """A plain-text e-mail: the link's `&` is not HTML-escaped, so `next` survives."""
+    client.post(LINK_URL, {"email": "owner@example.test", "next": "/admin/trails/trail/"})
+    link = sent_link(mailoutbox)
+    page = client.get(link.removeprefix("http://127.0.0.1:8000"))
+    token = re.search(r"sesame=([^&]+)", link).group(1)
+    next_field = re.search(r'name="next" value="([^"]*)"', page.content.decode()).group(1)
+
+    response = client.post(USE_URL, {"sesame": token, "next": next_field})
+
+    assert response.status_code == 302
+    assert response["Location"] == "/admin/trails/trail/"
+
+
 def test_an_unknown_address_gets_the_same_answer_and_no_mail(client, owner, mailoutbox):
     known = client.post(LINK_URL, {"email": owner.email})
     unknown = client.post(LINK_URL, {"email": "nobody@example.test"})

@@ -1,7 +1,8 @@
 """The web app's authentication backends; both go through django.contrib.auth.authenticate, so
 django-axes checks lockouts and counts failures for every sign-in method alike."""
 
-from django.contrib.auth.backends import BaseBackend
+from django.contrib.auth.backends import BaseBackend, ModelBackend
+from django.http import HttpRequest
 from sesame.backends import ModelBackend as SesameModelBackend
 
 from apikeys.identity import user_for_claims, verify_id_token
@@ -16,6 +17,20 @@ class RoleBackend(SesameModelBackend):
     Django's model permissions (groups, user permissions) grant nothing here: what a person may
     do in the web app follows from their role on each system (webapp.roles), nothing else.
     """
+
+    def authenticate(
+        self,
+        request: HttpRequest | None,
+        sesame: str | None = None,
+        scope: str = "",
+        max_age: int | None = None,
+        **credentials: str,
+    ) -> User | None:
+        """django-sesame's authenticate takes only a link token, so a uid and password (an
+        operator) go to Django's ModelBackend, which sesame's backend extends."""
+        if sesame is not None:
+            return super().authenticate(request, sesame, scope=scope, max_age=max_age)
+        return ModelBackend.authenticate(self, request, **credentials)
 
     def has_perm(self, user_obj, perm, obj=None) -> bool:
         return roles.has_perm(user_obj, perm, obj)

@@ -182,6 +182,14 @@ def operator():
     return user
 
 
+def test_an_operator_signs_in_with_a_password(client, operator):
+    response = client.post(
+        "/admin/login/", {"username": "operator", "password": "correct horse battery staple"}
+    )
+    assert response.status_code == 302
+    assert signed_in_uid(client) == "operator"
+
+
 def test_password_guessing_is_locked_out_per_account(client, operator):
     for _ in range(5):
         client.post("/admin/login/", {"username": "operator", "password": "wrong"})

@@ -26,6 +26,7 @@ from django.utils import timezone
 from publishing import metrics, storage
 from publishing.compile import (
     Encoded,
+    EncodedPoints,
     Statistics,
     TrailRow,
     all_systems_collection,
@@ -81,15 +82,17 @@ def paused_gc():
 class _KeptSystem:
     trails: dict[str, TrailRow]  # without geometry
     encoded: dict[str, Encoded]
+    points: EncodedPoints
     size: int
 
 
 class KeptCompiles:
-    """Each system's trail rows (without geometry) and encoded trail features from its last
-    compile in this process, so the next compile reads only the trails whose row version
-    changed and encodes only the trails whose key did. Least recently compiled systems leave
-    first beyond MAX_BYTES; a process starts empty, so its first compile of a system is a full
-    one, and a deploy never reuses another version's bytes."""
+    """Each system's trail rows (without geometry), encoded trail features and encoded points
+    from its last compile in this process, so the next compile reads only the trails whose row
+    version changed and encodes only the trails whose key did (and the points if any changed).
+    Least recently compiled systems leave first beyond MAX_BYTES; a process starts empty, so
+    its first compile of a system is a full one, and a deploy never reuses another version's
+    bytes."""
 
     MAX_BYTES = 256 * 1024 * 1024
     ROW_BYTES = 600  # a TrailRow without geometry, roughly
@@ -103,9 +106,16 @@ class KeptCompiles:
         with self._lock:
             return self._systems.get(system_id)
 
-    def keep(self, system_id: str, trails: list[TrailRow], encoded: dict[str, Encoded]) -> None:
-        size = sum(len(e.features) for e in encoded.values()) + self.ROW_BYTES * len(trails)
-        kept = _KeptSystem({t.id: t for t in trails}, encoded, size)
+    def keep(
+        self,
+        system_id: str,
+        trails: list[TrailRow],
+        encoded: dict[str, Encoded],
+        points: EncodedPoints,
+    ) -> None:
+        size = sum(len(e.features) for e in encoded.values()) + len(points.features)
+        size += self.ROW_BYTES * (len(trails) + len(points.rows))
+        kept = _KeptSystem({t.id: t for t in trails}, encoded, points, size)
         with self._lock:
             self._drop(system_id)
             self._systems[system_id] = kept
@@ -149,7 +159,7 @@ def compile_incrementally(system_id: str, now: datetime) -> tuple[bytes, Statist
         return compiled.body, compiled.statistics
     kept = kept_compiles.get(system_id)
     rows = load_system_rows(system_id, now, trails=_current_trails(system_id, kept))
-    plan = plan_system(rows, now, kept.encoded if kept else None)
+    plan = plan_system(rows, now, kept.encoded, kept.points) if kept else plan_system(rows, now)
     # Trails read in full since the last compile come with their geometry.
     lacking = [trail for trail in plan.to_encode() if trail.geometry is None]
     if lacking:
@@ -159,7 +169,7 @@ def compile_incrementally(system_id: str, now: datetime) -> tuple[bytes, Statist
     compiled = compile_rows(rows, now, plan)
     for trail in rows.trails:
         trail.geometry = None
-    kept_compiles.keep(system_id, rows.trails, compiled.encoded_trails)
+    kept_compiles.keep(system_id, rows.trails, compiled.encoded_trails, compiled.encoded_points)
     return compiled.body, compiled.statistics
 
 

@@ -386,17 +386,21 @@ def plan_system(
     # Trails grouped by status and activity states (a large system has a few dozen groups):
     # each group's activity list is built once and shared, and the group is counted at once.
     groups: dict[tuple[str, tuple[ActivityRow, ...]], _TrailGroup] = {}
+    # By stored status and activities: a status is derived once per distinct pair.
+    stored: dict[tuple[str, tuple[ActivityRow, ...]], tuple[str, _TrailGroup]] = {}
     planned: list[_PlannedTrail] = []
     for trail in rows.trails:
         activities = tuple(trail.activities)
-        status = trail.status
-        if status not in STATUSES:
-            status = resolve_status(status, (a.status for a in activities))
-        group = groups.get((status, activities))
-        if group is None:
-            group = groups[status, activities] = _TrailGroup(
-                ordered_activities(activities, language)
-            )
+        found = stored.get((trail.status, activities))
+        if found is None:
+            status = resolve_status(trail.status, (a.status for a in activities))
+            group = groups.get((status, activities))
+            if group is None:
+                group = groups[status, activities] = _TrailGroup(
+                    ordered_activities(activities, language)
+                )
+            found = stored[trail.status, activities] = (status, group)
+        status, group = found
         updates = updates_by_trail.get(trail.id) or {}
         encoded_updates = orjson.dumps(updates) if updates else _NO_UPDATES
         # A plain tuple compares equal to the kept FeatureKey and is cheaper to build; most

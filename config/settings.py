@@ -206,7 +206,16 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 600}
 CELERY_TIMEZONE = "UTC"
+# A replaced map file stays this long (at least a minute): a poller or embed handed its name
+# by a legacy document or the public map just before a compile can still fetch it.
+MAP_FILE_GRACE = timedelta(
+    seconds=max(float(os.environ.get("MAP_FILE_GRACE_SECONDS", "300")), 60.0)
+)
 CELERY_BEAT_SCHEDULE = {
+    "sweep-replaced-map-files": {
+        "task": "publishing.tasks.sweep_replaced_map_files",
+        "schedule": MAP_FILE_GRACE,
+    },
     "sweep-pending-compiles": {
         "task": "publishing.tasks.sweep_pending_compiles",
         "schedule": timedelta(seconds=float(os.environ.get("COMPILE_SWEEP_SECONDS", "30"))),

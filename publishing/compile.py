@@ -5,9 +5,10 @@ Pure on purpose: no database, no storage and no clock (the caller passes `now`),
 publishing rule is tested with plain values and the same rows always give the same file.
 
 Incremental: the file is the encoded features of its trails, each keyed by everything it is
-made of (`FeatureKey`), joined. A caller that keeps the previous compile's `encoded_trails`
-passes them back, and only trails whose key changed are encoded again; the others need no
-geometry. The bytes are those of a full compile.
+made of (`FeatureKey`), joined, then those of its points. A caller that keeps the previous
+compile's `encoded_trails` and `encoded_points` passes them back: only trails whose key changed
+are encoded again (the others need no geometry), and the points only when any of them changed.
+The bytes are those of a full compile.
 """
 
 from collections import defaultdict
@@ -154,6 +155,14 @@ class Encoded(NamedTuple):
     features: bytes
 
 
+@dataclass(slots=True)
+class EncodedPoints:
+    """The points' features joined, for the point rows they were encoded from."""
+
+    rows: list[PointRow]
+    features: bytes
+
+
 class MissingGeometry(ValueError):
     """A trail must be encoded but its row came without geometry."""
 
@@ -162,8 +171,9 @@ class MissingGeometry(ValueError):
 class Compiled:
     body: bytes
     statistics: Statistics
-    # The encoded features of every trail by id, for the next compile of the system.
+    # The encoded features of every trail by id and of the points, for the next compile.
     encoded_trails: dict[str, "Encoded"]
+    encoded_points: EncodedPoints
 
     @property
     def feature_collection(self) -> dict:
@@ -346,6 +356,7 @@ class Plan:
 
     trails: list[_PlannedTrail]
     statistics: Statistics
+    points: EncodedPoints | None  # the previous compile's, when the point rows are the same
 
     def to_encode(self) -> list[TrailRow]:
         """The trails whose features the previous compile cannot give: their geometry is
@@ -358,10 +369,15 @@ _LIFT = TrailType.LIFT.value
 
 
 def plan_system(
-    rows: SystemRows, now: datetime, encoded: Mapping[str, Encoded] | None = None
+    rows: SystemRows,
+    now: datetime,
+    encoded: Mapping[str, Encoded] | None = None,
+    encoded_points: EncodedPoints | None = None,
 ) -> Plan:
     """Each trail's status, activities, updates and key, and the statistics; `encoded`: a
-    previous compile's `encoded_trails`, whose features are reused where the key matches."""
+    previous compile's `encoded_trails`, whose features are reused where the key matches;
+    `encoded_points`: its `encoded_points`, reused when the point rows are equal (comparing
+    a thousand rows costs a third of encoding them)."""
     language = rows.language
     encoded = encoded or {}
     updates_by_trail, system_updates = place_updates(
@@ -370,17 +386,21 @@ def plan_system(
     # Trails grouped by status and activity states (a large system has a few dozen groups):
     # each group's activity list is built once and shared, and the group is counted at once.
     groups: dict[tuple[str, tuple[ActivityRow, ...]], _TrailGroup] = {}
+    # By stored status and activities: a status is derived once per distinct pair.
+    stored: dict[tuple[str, tuple[ActivityRow, ...]], tuple[str, _TrailGroup]] = {}
     planned: list[_PlannedTrail] = []
     for trail in rows.trails:
         activities = tuple(trail.activities)
-        status = trail.status
-        if status not in STATUSES:
-            status = resolve_status(status, (a.status for a in activities))
-        group = groups.get((status, activities))
-        if group is None:
-            group = groups[status, activities] = _TrailGroup(
-                ordered_activities(activities, language)
-            )
+        found = stored.get((trail.status, activities))
+        if found is None:
+            status = resolve_status(trail.status, (a.status for a in activities))
+            group = groups.get((status, activities))
+            if group is None:
+                group = groups[status, activities] = _TrailGroup(
+                    ordered_activities(activities, language)
+                )
+            found = stored[trail.status, activities] = (status, group)
+        status, group = found
         updates = updates_by_trail.get(trail.id) or {}
         encoded_updates = orjson.dumps(updates) if updates else _NO_UPDATES
         # A plain tuple compares equal to the kept FeatureKey and is cheaper to build; most
@@ -394,7 +414,9 @@ def plan_system(
         if trail.type != _LIFT and not trail.hidden:  # lifts and hidden: map only
             group.counted_trails += 1
             group.counted_distance += trail.distance
-    return Plan(planned, _statistics(groups, system_updates, language))
+    if encoded_points is not None and encoded_points.rows != rows.points:
+        encoded_points = None
+    return Plan(planned, _statistics(groups, system_updates, language), encoded_points)
 
 
 def _statistics(
@@ -438,8 +460,8 @@ def _encode_trail(planned: _PlannedTrail) -> bytes:
 
 def compile_rows(rows: SystemRows, now: datetime, plan: Plan | None = None) -> Compiled:
     """The published FeatureCollection (trails in the given order, then points) and the
-    statistics of one trail system. `plan`: plan_system(rows, now, encoded) when the caller
-    has it, with the previous compile's features to reuse."""
+    statistics of one trail system. `plan`: plan_system(rows, now, encoded, encoded_points)
+    when the caller has it, with the previous compile's features to reuse."""
     plan = plan or plan_system(rows, now)
     encoded_trails: dict[str, Encoded] = {}
     parts: list[bytes] = []
@@ -447,8 +469,12 @@ def compile_rows(rows: SystemRows, now: datetime, plan: Plan | None = None) -> C
         entry = planned.reused or Encoded(planned.key, _encode_trail(planned))
         encoded_trails[planned.trail.id] = entry
         parts.append(entry.features)
-    parts.extend(orjson.dumps(point_feature(p)) for p in rows.points)
-    return Compiled(_feature_collection(parts), plan.statistics, encoded_trails)
+    points = plan.points or EncodedPoints(
+        rows.points, b",".join(orjson.dumps(point_feature(p)) for p in rows.points)
+    )
+    if points.features:
+        parts.append(points.features)
+    return Compiled(_feature_collection(parts), plan.statistics, encoded_trails, points)
 
 
 _OPEN = b'{"type":"FeatureCollection","features":['

@@ -1,9 +1,11 @@
 """Publishing one trail system: compile its rows, write a new file, store the path and the
-statistics, delete the previous file. Also the legacy all-systems file.
+statistics, delete the files replaced more than a grace period ago. Also the legacy
+all-systems file.
 
 Order of operations: the new file is written first, the trail system row is switched to it
-in the same transaction that marks the compile requests done, and the previous file is
-deleted only after that commit. A failure anywhere leaves the previous file published.
+in the same transaction that marks the compile requests done, and replaced files are deleted
+only after that commit, once replaced for settings.MAP_FILE_GRACE (a reader that was handed
+the previous name can still fetch it). A failure anywhere leaves the previous file published.
 """
 
 import gc
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import orjson
+from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import connection, transaction
 from django.utils import timezone
@@ -23,6 +26,7 @@ from django.utils import timezone
 from publishing import metrics, storage
 from publishing.compile import (
     Encoded,
+    EncodedPoints,
     Statistics,
     TrailRow,
     all_systems_collection,
@@ -33,6 +37,7 @@ from publishing.models import CompileRequest
 from publishing.selectors import (
     load_active_systems,
     load_geometries,
+    load_recently_compiled_systems,
     load_system_rows,
     load_trail_versions,
     load_trails,
@@ -77,15 +82,17 @@ def paused_gc():
 class _KeptSystem:
     trails: dict[str, TrailRow]  # without geometry
     encoded: dict[str, Encoded]
+    points: EncodedPoints
     size: int
 
 
 class KeptCompiles:
-    """Each system's trail rows (without geometry) and encoded trail features from its last
-    compile in this process, so the next compile reads only the trails whose row version
-    changed and encodes only the trails whose key did. Least recently compiled systems leave
-    first beyond MAX_BYTES; a process starts empty, so its first compile of a system is a full
-    one, and a deploy never reuses another version's bytes."""
+    """Each system's trail rows (without geometry), encoded trail features and encoded points
+    from its last compile in this process, so the next compile reads only the trails whose row
+    version changed and encodes only the trails whose key did (and the points if any changed).
+    Least recently compiled systems leave first beyond MAX_BYTES; a process starts empty, so
+    its first compile of a system is a full one, and a deploy never reuses another version's
+    bytes."""
 
     MAX_BYTES = 256 * 1024 * 1024
     ROW_BYTES = 600  # a TrailRow without geometry, roughly
@@ -99,9 +106,16 @@ class KeptCompiles:
         with self._lock:
             return self._systems.get(system_id)
 
-    def keep(self, system_id: str, trails: list[TrailRow], encoded: dict[str, Encoded]) -> None:
-        size = sum(len(e.features) for e in encoded.values()) + self.ROW_BYTES * len(trails)
-        kept = _KeptSystem({t.id: t for t in trails}, encoded, size)
+    def keep(
+        self,
+        system_id: str,
+        trails: list[TrailRow],
+        encoded: dict[str, Encoded],
+        points: EncodedPoints,
+    ) -> None:
+        size = sum(len(e.features) for e in encoded.values()) + len(points.features)
+        size += self.ROW_BYTES * (len(trails) + len(points.rows))
+        kept = _KeptSystem({t.id: t for t in trails}, encoded, points, size)
         with self._lock:
             self._drop(system_id)
             self._systems[system_id] = kept
@@ -145,7 +159,7 @@ def compile_incrementally(system_id: str, now: datetime) -> tuple[bytes, Statist
         return compiled.body, compiled.statistics
     kept = kept_compiles.get(system_id)
     rows = load_system_rows(system_id, now, trails=_current_trails(system_id, kept))
-    plan = plan_system(rows, now, kept.encoded if kept else None)
+    plan = plan_system(rows, now, kept.encoded, kept.points) if kept else plan_system(rows, now)
     # Trails read in full since the last compile come with their geometry.
     lacking = [trail for trail in plan.to_encode() if trail.geometry is None]
     if lacking:
@@ -155,16 +169,15 @@ def compile_incrementally(system_id: str, now: datetime) -> tuple[bytes, Statist
     compiled = compile_rows(rows, now, plan)
     for trail in rows.trails:
         trail.geometry = None
-    kept_compiles.keep(system_id, rows.trails, compiled.encoded_trails)
+    kept_compiles.keep(system_id, rows.trails, compiled.encoded_trails, compiled.encoded_points)
     return compiled.body, compiled.statistics
 
 
-def publish_system(system_id: str, now: datetime) -> tuple[str, str]:
+def publish_system(system_id: str, now: datetime) -> str:
     """Compile and write a new file, then point the trail system at it, inside the caller's
-    transaction. Returns (new path, previous path)."""
+    transaction. Returns the new path."""
     with paused_gc():
         body, statistics = compile_incrementally(system_id, now)
-    previous = TrailSystem.objects.values_list("geo_json_path", flat=True).get(pk=system_id)
     path = storage.write_file(storage.new_map_name(system_id, now), body)
     try:
         TrailSystem.objects.filter(pk=system_id).update(
@@ -173,7 +186,24 @@ def publish_system(system_id: str, now: datetime) -> tuple[str, str]:
     except BaseException:
         storage.delete_file(path)
         raise
-    return path, previous
+    return path
+
+
+def remove_replaced_files(system_id: str, current: str, now: datetime) -> int:
+    """The system's map files replaced more than settings.MAP_FILE_GRACE before now."""
+    return storage.remove_replaced_map_files(system_id, current, now, settings.MAP_FILE_GRACE)
+
+
+def sweep_replaced_files(now: datetime) -> int:
+    """Replaced files of systems that have not been compiled since their grace ran out
+    (a compile removes its own system's). Only systems compiled within three grace periods
+    are listed: run every grace period, the sweep reaches each such system's last files
+    after their grace and before the system leaves that window."""
+    since = now - 3 * settings.MAP_FILE_GRACE
+    return sum(
+        remove_replaced_files(system_id, current, now)
+        for system_id, current in load_recently_compiled_systems(since)
+    )
 
 
 def compile_pending(system_id: str) -> str | None:
@@ -195,14 +225,16 @@ def compile_pending(system_id: str) -> str | None:
             if not pending:
                 return None
             started = timezone.now()
-            published, previous = publish_system(system_id, started)
+            published = publish_system(system_id, started)
             done = timezone.now()
             CompileRequest.objects.filter(pk__in=pending).update(
                 started_on=started, done_on=done, published_path=published
             )
-            # Robust: a failed delete is logged and leaves an orphan file, never an error
-            # here, where it would look like a failed compile after the commit.
-            transaction.on_commit(lambda: storage.delete_file(previous), robust=True)
+            # Robust: a failed delete is logged and leaves the files to a later compile or
+            # sweep, never an error here, where it would look like a failed compile.
+            transaction.on_commit(
+                lambda: remove_replaced_files(system_id, published, timezone.now()), robust=True
+            )
     except BaseException:
         storage.delete_file(published)
         raise

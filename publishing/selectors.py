@@ -151,3 +151,10 @@ def load_active_systems() -> list[dict]:
         .order_by("name", "id")
         .values(*_SYSTEM_COLUMNS)
     )
+
+
+def load_recently_compiled_systems(since: datetime) -> list[tuple[str, str]]:
+    """(id, current map file) of the systems compiled since `since`."""
+    return list(
+        TrailSystem.objects.filter(compiled_on__gte=since).values_list("id", "geo_json_path")
+    )

@@ -5,10 +5,16 @@ so running one twice gives the same file, and a task lost with its worker is run
 import logging
 
 from celery import shared_task
+from django.utils import timezone
 
 from publishing import weather
 from publishing.models import CompileRequest
-from publishing.publisher import SystemBusy, build_all_systems_file, compile_pending
+from publishing.publisher import (
+    SystemBusy,
+    build_all_systems_file,
+    compile_pending,
+    sweep_replaced_files,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +50,12 @@ def sweep_pending_compiles() -> int:
     for system_id in system_ids:
         enqueue_compile(system_id)
     return len(system_ids)
+
+
+@shared_task(acks_late=True)
+def sweep_replaced_map_files() -> int:
+    """Every grace period (beat): replaced map files of systems no longer being compiled."""
+    return sweep_replaced_files(timezone.now())
 
 
 @shared_task(acks_late=True)

@@ -54,7 +54,7 @@ def system():
     return system_of_three_trails()
 
 
-def test_a_write_is_published_and_the_previous_file_deleted(celery_worker, system):
+def test_a_write_is_published_and_the_previous_file_kept_for_its_readers(celery_worker, system):
     trail = system.trails.first()
     set_status(trail, "Closed")
     wait_for(lambda: all_served(system.pk))
@@ -68,7 +68,8 @@ def test_a_write_is_published_and_the_previous_file_deleted(celery_worker, syste
     assert path != first_path
     assert trail_statuses(collection)[trail.pk] == "Caution"
     assert TrailSystem.objects.get(pk=system.pk).caution_trails == 1
-    wait_for(lambda: not default_storage.exists(first_path))
+    with default_storage.open(first_path, "rb") as stored:
+        assert orjson.loads(stored.read()) == first
 
 
 def test_a_burst_of_200_writes_coalesces_into_few_compiles_of_the_final_rows(celery_worker, system):

@@ -5,7 +5,9 @@ import time
 import psycopg
 import pytest
 from django.core.files.storage import default_storage
+from django.utils import timezone
 
+from publishing.publisher import sweep_replaced_files
 from publishing.tasks import sweep_pending_compiles
 from tests.factories import TrailActivityFactory, TrailFactory, TrailSystemFactory
 from tests.integration.conftest import Worker, wait_for, worker_environment
@@ -107,4 +109,9 @@ def test_a_worker_killed_mid_compile_leaves_the_old_file_and_the_next_compile_co
     new_path, collection = published(system.pk)
     assert new_path != old_path
     assert trail_statuses(collection)[trail.pk] == "Caution"
-    wait_for(lambda: not default_storage.exists(old_path))
+    # The replaced file is still served to whoever was handed its name; once its grace has
+    # passed, it goes with the killed compile's file, which nothing ever published.
+    assert default_storage.exists(old_path)
+    assert len(list(maps.iterdir())) == 3
+    sweep_replaced_files(timezone.now() + settings.MAP_FILE_GRACE)
+    assert [f.name for f in maps.iterdir()] == [new_path.rsplit("/", 1)[1]]

@@ -1,9 +1,10 @@
 """The incremental compile gives the bytes of a full compile, whatever happened in between.
 
 Property-based: hypothesis generates sequences of changes to a system (statuses, activities,
-geometry, trash and restore, updates that expire or are added, language) and after each one the
-compile that reuses the previous compile's encoded trails, given geometry only for the trails it
-must encode (as the service reads them), must equal a full compile of the same rows.
+geometry, trash and restore, updates that expire or are added, language, points added, changed
+and removed) and after each one the compile that reuses the previous compile's encoded trails
+and points, given geometry only for the trails it must encode (as the service reads them), must
+equal a full compile of the same rows.
 """
 
 import dataclasses
@@ -15,7 +16,9 @@ from hypothesis import strategies as st
 
 from publishing.compile import (
     ActivityRow,
+    Compiled,
     MissingGeometry,
+    PointRow,
     SystemRows,
     TrailRow,
     UpdateRow,
@@ -50,6 +53,9 @@ class System:
         self.trails: dict[str, TrailRow] = {}
         self.trashed: set[str] = set()
         self.updates: list[UpdateRow] = []
+        self.points = [
+            PointRow(f"p{i}", f"Point {i}", "parking", 43.6, -72.8 + i) for i in range(2)
+        ]
         for i in range(TRAILS):
             self.trails[f"t{i}"] = TrailRow(
                 id=f"t{i}",
@@ -76,7 +82,9 @@ class System:
         live.sort(key=lambda t: (t.order, t.id))
         if not with_geometry:
             live = [dataclasses.replace(t, geometry=None) for t in live]
-        return SystemRows(self.language, live, [], list(self.updates))
+        # Read anew on every compile, as the service does.
+        points = [dataclasses.replace(p) for p in self.points]
+        return SystemRows(self.language, live, points, list(self.updates))
 
 
 trail_ids = st.sampled_from([f"t{i}" for i in range(TRAILS)])
@@ -104,6 +112,7 @@ changes = st.one_of(
     ),
     st.tuples(st.just("expire"), st.none(), st.integers(1, 180)),
     st.tuples(st.just("language"), st.none(), st.sampled_from(("en", "fr"))),
+    st.tuples(st.just("point"), st.integers(0, 3), st.sampled_from(("Open", "Closed", None))),
 )
 
 
@@ -145,12 +154,24 @@ def apply(system: System, change: tuple) -> None:
         system.now += timedelta(minutes=value)
     elif kind == "language":
         system.language = value
+    elif kind == "point":
+        # Change the point at that position (add one past the end), or remove it (None).
+        if value is None:
+            del system.points[target : target + 1]
+        elif target < len(system.points):
+            system.points[target] = dataclasses.replace(system.points[target], status=value)
+        else:
+            system.points.append(PointRow(f"p{system.versions}", "New", "parking", 43.7, -72.7))
+            system._version()
 
 
-def incremental(system: System, encoded: dict):
+def incremental(system: System, previous: Compiled | None):
     """As the service does it: rows without geometry, geometry only for trails to encode."""
     rows = system.rows(with_geometry=False)
-    plan = plan_system(rows, system.now, encoded)
+    if previous is None:
+        plan = plan_system(rows, system.now)
+    else:
+        plan = plan_system(rows, system.now, previous.encoded_trails, previous.encoded_points)
     for trail in plan.to_encode():
         trail.geometry = system.trails[trail.id].geometry
     return compile_rows(rows, system.now, plan)
@@ -160,14 +181,13 @@ def incremental(system: System, encoded: dict):
 @given(st.lists(changes, max_size=25))
 def test_an_incremental_compile_is_byte_identical_to_a_full_compile(sequence):
     system = System()
-    encoded = incremental(system, {}).encoded_trails
+    compiled = incremental(system, None)
     for change in sequence:
         apply(system, change)
-        compiled = incremental(system, encoded)
+        compiled = incremental(system, compiled)
         full = compile_rows(system.rows(), system.now)
         assert compiled.body == full.body
         assert compiled.statistics == full.statistics
-        encoded = compiled.encoded_trails
 
 
 def test_a_trail_to_encode_without_its_geometry_is_refused():
@@ -180,7 +200,7 @@ def test_a_trail_to_encode_without_its_geometry_is_refused():
 
 def test_a_changed_trail_is_the_only_one_encoded_again():
     system = System()
-    encoded = incremental(system, {}).encoded_trails
+    encoded = incremental(system, None).encoded_trails
     system.change_trail("t2", status="Closed")
 
     plan = plan_system(system.rows(with_geometry=False), system.now, encoded)

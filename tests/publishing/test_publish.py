@@ -2,6 +2,7 @@
 commit (the embedded default)."""
 
 from datetime import timedelta
+from urllib.parse import urlsplit
 
 import orjson
 import pytest
@@ -13,17 +14,24 @@ from django.utils import timezone
 
 from publishing.compile import compile_rows
 from publishing.models import CompileRequest
-from publishing.publisher import build_all_systems_file, compile_pending, read_all_systems_file
+from publishing.publisher import (
+    build_all_systems_file,
+    compile_pending,
+    read_all_systems_file,
+    sweep_replaced_files,
+)
 from publishing.scheduling import TRUST_PENDING_FOR, record_compile_request
 from publishing.selectors import load_system_rows
 from publishing.storage import (
     ALL_SYSTEMS_NAME,
     GEOJSON_CONTENT_TYPE,
     IMMUTABLE_CACHE_CONTROL,
+    MAP_FILES_DIR,
     public_url,
+    remove_replaced_map_files,
 )
 from publishing.storage_backends import PublishedGoogleCloudStorage, PublishedS3Storage
-from publishing.tasks import sweep_pending_compiles
+from publishing.tasks import sweep_pending_compiles, sweep_replaced_map_files
 from tests.factories import (
     PointFactory,
     TrailActivityFactory,
@@ -121,7 +129,7 @@ def test_the_file_equals_a_compile_of_the_current_rows(system, django_capture_on
     assert [u["baseDepth"] for u in system.published_updates["snowReport"]] == [50.0]
 
 
-def test_each_compile_writes_a_new_name_and_deletes_the_previous_file(
+def test_each_compile_writes_a_new_name_and_keeps_the_previous_file_for_a_while(
     system, django_capture_on_commit_callbacks
 ):
     write(system, django_capture_on_commit_callbacks)
@@ -134,8 +142,70 @@ def test_each_compile_writes_a_new_name_and_deletes_the_previous_file(
 
     assert system.geo_json_path != first
     assert timezone.now().strftime("%Y%m%d") in system.geo_json_path
-    assert not default_storage.exists(first)
+    assert default_storage.exists(first)
     assert len(published(system)["features"]) == 3
+
+
+def test_a_file_named_by_the_legacy_document_is_served_after_the_next_compile(
+    client, system, django_capture_on_commit_callbacks
+):
+    write(system, django_capture_on_commit_callbacks)
+    named = orjson.loads(client.get(f"/legacy/ts/{system.pk}").content)["geoJsonUrl"]
+    before = client.get(urlsplit(named).path)
+
+    TrailFactory(trail_system=system, name="Second trail")
+    write(system, django_capture_on_commit_callbacks)
+    write(system, django_capture_on_commit_callbacks)
+
+    assert orjson.loads(client.get(f"/legacy/ts/{system.pk}").content)["geoJsonUrl"] != named
+    after = client.get(urlsplit(named).path)
+    assert after.status_code == before.status_code == 200
+    assert b"".join(after.streaming_content) == b"".join(before.streaming_content)
+
+
+def map_files(system: TrailSystem) -> list[str]:
+    return sorted(default_storage.listdir(f"{MAP_FILES_DIR}/{system.pk}")[1])
+
+
+@pytest.mark.parametrize("storage_backend", ["local", "memory"])
+def test_replaced_files_are_removed_once_their_grace_has_passed(
+    system, django_capture_on_commit_callbacks, settings, storage_backend
+):
+    if storage_backend == "memory":
+        settings.STORAGES = {
+            **settings.STORAGES,
+            "default": {"BACKEND": "django.core.files.storage.InMemoryStorage"},
+        }
+    for _ in range(3):
+        write(system, django_capture_on_commit_callbacks)
+    system.refresh_from_db()
+    files = map_files(system)
+    assert len(files) == 3
+
+    # A later compile removes what its grace lets go, keeping the current file.
+    remove_replaced_map_files(
+        system.pk,
+        system.geo_json_path,
+        timezone.now() + settings.MAP_FILE_GRACE,
+        settings.MAP_FILE_GRACE,
+    )
+    assert map_files(system) == files[-1:]
+    assert system.geo_json_path.endswith(files[-1])
+
+
+def test_the_sweep_removes_replaced_files_of_systems_no_longer_compiled(
+    system, django_capture_on_commit_callbacks, settings
+):
+    for _ in range(3):
+        write(system, django_capture_on_commit_callbacks)
+    system.refresh_from_db()
+    assert sweep_replaced_map_files() == 0
+    assert len(map_files(system)) == 3
+
+    assert sweep_replaced_files(timezone.now() + settings.MAP_FILE_GRACE) == 2
+
+    assert map_files(system) == [system.geo_json_path.rsplit("/", 1)[1]]
+    assert published(system)["features"]
 
 
 def test_a_storage_failure_leaves_the_previous_file_published(

@@ -11,6 +11,7 @@ import firebase_admin
 from django.conf import settings
 from firebase_admin import auth as firebase_auth
 
+from apikeys.accounts import claim_invited_account
 from apikeys.models import User
 from core.errors import NotAuthenticated
 from core.ids import CONTROL_CHARACTER
@@ -70,6 +71,8 @@ def _is_number(value) -> bool:
 
 def user_for_claims(claims: dict) -> User:
     email = claims.get("email") or ""
+    if claims.get("email_verified") is True and not User.objects.filter(pk=claims["uid"]).exists():
+        claim_invited_account(uid=claims["uid"], email=email)
     user, created = User.objects.get_or_create(uid=claims["uid"], defaults={"email": email})
     if not user.is_active:
         raise NotAuthenticated("invalid_token", "This account is disabled.")

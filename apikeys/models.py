@@ -32,6 +32,11 @@ class User(AbstractBaseUser, PermissionsMixin):
     )
     is_staff = models.BooleanField(default=False, help_text="May log into the web app.")
     is_active = models.BooleanField(default=True)
+    invitation_pending = models.BooleanField(
+        default=False,
+        help_text="Made by an invitation and never signed in with Firebase: the first Firebase "
+        "sign-in with this verified e-mail address takes the account over (apikeys.accounts).",
+    )
     date_joined = models.DateTimeField(default=timezone.now)
 
     objects = UserManager()

@@ -434,12 +434,8 @@ CONTENT_SECURITY_POLICY = {
         # Django admin and Swagger UI set style attributes.
         "style-src": ["'self'", "'unsafe-inline'"],
         "img-src": ["'self'", "data:", "https:"],
-        # The web-app login talks to Firebase Auth from the browser.
-        "connect-src": [
-            "'self'",
-            "https://identitytoolkit.googleapis.com",
-            "https://securetoken.googleapis.com",
-        ],
+        # The web-app login page adds Firebase Auth for itself (webapp.signin.allow_firebase).
+        "connect-src": ["'self'"],
         "frame-ancestors": ["'self'"],
         "object-src": ["'none'"],
         "base-uri": ["'self'"],

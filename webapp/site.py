@@ -29,4 +29,5 @@ class TrailsAdminSite(admin.AdminSite):
         return super().index(request, {"managed_systems": systems, **(extra_context or {})})
 
     def login(self, request, extra_context=None):
-        return super().login(request, {**signin.login_context(request), **(extra_context or {})})
+        context = {**signin.login_context(request), **(extra_context or {})}
+        return signin.allow_firebase(super().login(request, context))

@@ -144,6 +144,9 @@ else:
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("fr", "Français")]
+# One French catalog for what the web app shows, every app's models included: `make messages`
+# (makemessages from the repository's root) writes it here.
+LOCALE_PATHS = [BASE_DIR / "webapp" / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

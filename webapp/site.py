@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.urls import path
 from django.utils.translation import gettext_lazy as _
 
+from trails.enums import role_label
 from trails.selectors import systems_with_roles
 from webapp import roles, signin
 
@@ -26,6 +27,8 @@ class TrailsAdminSite(admin.AdminSite):
 
     def index(self, request, extra_context=None):
         systems = systems_with_roles(request.user, everything=True)
+        for system in systems:
+            system.role_label = role_label(system.role)
         return super().index(request, {"managed_systems": systems, **(extra_context or {})})
 
     def login(self, request, extra_context=None):

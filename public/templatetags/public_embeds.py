@@ -2,6 +2,7 @@
 pages such as the web app's system page."""
 
 from django import template
+from django.utils.translation import get_language
 
 from public.embeds import embed_snippets as snippets_for
 from trails.models import TrailSystem
@@ -11,4 +12,6 @@ register = template.Library()
 
 @register.inclusion_tag("public/embed_snippets.html")
 def embed_snippets(system: TrailSystem) -> dict:
-    return {"snippets": snippets_for(system), "system": system}
+    """Labelled in the page's language."""
+    language = "fr" if (get_language() or "").startswith("fr") else "en"
+    return {"snippets": snippets_for(system, label_language=language), "system": system}

@@ -16,7 +16,6 @@ from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
 
 from trails import selectors, services, trash
-from trails.activities import CATALOG
 from trails.fields import ACTIVITY_FIELDS, TRAIL_FIELDS
 from trails.geometry import GeometryError
 from trails.geometry import validate as validate_geometry
@@ -38,6 +37,7 @@ from webapp.trail_admin import (
     ActivityFilter,
     CategoryFilter,
     GeometryMapWidget,
+    activity_choices,
     activity_label,
 )
 
@@ -94,9 +94,9 @@ class TrailSystemAdmin(ServiceAdmin):
     ]
     fieldsets = [
         (None, {"fields": ["id", "name", "description", "owner", "subscription"]}),
-        ("Contact", {"fields": ["phone_number", "website"]}),
+        (_("Contact"), {"fields": ["phone_number", "website"]}),
         (
-            "Display",
+            _("Display"),
             {
                 "fields": [
                     "language",
@@ -107,7 +107,7 @@ class TrailSystemAdmin(ServiceAdmin):
             },
         ),
         (
-            "Published (written by the compile)",
+            _("Published (written by the compile)"),
             {
                 "classes": ["collapse"],
                 "fields": [
@@ -179,11 +179,10 @@ class TrailActivityForm(forms.ModelForm):
     # A blank first choice, so that the inline's empty extra row is left out of an untouched save
     # instead of posting the first activity (and then adding it, or refusing it as a duplicate).
     value = forms.ChoiceField(
-        choices=[("", "---------"), *((a.value, a.en) for a in CATALOG.values())],
+        label=_("activity"),
+        choices=activity_choices,
         error_messages={
-            "invalid_choice": "Unknown activity %(value)s; choose one of: "
-            + ", ".join(sorted(CATALOG))
-            + "."
+            "invalid_choice": _("Unknown activity %(value)s; choose one from the list.")
         },
     )
 
@@ -203,7 +202,7 @@ class TrailForm(forms.ModelForm):
     class Meta:
         model = Trail
         fields = ["trail_system", *TRAIL_FIELDS, "geometry"]
-        help_texts = {"geometry": "GeoJSON LineString or MultiLineString, [lng, lat] positions."}
+        help_texts = {"geometry": _("GeoJSON LineString or MultiLineString, [lng, lat] positions.")}
         widgets = {"geometry": GeometryMapWidget}
 
     def clean_geometry(self) -> dict:
@@ -219,15 +218,15 @@ class TrashActionMixin:
     trash_function = None
     actions = ["move_to_trash"]
 
-    @admin.action(description="Move selected to the trash", permissions=["change"])
+    @admin.action(description=_("Move selected to the trash"), permissions=["change"])
     def move_to_trash(self, request, queryset):
-        apply_to_selected(self, request, queryset, self.trash_function, "Moved to the trash:")
+        apply_to_selected(self, request, queryset, self.trash_function, _("Moved to the trash:"))
 
 
-HISTORY_COLUMNS = ("When", "Field", "Activity", "From", "To", "Who", "Path")
+HISTORY_COLUMNS = (_("When"), _("Field"), _("Activity"), _("From"), _("To"), _("Who"), _("Path"))
 
 
-@admin.display(description="Status history (newest first)")
+@admin.display(description=_("Status history (newest first)"))
 def status_history(obj) -> str:
     """The status history, read-only: what GET /trails/:id/history (or points) answers."""
     if obj is None or obj.pk is None:
@@ -235,7 +234,7 @@ def status_history(obj) -> str:
     row_name = "trail" if isinstance(obj, Trail) else "point"
     changes = selectors.status_history(**{row_name: obj}, limit=selectors.HISTORY_LIMIT)
     if not changes:
-        return "No status change recorded yet."
+        return _("No status change recorded yet.")
     head = format_html_join("", "<th>{}</th>", ((column,) for column in HISTORY_COLUMNS))
     rows = format_html_join(
         "",
@@ -244,11 +243,11 @@ def status_history(obj) -> str:
             (
                 date_format(localtime(change.at), "DATETIME_FORMAT"),
                 change.field,
-                change.activity,
+                activity_label(change.activity) if change.activity else "",
                 json.dumps(change.old_value),
                 json.dumps(change.new_value),
                 change.uid,
-                f"{change.via} {change.key_id}".strip(),
+                f"{change.get_via_display()} {change.key_id}".strip(),
             )
             for change in changes
         ),
@@ -382,10 +381,10 @@ class TrashAdmin(CompileOnWriteAdmin):
         live_model = self.model._meta.proxy_for_model._meta
         return request.user.has_perm(f"{live_model.app_label}.change_{live_model.model_name}")
 
-    @admin.action(description="Restore selected from the trash", permissions=["restore"])
+    @admin.action(description=_("Restore selected from the trash"), permissions=["restore"])
     def restore(self, request, queryset):
         apply_to_selected(
-            self, request, queryset, self.restore_function, "Restored from the trash:"
+            self, request, queryset, self.restore_function, _("Restored from the trash:")
         )
 
 

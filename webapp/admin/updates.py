@@ -22,6 +22,14 @@ from updates.subscribers import (
 from updates.types import SNOW_DEPTHS, SURFACE_CONDITION_CATALOG
 from webapp import roles
 from webapp.admin.base import CompileOnWriteAdmin, ReadOnlyAdmin, ServiceAdmin, web_actor
+from webapp.trail_admin import page_language
+
+
+def surface_condition_choices() -> list[tuple[str, str]]:
+    """The conditions in the page's language (a callable: evaluated for each form)."""
+    french = page_language() == "fr"
+    catalog = SURFACE_CONDITION_CATALOG
+    return [(v, catalog[v].fr if french else catalog[v].en) for v in SURFACE_CONDITIONS]
 
 
 class UpdateForm(forms.ModelForm):
@@ -37,10 +45,11 @@ class UpdateForm(forms.ModelForm):
         label=_("Yes, send it"), required=False, widget=forms.HiddenInput
     )
     conditions = forms.MultipleChoiceField(
-        choices=[(value, SURFACE_CONDITION_CATALOG[value].en) for value in SURFACE_CONDITIONS],
+        label=_("Surface conditions"),
+        choices=surface_condition_choices,
         required=False,
         widget=forms.CheckboxSelectMultiple,
-        help_text="Surface conditions only.",
+        help_text=_("Surface conditions only."),
     )
 
     class Meta:
@@ -66,15 +75,15 @@ class UpdateForm(forms.ModelForm):
         self.confirm_notification(cleaned)
         kind = cleaned.get("type")
         if kind == "notice" and not cleaned.get("description"):
-            self.add_error("description", "A notice needs its text.")
+            self.add_error("description", _("A notice needs its text."))
         if kind == "surfaceConditions":
             if not cleaned.get("conditions"):
-                self.add_error("conditions", "Choose at least one surface condition.")
+                self.add_error("conditions", _("Choose at least one surface condition."))
             if not cleaned.get("trails") and not cleaned.get("all_trails"):
-                self.add_error("trails", "Choose trails, or tick all trails.")
+                self.add_error("trails", _("Choose trails, or tick all trails."))
         system, trails = cleaned.get("trail_system"), cleaned.get("trails")
         if system and trails and any(t.trail_system_id != system.pk for t in trails):
-            self.add_error("trails", "Every trail must belong to the update's trail system.")
+            self.add_error("trails", _("Every trail must belong to the update's trail system."))
         return cleaned
 
     def confirm_notification(self, cleaned: dict) -> None:

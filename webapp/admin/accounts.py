@@ -10,7 +10,7 @@ from apikeys.services import create_key, revoke_key
 from trails.models import TrailSystem
 from trails.selectors import managed_systems
 from webapp import roles
-from webapp.admin.base import ServiceAdmin
+from webapp.admin.base import ServiceAdmin, account_text
 from webapp.scoping import RoleScopedAdmin
 
 
@@ -86,7 +86,7 @@ class ApiKeyAdmin(ServiceAdmin):
     list_select_related = ["user"]
     search_fields = ["name", "prefix"]
     readonly_fields = [
-        "name", "prefix", "user", "scopes", "trail_system_ids", "created_on", "expires_at",
+        "name", "prefix", account_text, "scopes", "trail_system_ids", "created_on", "expires_at",
         "last_used_on", "revoked", "revoked_on",
     ]  # fmt: skip
     actions = ["revoke"]

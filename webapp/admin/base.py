@@ -1,9 +1,12 @@
 """Bases every web-app page shares."""
 
 from django import forms
-from django.contrib import messages
+from django.contrib import admin, messages
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
 from djangorestframework_camel_case.util import camel_to_underscore
 
 from core.actors import Actor, Via
@@ -16,6 +19,37 @@ from webapp.scoping import RoleScopedAdmin
 def web_actor(request) -> Actor:
     """The signed-in person, writing through the web app."""
     return Actor(request.user.pk, Via.WEB_APP)
+
+
+@admin.display(description=_("account"))
+def account_text(obj) -> str:
+    """The row's account as text. A read-only account field would link to the account's page,
+    which only superAdmins may open."""
+    return str(obj.user)
+
+
+@admin.display(description=_("trail system"))
+def system_overview_link(obj) -> str:
+    """The row's system, linked to its Overview, which everyone with a role on it may open (a
+    read-only system field would link to its details, which are the Administrators')."""
+    url = reverse("admin:trails_trailsystem_overview", args=[obj.trail_system_id])
+    return format_html('<a href="{}">{}</a>', url, obj.trail_system)
+
+
+class SystemLinkOnViewMixin:
+    """On a page the reader may only view, the row's system links to its Overview."""
+
+    def get_fields(self, request, obj=None):
+        fields = super().get_fields(request, obj)
+        if self.has_change_permission(request, obj):
+            return fields
+        return [system_overview_link if name == "trail_system" else name for name in fields]
+
+    def get_readonly_fields(self, request, obj=None):
+        readonly = super().get_readonly_fields(request, obj)
+        if self.has_change_permission(request, obj):
+            return readonly
+        return [*readonly, system_overview_link]
 
 
 class ServiceAdmin(RoleScopedAdmin):

@@ -30,7 +30,14 @@ from trails.models import (
     TrashedTrail,
 )
 from webapp import grooming_page, roles, system_pages
-from webapp.admin.base import CompileOnWriteAdmin, ServiceAdmin, apply_to_selected, web_actor
+from webapp.admin.base import (
+    CompileOnWriteAdmin,
+    ServiceAdmin,
+    SystemLinkOnViewMixin,
+    account_text,
+    apply_to_selected,
+    web_actor,
+)
 from webapp.scoping import RoleScopedTabularInline
 from webapp.trail_admin import (
     STATUS_ACTIONS,
@@ -59,10 +66,14 @@ class MembershipInline(RoleScopedTabularInline):
 
     model = Membership
     form = MembershipForm
-    readonly_fields = ["user"]
+    fields = [account_text, "role"]
+    readonly_fields = [account_text]
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False
+
+
+OWNER_TEXT = {"owner": "owner_account"}
 
 
 @admin.register(TrailSystem)
@@ -156,7 +167,20 @@ class TrailSystemAdmin(ServiceAdmin):
         # Ownership, plan and the legacy block are the operators' (superAdmins') to change.
         if roles.is_super(request.user):
             return self.readonly_fields
-        return [*self.readonly_fields, "owner", "subscription", "blocked"]
+        return [*self.readonly_fields, "owner_account", "subscription", "blocked"]
+
+    def get_fieldsets(self, request, obj=None):
+        """Others see the owner as text (the account's page is the superAdmins')."""
+        if roles.is_super(request.user):
+            return self.fieldsets
+        return [
+            (name, {**options, "fields": [OWNER_TEXT.get(f, f) for f in options["fields"]]})
+            for name, options in self.fieldsets
+        ]
+
+    @admin.display(description=_("owner"))
+    def owner_account(self, system) -> str:
+        return str(system.owner or "-")
 
     def save_formset(self, request, form, formset, change):
         """Roles set or members removed, each through the membership services."""
@@ -360,7 +384,7 @@ class PointAdmin(TrashActionMixin, ServiceAdmin, CompileOnWriteAdmin):
         obj._state.adding = False
 
 
-class TrashAdmin(CompileOnWriteAdmin):
+class TrashAdmin(SystemLinkOnViewMixin, CompileOnWriteAdmin):
     """Trashed rows, read-only; restore puts them back, delete removes them for good."""
 
     restore_function = None

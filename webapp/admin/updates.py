@@ -21,7 +21,14 @@ from updates.subscribers import (
 )
 from updates.types import SNOW_DEPTHS, SURFACE_CONDITION_CATALOG
 from webapp import roles
-from webapp.admin.base import CompileOnWriteAdmin, ReadOnlyAdmin, ServiceAdmin, web_actor
+from webapp.admin.base import (
+    CompileOnWriteAdmin,
+    ReadOnlyAdmin,
+    ServiceAdmin,
+    SystemLinkOnViewMixin,
+    system_overview_link,
+    web_actor,
+)
 from webapp.trail_admin import page_language
 
 
@@ -133,13 +140,19 @@ class UpdateAdmin(ServiceAdmin, CompileOnWriteAdmin):
             form.base_fields = {
                 name: field
                 for name, field in form.base_fields.items()
-                if name not in ("notify", "confirm_notify")
+                if name not in ("notify", "confirm_notify", "trail_system")
             }
         return form
 
     def get_readonly_fields(self, request, obj=None):
         """An update stays with its system and type; post a new one instead."""
-        return ["trail_system", "type"] if obj is not None else []
+        return [system_overview_link, "type"] if obj is not None else []
+
+    def get_fields(self, request, obj=None):
+        """The system and type first, as when adding."""
+        fields = super().get_fields(request, obj)
+        fixed = self.get_readonly_fields(request, obj)
+        return [*fixed, *(name for name in fields if name not in fixed)]
 
     def save_model(self, request, obj, form, change):
         """An untouched form saves nothing (the service refuses a change without fields)."""
@@ -190,7 +203,7 @@ class SubscriberForm(forms.ModelForm):
 
 
 @admin.register(Subscriber)
-class SubscriberAdmin(ServiceAdmin):
+class SubscriberAdmin(SystemLinkOnViewMixin, ServiceAdmin):
     """Everyone who manages the system sees the list; its Administrators may unsubscribe people
     and export the list as CSV. Rows are changed by hand only by superAdmins."""
 

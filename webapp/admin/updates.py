@@ -31,6 +31,8 @@ from webapp.admin.base import (
 )
 from webapp.trail_admin import page_language
 
+SNOW_DATES = ["last_snow_date", "last_snow_time", "last_snow_making_date"]
+
 
 def surface_condition_choices() -> list[tuple[str, str]]:
     """The conditions in the page's language (a callable: evaluated for each form)."""
@@ -72,9 +74,7 @@ class UpdateForm(forms.ModelForm):
             "link_url",
             "conditions",
             *SNOW_DEPTHS,
-            "last_snow_date",
-            "last_snow_time",
-            "last_snow_making_date",
+            *SNOW_DATES,
         ]
 
     def clean(self):
@@ -148,11 +148,19 @@ class UpdateAdmin(ServiceAdmin, CompileOnWriteAdmin):
         """An update stays with its system and type; post a new one instead."""
         return [system_overview_link, "type"] if obj is not None else []
 
-    def get_fields(self, request, obj=None):
-        """The system and type first, as when adding."""
-        fields = super().get_fields(request, obj)
-        fixed = self.get_readonly_fields(request, obj)
-        return [*fixed, *(name for name in fields if name not in fixed)]
+    def get_fieldsets(self, request, obj=None):
+        """One section per update type, so the person fills in only their type's part."""
+        common = ["expiration_date", "trails", "all_trails"]
+        sections = [
+            (None, {"fields": [*self.get_readonly_fields(request, obj), *common]}),
+            (_("Notice"), {"fields": ["description", "severity", "link_url"]}),
+            (_("Surface conditions"), {"fields": ["conditions"]}),
+            (_("Snow report"), {"fields": [*SNOW_DEPTHS, *SNOW_DATES]}),
+        ]
+        if obj is None:
+            sections[0][1]["fields"][:0] = ["trail_system", "type"]
+            sections.append((_("Subscribers"), {"fields": ["notify", "confirm_notify"]}))
+        return sections
 
     def save_model(self, request, obj, form, change):
         """An untouched form saves nothing (the service refuses a change without fields)."""

@@ -26,13 +26,12 @@ class UserAdmin(RoleScopedAdmin):
         "is_staff",
         "is_superuser",
         "is_active",
-        "groups",
-        "user_permissions",
+        "invitation_pending",
         "date_joined",
         "last_login",
     ]
-    readonly_fields = ["date_joined", "last_login"]
-    filter_horizontal = ["groups", "user_permissions"]
+    # No groups or model permissions: they grant nothing here (webapp.backends), roles do.
+    readonly_fields = ["invitation_pending", "date_joined", "last_login"]
 
     def get_readonly_fields(self, request, obj=None):
         # The uid is the Firebase identity: set once, never edited.

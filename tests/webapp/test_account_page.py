@@ -1,8 +1,8 @@
-"""A superAdmin's page of an account: what decides access there, and nothing that does not."""
+"""The account page (a superAdmin's) and the keys list: what decides access, in words."""
 
 import pytest
 
-from tests.factories import UserFactory
+from tests.factories import TrailSystemFactory, UserFactory, create_api_key
 
 pytestmark = pytest.mark.django_db
 
@@ -17,3 +17,14 @@ def test_the_account_page_offers_no_groups_or_model_permissions(client):
     assert 'name="groups"' not in page
     assert 'name="user_permissions"' not in page
     assert "Invitation pending" in page
+
+
+def test_the_keys_list_says_what_each_key_may_do_in_words(client):
+    system = TrailSystemFactory(name="Bear Creek Nordic")
+    create_api_key(system.owner, name="Tablet", scopes=["read"], trail_system_ids=[system.pk])
+    create_api_key(system.owner, name="Laptop")
+    client.force_login(system.owner, backend="webapp.backends.RoleBackend")
+    rows = client.get("/admin/apikeys/apikey/").content.decode()
+    assert "Read only" in rows and "Bear Creek Nordic" in rows
+    assert "Read and write" in rows and "Every system its account manages" in rows
+    assert "[&quot;read&quot;" not in rows

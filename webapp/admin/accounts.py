@@ -38,12 +38,15 @@ class UserAdmin(RoleScopedAdmin):
         return [*self.readonly_fields, "uid"] if obj else self.readonly_fields
 
 
+ACCESS_LABELS = {"write": _("Read and write"), "read": _("Read only")}
+
+
 class ApiKeyForm(forms.ModelForm):
     """The key form of spec section 5: access, an optional single system, an expiry."""
 
     access = forms.ChoiceField(
         label=_("Access"),
-        choices=[("write", _("Read and write")), ("read", _("Read only"))],
+        choices=list(ACCESS_LABELS.items()),
         initial="write",
     )
     trail_system = forms.ModelChoiceField(
@@ -78,17 +81,31 @@ class ApiKeyAdmin(ServiceAdmin):
     """
 
     list_display = [
-        "name", "prefix", "scopes", "trail_system_ids", "created_on", "expires_at",
-        "last_used_on", "revoked",
+        "name", "prefix", "access", "systems", "created_on", "expires_at", "last_used_on",
+        "revoked",
     ]  # fmt: skip
     list_filter = ["revoked"]
     list_select_related = ["user"]
     search_fields = ["name", "prefix"]
     readonly_fields = [
-        "name", "prefix", account_text, "scopes", "trail_system_ids", "created_on", "expires_at",
+        "name", "prefix", account_text, "access", "systems", "created_on", "expires_at",
         "last_used_on", "revoked", "revoked_on",
     ]  # fmt: skip
     actions = ["revoke"]
+
+    @admin.display(description=_("Access"))
+    def access(self, key) -> str:
+        return ACCESS_LABELS["write" if "write" in key.scopes else "read"]
+
+    @admin.display(description=_("Trail systems"))
+    def systems(self, key) -> str:
+        """The systems the key is restricted to, by name; or every system its account manages."""
+        if key.trail_system_ids is None:
+            return _("Every system its account manages")
+        names = TrailSystem.objects.filter(pk__in=key.trail_system_ids).values_list(
+            "name", flat=True
+        )
+        return ", ".join(sorted(names)) or "-"
 
     def get_list_display(self, request):
         if roles.is_super(request.user):

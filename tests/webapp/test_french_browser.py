@@ -7,6 +7,7 @@ import pytest
 
 from apikeys.invitations import invite_member
 from core.actors import Actor, Via
+from tests.browser import SCREENSHOT_DIR
 from tests.factories import (
     MembershipFactory,
     PointFactory,
@@ -17,7 +18,6 @@ from tests.factories import (
     UserFactory,
     create_api_key,
 )
-from tests.browser import SCREENSHOT_DIR
 from tests.webapp.test_browser import local
 from webapp.signin import signin_link
 
@@ -68,7 +68,10 @@ def world():
     )
     MembershipFactory(trail_system=system, user__uid="trustee", role="Trustee")
     invite_member(
-        system=system, email="groomer@example.test", role="Groomer", actor=Actor("owner", Via.WEB_APP)
+        system=system,
+        email="groomer@example.test",
+        role="Groomer",
+        actor=Actor("owner", Via.WEB_APP),
     )
     UpdateFactory(trail_system=system, description="Lift 2 closed for wind.")
     SubscriberFactory.create_batch(2, trail_system=system)

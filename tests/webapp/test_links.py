@@ -39,3 +39,11 @@ def test_no_link_leads_a_manager_to_a_forbidden_page(person):
             if client.get(unescape(link)).status_code == 403:
                 forbidden.add((page, unescape(link)))
     assert forbidden == set()
+
+
+def test_a_view_only_page_names_the_system_once_linked_to_its_overview():
+    world = World()
+    trashed = world.ours["trails.trashedtrail"]
+    page = world.client("trustee").get(f"/admin/trails/trashedtrail/{trashed.pk}/change/")
+    overview = f"/admin/trails/trailsystem/{world.system.pk}/overview/"
+    assert page.content.decode().count(f'href="{overview}"') == 1

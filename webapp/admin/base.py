@@ -43,7 +43,12 @@ class SystemLinkOnViewMixin:
         fields = super().get_fields(request, obj)
         if self.has_change_permission(request, obj):
             return fields
-        return [system_overview_link if name == "trail_system" else name for name in fields]
+        # In the system field's place (the admin lists read-only extras last).
+        return [
+            system_overview_link if name == "trail_system" else name
+            for name in fields
+            if name is not system_overview_link
+        ]
 
     def get_readonly_fields(self, request, obj=None):
         readonly = super().get_readonly_fields(request, obj)

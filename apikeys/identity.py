@@ -70,13 +70,15 @@ def _is_number(value) -> bool:
 
 
 def user_for_claims(claims: dict) -> User:
-    email = claims.get("email") or ""
-    if claims.get("email_verified") is True and not User.objects.filter(pk=claims["uid"]).exists():
-        claim_invited_account(uid=claims["uid"], email=email)
-    user, created = User.objects.get_or_create(uid=claims["uid"], defaults={"email": email})
+    uid, email = claims["uid"], claims.get("email") or ""
+    user = User.objects.filter(pk=uid).first()
+    if user is None and claims.get("email_verified") is True:
+        user = claim_invited_account(uid=uid, email=email)
+    if user is None:
+        user, _ = User.objects.get_or_create(uid=uid, defaults={"email": email})
     if not user.is_active:
         raise NotAuthenticated("invalid_token", "This account is disabled.")
-    if not created and email and user.email != email:
+    if email and user.email != email:
         User.objects.filter(pk=user.pk).update(email=email)
         user.email = email
     return user

@@ -2,7 +2,6 @@
 pages such as the web app's system page."""
 
 from django import template
-from django.utils.translation import get_language
 
 from public.embeds import embed_snippets as snippets_for
 from trails.models import TrailSystem
@@ -11,7 +10,6 @@ register = template.Library()
 
 
 @register.inclusion_tag("public/embed_snippets.html")
-def embed_snippets(system: TrailSystem) -> dict:
-    """Labelled in the page's language."""
-    language = "fr" if (get_language() or "").startswith("fr") else "en"
+def embed_snippets(system: TrailSystem, language: str = "") -> dict:
+    """Labelled in `language` (the reading page's) when given, else in the system's."""
     return {"snippets": snippets_for(system, label_language=language), "system": system}

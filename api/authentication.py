@@ -1,19 +1,15 @@
 """The two credentials of the management interface: API keys and Firebase ID tokens."""
 
 import hmac
-from datetime import timedelta
 
-from django.db.models import Q
-from django.utils import timezone
 from rest_framework.authentication import BaseAuthentication
 
 from apikeys import keys
 from apikeys.credentials import API_KEY, ID_TOKEN, Credential
 from apikeys.identity import user_for_claims, verify_id_token
 from apikeys.models import ApiKey
+from apikeys.services import record_key_use
 from core.errors import NotAuthenticated
-
-LAST_USED_REFRESH = timedelta(minutes=5)
 
 
 def read_credential(request) -> str | None:
@@ -39,7 +35,7 @@ class ApiKeyAuthentication(BaseAuthentication):
                 raise NotAuthenticated("invalid_api_key", "API key not recognised.")
             return None
         key = self._verified_key(credential)
-        self._touch(key)
+        record_key_use(key=key)
         return key.user, Credential(API_KEY, tuple(keys.normalized_scopes(key.scopes)), key=key)
 
     def authenticate_header(self, request) -> str:
@@ -58,17 +54,6 @@ class ApiKeyAuthentication(BaseAuthentication):
         if not key.user.is_active:
             raise NotAuthenticated("invalid_api_key", "API key not recognised.")
         return key
-
-    @staticmethod
-    def _touch(key: ApiKey) -> None:
-        """Refresh lastUsedOn at most once per 5 minutes: one conditional UPDATE, no race."""
-        now = timezone.now()
-        threshold = now - LAST_USED_REFRESH
-        if key.last_used_on is not None and key.last_used_on > threshold:
-            return
-        ApiKey.objects.filter(pk=key.pk).filter(
-            Q(last_used_on__isnull=True) | Q(last_used_on__lte=threshold)
-        ).update(last_used_on=now)
 
 
 class FirebaseIdTokenAuthentication(BaseAuthentication):

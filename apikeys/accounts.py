@@ -1,12 +1,12 @@
 """Linking an invited account to the Firebase identity of the person it was made for.
 
-An invitation makes an account under a random uid (apikeys.invitations) before its holder has
-a Firebase account. Their first Firebase sign-in carries a different uid; without a link the
-person would end up with two accounts and their role on the first. So the first Firebase
-sign-in whose token proves the address (`email_verified`) takes over the one pending invited
-account with that address: the account is re-keyed to the Firebase uid, and everything that
-names it follows. An unverified address never links (anyone may claim any address in Firebase
-Auth without proving it).
+An invitation (apikeys.services.invite_member) makes an account under a random uid before its
+holder has a Firebase account. Their first Firebase sign-in carries a different uid; without a
+link the person would end up with two accounts and their role on the first. So the first
+Firebase sign-in whose token proves the address (`email_verified`) takes over the one pending
+invited account with that address: the account is re-keyed to the Firebase uid, and everything
+that names it follows. An unverified address never links (anyone may claim any address in
+Firebase Auth without proving it).
 """
 
 from django.apps import apps

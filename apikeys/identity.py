@@ -11,8 +11,8 @@ import firebase_admin
 from django.conf import settings
 from firebase_admin import auth as firebase_auth
 
-from apikeys.accounts import claim_invited_account
 from apikeys.models import User
+from apikeys.services import account_for_identity
 from core.errors import NotAuthenticated
 from core.ids import CONTROL_CHARACTER
 from core.limits import ID_TOKEN_CLOCK_SKEW_SECONDS
@@ -70,15 +70,9 @@ def _is_number(value) -> bool:
 
 
 def user_for_claims(claims: dict) -> User:
-    uid, email = claims["uid"], claims.get("email") or ""
-    user = User.objects.filter(pk=uid).first()
-    if user is None and claims.get("email_verified") is True:
-        user = claim_invited_account(uid=uid, email=email)
-    if user is None:
-        user, _ = User.objects.get_or_create(uid=uid, defaults={"email": email})
-    if not user.is_active:
-        raise NotAuthenticated("invalid_token", "This account is disabled.")
-    if email and user.email != email:
-        User.objects.filter(pk=user.pk).update(email=email)
-        user.email = email
-    return user
+    """The account a verified token names (made or brought up to date by the service)."""
+    return account_for_identity(
+        uid=claims["uid"],
+        email=claims.get("email") or "",
+        email_verified=claims.get("email_verified") is True,
+    )

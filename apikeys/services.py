@@ -1,5 +1,8 @@
-"""API keys: create, list and revoke (business rules; views and tests call these)."""
+"""Accounts and API keys: every write of either (business rules; the API, the web app's
+sign-in and pages, and the commands call these)."""
 
+import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -8,12 +11,133 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from apikeys import keys
+from apikeys.accounts import claim_invited_account
 from apikeys.credentials import Credential
 from apikeys.models import ApiKey, User
-from core.errors import Invalid, NotFound
+from core.actors import Actor
+from core.errors import Invalid, NotAuthenticated, NotFound
+from trails import services as trail_services
+from trails.models import TrailSystem
 from trails.selectors import managed_systems
 
 MAX_ACTIVE_KEYS = 25
+# How stale a key's lastUsedOn may be: refreshed at most this often, not on every request.
+LAST_USED_REFRESH = timedelta(minutes=5)
+
+
+# Accounts
+
+
+def account_for_identity(*, uid: str, email: str = "", email_verified: bool = False) -> User:
+    """The account of a verified identity (an ID token's claims, a development token), made
+    the first time the uid is seen, unless a verified address takes over the pending invited
+    account of that address (apikeys.accounts); the identity's e-mail address, when it has
+    one, replaces the stored one. A disabled account is refused. Every token-authenticated
+    request asks, so a known account with the same address costs one read and opens no
+    transaction."""
+    user = User.objects.filter(uid=uid).first()
+    if user is None and email_verified:
+        user = claim_invited_account(uid=uid, email=email)
+    if user is not None and not user.is_active:
+        raise NotAuthenticated("invalid_token", "This account is disabled.")
+    if user is None or (email and user.email != email):
+        with transaction.atomic():
+            user, created = User.objects.select_for_update().get_or_create(
+                uid=uid, defaults={"email": email}
+            )
+            if not created and email and user.email != email:
+                User.objects.filter(pk=user.pk).update(email=email)
+                user.email = email
+    return user
+
+
+@transaction.atomic
+def set_super_admin(*, uid: str, super_admin: bool) -> User:
+    """Flag an account as superAdmin (made if missing), or clear the flag of an existing one."""
+    if super_admin:
+        user = User.objects.get_or_create(uid=uid)[0]
+    else:
+        user = User.objects.filter(uid=uid).first()
+        if user is None:
+            raise NotFound("account_not_found", f"No account with uid {uid}.")
+    User.objects.filter(pk=user.pk).update(is_super_admin=super_admin)
+    user.is_super_admin = super_admin
+    return user
+
+
+def ensure_account(*, uid: str, email: str = "") -> User:
+    """The account with this uid, made if missing; the address given is stored only where the
+    account has none (the demo's owner: a real sign-in's own address wins)."""
+    with transaction.atomic():
+        user = User.objects.get_or_create(uid=uid, defaults={"email": email})[0]
+        if email and not user.email:
+            User.objects.filter(pk=user.pk, email="").update(email=email)
+            user.email = email
+    return user
+
+
+# An account's many-to-many fields (the web app's account page); the rest are columns.
+_ACCOUNT_RELATIONS = ("groups", "user_permissions")
+
+
+def _columns_and_relations(fields: Mapping) -> tuple[dict, dict]:
+    relations = {name: fields[name] for name in _ACCOUNT_RELATIONS if name in fields}
+    return {k: v for k, v in fields.items() if k not in relations}, relations
+
+
+def _set_relations(user: User, relations: Mapping) -> None:
+    for name, rows in relations.items():
+        getattr(user, name).set(rows)
+
+
+@transaction.atomic
+def create_account(*, uid: str, fields: Mapping) -> User:
+    """An account made by an operator (the web app's account page), without a password."""
+    columns, relations = _columns_and_relations(fields)
+    user = User.objects.create_user(uid, **columns)
+    _set_relations(user, relations)
+    return user
+
+
+@transaction.atomic
+def change_account(*, user: User, changes: Mapping) -> None:
+    """An operator's change of an account: one UPDATE of only the columns given."""
+    columns, relations = _columns_and_relations(changes)
+    if columns:
+        User.objects.filter(pk=user.pk).update(**columns)
+    _set_relations(user, relations)
+
+
+@transaction.atomic
+def delete_account(*, user: User, actor: Actor) -> None:
+    """Removed for good with its keys and roles (an owner of a system cannot be: PROTECT)."""
+    User.objects.filter(pk=user.pk).delete()
+
+
+@dataclass(frozen=True)
+class Invitation:
+    user: User
+    created: bool  # a new account was made for the address
+
+
+@transaction.atomic
+def invite_member(*, system: TrailSystem, email: str, role: str, actor: Actor) -> Invitation:
+    """Give the account with this address (made now if there is none) a role on the system.
+
+    A new account gets a random uid and waits for its holder's first Firebase sign-in, which
+    takes it over (apikeys.accounts); until then they sign in with an e-mailed link (the caller
+    sends it once this transaction commits).
+    """
+    email = User.objects.normalize_email(email.strip())
+    user = User.objects.filter(email__iexact=email, is_active=True).order_by("date_joined").first()
+    created = user is None
+    if created:
+        user = User.objects.create_user(secrets.token_hex(14), email, invitation_pending=True)
+    trail_services.set_member(system=system, user_id=user.pk, role=role, actor=actor)
+    return Invitation(user, created)
+
+
+# API keys
 
 
 @dataclass(frozen=True)
@@ -75,6 +199,18 @@ def create_key(
             expires_at=now + timedelta(days=expires_in_days) if expires_in_days else None,
         )
     return NewKey(key, plaintext)
+
+
+def record_key_use(*, key: ApiKey) -> None:
+    """Refresh the key's lastUsedOn at most once per LAST_USED_REFRESH: one conditional
+    UPDATE (its own transaction), so concurrent requests never race."""
+    now = timezone.now()
+    threshold = now - LAST_USED_REFRESH
+    if key.last_used_on is not None and key.last_used_on > threshold:
+        return
+    ApiKey.objects.filter(pk=key.pk).filter(
+        Q(last_used_on__isnull=True) | Q(last_used_on__lte=threshold)
+    ).update(last_used_on=now)
 
 
 def list_keys(user: User) -> QuerySet[ApiKey]:

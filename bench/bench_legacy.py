@@ -16,7 +16,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from bench.common import ROOT
+from bench.common import ROOT, cpu_seconds
 
 HOST = "127.0.0.1"
 PORT = int(os.environ.get("BENCH_LEGACY_PORT", "8140"))
@@ -105,14 +105,23 @@ def _wrk(wrk: str, duration: str, url: str, headers: tuple[str, ...]) -> str:
     return subprocess.run(command, check=True, capture_output=True, text=True).stdout
 
 
-def _requests_per_second(wrk: str, url: str, *headers: str) -> float:
+def _requests_per_second(wrk: str, server: int, url: str, *headers: str) -> tuple[float, float]:
+    """Requests per second, and the server's CPU milliseconds per request (its processes'
+    user and system time: the server's own work, which other people's load inflates far
+    less than the throughput)."""
+    before = cpu_seconds([server])
     output = _wrk(wrk, DURATION, url, headers)
+    cpu = cpu_seconds([server]) - before
     if "Non-2xx" in output or "Socket errors" in output:
         raise RuntimeError(f"wrk saw errors on {url}:\n{output}")
-    return float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+    requests = int(re.search(r"(\d+) requests in", output).group(1))
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+    return rate, 1000 * cpu / max(requests, 1)
 
 
-def _against_ceiling(wrk: str, media_root: Path, name: str, path: str) -> dict[str, object]:
+def _against_ceiling(
+    wrk: str, server: int, media_root: Path, name: str, path: str
+) -> dict[str, object]:
     body = urllib.request.urlopen(f"{BASE}{path}").read()
     (media_root / "bench").mkdir(exist_ok=True)
     (media_root / "bench" / f"{name}.json").write_bytes(body)
@@ -120,16 +129,24 @@ def _against_ceiling(wrk: str, media_root: Path, name: str, path: str) -> dict[s
     for url in (f"{BASE}{path}", static):
         _wrk(wrk, "2s", url, ())  # warm-up: connections, worker caches
     rounds = [
-        (_requests_per_second(wrk, f"{BASE}{path}"), _requests_per_second(wrk, static))
+        (
+            _requests_per_second(wrk, server, f"{BASE}{path}"),
+            _requests_per_second(wrk, server, static),
+        )
         for _ in range(ROUNDS)
     ]
-    served = statistics.median(r[0] for r in rounds)
-    ceiling = statistics.median(r[1] for r in rounds)
+    served = statistics.median(r[0][0] for r in rounds)
+    ceiling = statistics.median(r[1][0] for r in rounds)
+    served_cpu = statistics.median(r[0][1] for r in rounds)
+    static_cpu = statistics.median(r[1][1] for r in rounds)
     return {
         f"{name} body bytes": len(body),
         f"{name} requests/s": round(served),
         f"{name} static same bytes requests/s (ceiling)": round(ceiling),
-        f"{name} share of ceiling": f"{served / ceiling:.0%}",
+        f"{name} share of ceiling (target >= 100%)": f"{served / ceiling:.0%}",
+        f"{name} server CPU per request, served / static (ms)": (
+            f"{served_cpu:.2f} / {static_cpu:.2f}"
+        ),
     }
 
 
@@ -140,12 +157,14 @@ def _measure(wrk: str, system_id: str) -> dict[str, object]:
         try:
             trails_path = f"/legacy/trails/{system_id}"
             figures = {
-                **_against_ceiling(wrk, media_root, "trails", trails_path),
-                **_against_ceiling(wrk, media_root, "ts", f"/legacy/ts/{system_id}"),
+                **_against_ceiling(wrk, server.pid, media_root, "trails", trails_path),
+                **_against_ceiling(wrk, server.pid, media_root, "ts", f"/legacy/ts/{system_id}"),
             }
             etag = urllib.request.urlopen(f"{BASE}{trails_path}").headers["ETag"]
             not_modified = [
-                _requests_per_second(wrk, f"{BASE}{trails_path}", f"If-None-Match: {etag}")
+                _requests_per_second(
+                    wrk, server.pid, f"{BASE}{trails_path}", f"If-None-Match: {etag}"
+                )[0]
                 for _ in range(ROUNDS)
             ]
             figures["trails 304 (If-None-Match) requests/s"] = round(

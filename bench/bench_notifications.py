@@ -9,15 +9,20 @@ import uuid
 from pathlib import Path
 
 SUBSCRIBERS = 10_000
+UNFINISHED = ("pending", "sending")
+NOTICE = "Ridge Loop closed for logging until Friday."
 TIMEOUT_SECONDS = 300
 
 
 def measure_fan_out(system, subscribers: int) -> dict:
     """A notify update on `system`, whose `subscribers` each have an email address and a phone
-    number: seconds from its commit to the last delivery recorded, and messages sent."""
+    number: seconds from its commit to the last delivery recorded, messages sent, and the
+    update's id."""
     # Django is set up by the runner before this is called.
     from django.conf import settings
     from django.db import transaction
+    from django.db.models import Max
+    from django.utils import timezone
 
     from tests.integration.conftest import Worker
     from updates.models import Delivery, Update
@@ -41,23 +46,29 @@ def measure_fan_out(system, subscribers: int) -> dict:
             update = Update.objects.create(
                 trail_system=system,
                 type="notice",
-                description="Ridge Loop closed for logging until Friday.",
+                description=NOTICE,
                 severity="warning",
                 expiration_date=system.created_on.replace(year=system.created_on.year + 1),
                 notify=True,
             )
             notify_subscribers_on_commit(update.pk)
+        committed = timezone.now()
         started = time.monotonic()
         deliveries = Delivery.objects.filter(update=update)
-        while deliveries.filter(state__in=["sent", "failed"]).count() < expected:
+        # Cheap polls (the partial indexes of unfinished rows), so that the benchmark takes
+        # little from the worker; the figure is the last outcome's own time.
+        while not deliveries.exists() or deliveries.filter(state__in=UNFINISHED).exists():
             if time.monotonic() - started > TIMEOUT_SECONDS:
                 raise RuntimeError(f"fan-out not done in {TIMEOUT_SECONDS}s; see {log_path}")
-            time.sleep(0.1)
-        elapsed = time.monotonic() - started
+            time.sleep(0.5)
+        last = deliveries.aggregate(last=Max("sent_on"))["last"]
+        elapsed = (last - committed).total_seconds()
         sent = deliveries.filter(state="sent").count()
+        if sent != expected:
+            raise RuntimeError(f"{sent} of {expected} messages sent; see {log_path}")
     finally:
         worker.stop()
-    return {"seconds": round(elapsed, 1), "sent": sent}
+    return {"seconds": round(elapsed, 1), "sent": sent, "update": update.pk}
 
 
 def run() -> dict[str, dict]:

@@ -8,26 +8,34 @@ from urllib.parse import urlparse, urlunparse
 
 ROOT = Path(__file__).resolve().parent.parent
 _BASE_URL = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/trails")
+BASE_NAME = urlparse(_BASE_URL).path.lstrip("/") or "trails"
 # A database of its own, beside the one DATABASE_URL names: "<name>_bench".
-BENCH_DATABASE = f"{urlparse(_BASE_URL).path.lstrip('/') or 'trails'}_bench"
+BENCH_DATABASE = f"{BASE_NAME}_bench"
 
 
-def bench_database_url() -> str:
-    return urlunparse(urlparse(_BASE_URL)._replace(path=f"/{BENCH_DATABASE}"))
+def bench_database_url(database: str = BENCH_DATABASE) -> str:
+    return urlunparse(urlparse(_BASE_URL)._replace(path=f"/{database}"))
 
 
-def setup_django() -> None:
-    """Recreate the bench database, point Django at it, migrate. Call once per run."""
+def setup_django(database: str = BENCH_DATABASE, *, fresh: bool = True) -> None:
+    """Point Django at `database` (recreated first when `fresh`, created when missing),
+    migrate. Call once per run."""
     import psycopg  # only the set-up needs the driver directly
 
-    admin_url = urlunparse(urlparse(bench_database_url())._replace(path="/postgres"))
+    url = bench_database_url(database)
+    admin_url = urlunparse(urlparse(url)._replace(path="/postgres"))
     with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DATABASE} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {BENCH_DATABASE}")
-    os.environ["DATABASE_URL"] = bench_database_url()
+        if fresh:
+            conn.execute(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [database]).fetchone()
+        if not exists:
+            conn.execute(f"CREATE DATABASE {database}")
+    os.environ["DATABASE_URL"] = url
     os.environ.setdefault("SECRET_KEY", "bench-only-secret-key")
     # Measured with the production settings, never the developer's .env (DEBUG on).
     os.environ["ENV_FILE"] = ""
+    # Figures only: no line per compile or request from this process or those it starts.
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     sys.path.insert(0, str(ROOT))
     import django  # after DJANGO_SETTINGS_MODULE and sys.path are set just above
@@ -39,3 +47,26 @@ def setup_django() -> None:
         env=os.environ,
         check=True,
     )
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User and system CPU time used so far by these processes and all their descendants
+    (gunicorn's and Celery's worker processes): a figure the machine's load does not inflate."""
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # exited meanwhile
+        pid = int(stat.parent.name)
+        parents[pid] = int(fields[1])
+        times[pid] = (int(fields[11]) + int(fields[12])) / tick
+    wanted = set(pids)
+    while True:
+        more = {pid for pid, parent in parents.items() if parent in wanted} - wanted
+        if not more:
+            break
+        wanted |= more
+    return sum(times.get(pid, 0.0) for pid in wanted)

@@ -291,6 +291,11 @@ NOTIFICATION_SWEEP_AFTER = timedelta(
 # A delivery claimed longer ago than this belongs to a dead worker (a chunk task is killed
 # at its time limit, well before): the sweep recovers it (README, "Notification delivery").
 DELIVERY_LEASE = timedelta(seconds=float(os.environ.get("DELIVERY_LEASE_SECONDS", "1800")))
+# Outcomes of a chunk's sends recorded together; a worker killed mid-chunk leaves at most this
+# many messages in doubt (not sent again). 1: at most one, at a third of the throughput.
+NOTIFICATION_RECORD_EVERY = max(1, int(os.environ.get("NOTIFICATION_RECORD_EVERY", "10")))
+# How old the /metrics counts of sent, failed and skipped deliveries may be (updates/metrics.py).
+DELIVERY_METRICS_SECONDS = float(os.environ.get("DELIVERY_METRICS_SECONDS", "300"))
 
 # Outside data providers; "fixed" serves built-in data and needs no network.
 WEATHER_PROVIDER = os.environ.get("WEATHER_PROVIDER", "fixed")

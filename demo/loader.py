@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from apikeys.models import User
+from apikeys.services import ensure_account
 from core.actors import Actor, Via
 from trails import osm
 from trails.enums import TrailStatus
@@ -155,6 +155,7 @@ def load_demo() -> tuple[TrailSystem, bool]:
         if osm.CATEGORY["nordic"] in f["properties"].get("categories", [])
     ]
     with transaction.atomic():
+        ensure_account(uid=DEMO_OWNER_UID, email=DEMO_OWNER_EMAIL)
         system = create_trail_system(
             name="Lost Trail Powder Mountain (demo)",
             owner_uid=DEMO_OWNER_UID,
@@ -167,6 +168,5 @@ def load_demo() -> tuple[TrailSystem, bool]:
             length_measurement="miles",
             temp_measurement="fahrenheit",
         )
-        User.objects.filter(uid=DEMO_OWNER_UID, email="").update(email=DEMO_OWNER_EMAIL)
         _post_updates(system, nordic_ids)
     return system, True

@@ -17,7 +17,7 @@ from django.db.models.functions import Cast
 from legacy.firestore import encode, geopoint, stored_json, timestamp, with_timestamps
 from publishing.storage import public_url
 from trails.activities import activity_entry
-from trails.fields import TRAIL_FIELDS, TRAIL_GEOMETRY_FIELDS
+from trails.fields import LEGACY, POINT, TRAIL, TRAIL_SYSTEM
 from trails.geometry import feature_collection
 from trails.models import Point, Trail, TrailActivity, TrailSystem
 
@@ -34,8 +34,10 @@ ACTIVITY_TOTALS = (
 TRAIL_COLUMNS = (
     "id",
     "trail_system_id",
-    *TRAIL_FIELDS,
-    *TRAIL_GEOMETRY_FIELDS,
+    *TRAIL.names(LEGACY),
+    "distance",
+    "lat",
+    "lng",
     "created_on",
     "updated_on",
     "geometry_text",
@@ -81,17 +83,7 @@ def system_document(system_id: str) -> tuple[dict, datetime | None]:
     """GET /ts/:id: the stored document without users, permissions, owner and audit names."""
     system = TrailSystem.objects.get(pk=system_id)
     document = {
-        "name": system.name,
-        "description": system.description,
-        "phoneNumber": system.phone_number,
-        "website": system.website,
-        "language": system.language,
-        "depthMeasurement": system.depth_measurement,
-        "lengthMeasurement": system.length_measurement,
-        "tempMeasurement": system.temp_measurement,
-        "inactive": system.inactive,
-        "hideName": system.hide_name,
-        "promoteTrailHUB": system.promote_trail_hub,
+        **{key: getattr(system, name) for key, name in TRAIL_SYSTEM.keys(LEGACY)},
         "geolocation": geopoint(system.lat, system.lng),
         "totalTrails": system.total_trails,
         "openTrails": system.open_trails,
@@ -150,17 +142,7 @@ def _trail_document(row: dict, activities: list[dict], *, with_id: bool) -> dict
     document.update(
         {
             "trailSystemId": row["trail_system_id"],
-            "name": row["name"],
-            "description": row["description"],
-            "status": row["status"],
-            "difficulty": row["difficulty"],
-            "type": row["type"],
-            "lineStyle": row["line_style"],
-            "hidden": row["hidden"],
-            "oneWay": row["one_way"],
-            "oneWayReversed": row["one_way_reversed"],
-            "order": row["order"],
-            "categories": row["categories"],
+            **{key: row[name] for key, name in TRAIL.keys(LEGACY)},
             "activities": activities,
             "distance": row["distance"],
             "geolocation": geopoint(row["lat"], row["lng"]),
@@ -207,16 +189,11 @@ def trail(trail_id: str) -> tuple[dict, datetime | None]:
 def point(point_id: str) -> tuple[dict, datetime | None]:
     """GET /point/:id: one live point with the spec's twelve fields."""
     p = Point.objects.get(pk=point_id)
-    document = {
-        "name": p.name,
-        "description": p.description,
-        "markerClass": p.marker_class,
-        "status": p.status,
-        "hidden": p.hidden,
-        "waitTime": p.wait_time,
-        "webCamUrl": p.web_cam_url,
-        # Boolean or object in the interface; never null.
-        "diningOptions": p.dining_options if p.dining_options is not None else False,
+    document = {key: getattr(p, name) for key, name in POINT.keys(LEGACY)}
+    # Boolean or object in the interface; never null.
+    if document["diningOptions"] is None:
+        document["diningOptions"] = False
+    document |= {
         "geolocation": geopoint(p.lat, p.lng),
         "trailSystemId": p.trail_system_id,
         "createdOn": timestamp(p.created_on),

@@ -22,6 +22,7 @@ from core.dates import iso_ms
 from core.names import camel
 from trails.activities import CATALOG, activity_entry, describe
 from trails.enums import Difficulty, TrailType
+from trails.fields import POINT, PUBLISHED, TRAIL
 from trails.geometry import lines
 from updates.enums import UpdateType
 from updates.types import SNOW_DATES, SNOW_DEPTHS, SURFACE_CONDITION_CATALOG, UPDATE_TYPES
@@ -34,6 +35,9 @@ _DIFFICULTIES = frozenset(Difficulty.values)
 _CATALOG_ORDER = {value: i for i, value in enumerate(CATALOG)}
 SNOW_FIELDS = tuple((camel(name), name) for name in SNOW_DEPTHS)
 SNOW_DATE_FIELDS = tuple((camel(name), name) for name in SNOW_DATES)
+# (property, attribute) of the described fields each feature publishes (trails.fields).
+TRAIL_PROPERTIES = TRAIL.keys(PUBLISHED)
+POINT_PROPERTIES = POINT.keys(PUBLISHED)
 
 
 class ActivityRow(NamedTuple):
@@ -128,6 +132,11 @@ class Statistics:
     caution_distance: float
     activity_totals: list[dict]
     published_updates: dict[str, list[dict]]
+
+    def columns(self) -> dict:
+        """Field by field, without the deep copy of dataclasses.asdict (a large system's
+        updates are hundreds of nested dicts)."""
+        return {name: getattr(self, name) for name in self.__slots__}
 
 
 class FeatureKey(NamedTuple):
@@ -250,24 +259,13 @@ def trail_line_features(
     trail: TrailRow, status: str, activities: list[dict], updates: dict
 ) -> list:
     """One LineString feature per part; only the first is shown in lists."""
-    properties = {
-        "trailId": trail.id,
-        "name": trail.name,
-        "description": trail.description,
-        "status": status,
-        "difficulty": trail.difficulty if trail.difficulty in _DIFFICULTIES else "",
-        "type": trail.type,
-        "lineStyle": trail.line_style,
-        "distance": trail.distance,
-        "hidden": trail.hidden,
-        "oneWay": trail.one_way,
-        "oneWayReversed": trail.one_way_reversed,
-        "order": trail.order,
-        "categories": trail.categories,
-        "activities": activities,
-        "showInLists": True,
-        "updates": updates,
-    }
+    properties = {"trailId": trail.id}
+    for key, name in TRAIL_PROPERTIES:
+        properties[key] = getattr(trail, name)
+    properties["status"] = status
+    if trail.difficulty not in _DIFFICULTIES:
+        properties["difficulty"] = ""
+    properties |= {"activities": activities, "showInLists": True, "updates": updates}
     parts = lines(trail.geometry)
     features = [_line_feature(parts[0], properties)]
     if len(parts) > 1:
@@ -285,19 +283,14 @@ def _line_feature(coordinates: list, properties: dict) -> dict:
 
 
 def point_feature(point: PointRow) -> dict:
-    """Descriptions and webcam URLs are never published."""
+    """Descriptions and webcam URLs are never published (trails.fields)."""
+    properties = {"pointId": point.id}
+    for key, name in POINT_PROPERTIES:
+        properties[key] = getattr(point, name)
     return {
         "type": "Feature",
         "geometry": {"type": "Point", "coordinates": [point.lng, point.lat]},
-        "properties": {
-            "pointId": point.id,
-            "name": point.name,
-            "markerClass": point.marker_class,
-            "status": point.status,
-            "hidden": point.hidden,
-            "waitTime": point.wait_time,
-            "diningOptions": point.dining_options,
-        },
+        "properties": properties,
     }
 
 
@@ -344,6 +337,7 @@ class _PlannedTrail:
     key: FeatureKey
     group: _TrailGroup
     updates: dict
+    reused: Encoded | None  # the previous compile's features, when its key is the same
 
 
 @dataclass(slots=True)
@@ -353,22 +347,23 @@ class Plan:
     trails: list[_PlannedTrail]
     statistics: Statistics
 
-    def to_encode(self, encoded: Mapping[str, Encoded]) -> list[str]:
-        """Ids of the trails whose features are not in `encoded`: their geometry is needed."""
-        return [p.trail.id for p in self.trails if not _reusable(p, encoded)]
-
-
-def _reusable(planned: "_PlannedTrail", encoded: Mapping[str, Encoded]) -> bytes | None:
-    kept = encoded.get(planned.trail.id)
-    return kept.features if kept is not None and kept.key == planned.key else None
+    def to_encode(self) -> list[TrailRow]:
+        """The trails whose features the previous compile cannot give: their geometry is
+        needed."""
+        return [p.trail for p in self.trails if p.reused is None]
 
 
 _NO_UPDATES = orjson.dumps({})
+_LIFT = TrailType.LIFT.value
 
 
-def plan_system(rows: SystemRows, now: datetime) -> Plan:
-    """Each trail's status, activities, updates and key, and the statistics."""
+def plan_system(
+    rows: SystemRows, now: datetime, encoded: Mapping[str, Encoded] | None = None
+) -> Plan:
+    """Each trail's status, activities, updates and key, and the statistics; `encoded`: a
+    previous compile's `encoded_trails`, whose features are reused where the key matches."""
     language = rows.language
+    encoded = encoded or {}
     updates_by_trail, system_updates = place_updates(
         rows.updates, [t.id for t in rows.trails], language, now
     )
@@ -388,9 +383,15 @@ def plan_system(rows: SystemRows, now: datetime) -> Plan:
             )
         updates = updates_by_trail.get(trail.id) or {}
         encoded_updates = orjson.dumps(updates) if updates else _NO_UPDATES
-        key = FeatureKey(trail.version, status, activities, encoded_updates, language)
-        planned.append(_PlannedTrail(trail, key, group, updates))
-        if trail.type != TrailType.LIFT and not trail.hidden:  # lifts and hidden: map only
+        # A plain tuple compares equal to the kept FeatureKey and is cheaper to build; most
+        # trails of a large system are reused as they were.
+        values = (trail.version, status, activities, encoded_updates, language)
+        kept = encoded.get(trail.id)
+        if kept is not None and kept.key == values:
+            planned.append(_PlannedTrail(trail, kept.key, group, updates, kept))
+        else:
+            planned.append(_PlannedTrail(trail, FeatureKey._make(values), group, updates, None))
+        if trail.type != _LIFT and not trail.hidden:  # lifts and hidden: map only
             group.counted_trails += 1
             group.counted_distance += trail.distance
     return Plan(planned, _statistics(groups, system_updates, language))
@@ -435,28 +436,33 @@ def _encode_trail(planned: _PlannedTrail) -> bytes:
     return b",".join(orjson.dumps(f) for f in features)
 
 
-def compile_rows(
-    rows: SystemRows,
-    now: datetime,
-    encoded: Mapping[str, Encoded] | None = None,
-    plan: Plan | None = None,
-) -> Compiled:
+def compile_rows(rows: SystemRows, now: datetime, plan: Plan | None = None) -> Compiled:
     """The published FeatureCollection (trails in the given order, then points) and the
-    statistics of one trail system. `encoded`: a previous compile's `encoded_trails`, reused
-    where the key still matches; `plan`: plan_system(rows, now) when the caller has it."""
+    statistics of one trail system. `plan`: plan_system(rows, now, encoded) when the caller
+    has it, with the previous compile's features to reuse."""
     plan = plan or plan_system(rows, now)
-    encoded = encoded or {}
     encoded_trails: dict[str, Encoded] = {}
     parts: list[bytes] = []
     for planned in plan.trails:
-        part = _reusable(planned, encoded)
-        if part is None:
-            part = _encode_trail(planned)
-        encoded_trails[planned.trail.id] = Encoded(planned.key, part)
-        parts.append(part)
+        entry = planned.reused or Encoded(planned.key, _encode_trail(planned))
+        encoded_trails[planned.trail.id] = entry
+        parts.append(entry.features)
     parts.extend(orjson.dumps(point_feature(p)) for p in rows.points)
-    body = b'{"type":"FeatureCollection","features":[' + b",".join(parts) + b"]}"
-    return Compiled(body, plan.statistics, encoded_trails)
+    return Compiled(_feature_collection(parts), plan.statistics, encoded_trails)
+
+
+_OPEN = b'{"type":"FeatureCollection","features":['
+_CLOSE = b"]}"
+
+
+def _feature_collection(parts: list[bytes]) -> bytes:
+    """The encoded features joined into one FeatureCollection with a single copy of the
+    megabytes (concatenating around the join would copy them twice more)."""
+    if not parts:
+        return _OPEN + _CLOSE
+    parts[0] = _OPEN + parts[0]
+    parts[-1] += _CLOSE
+    return b",".join(parts)
 
 
 def all_systems_collection(systems: list[dict]) -> dict:

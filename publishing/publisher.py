@@ -12,13 +12,12 @@ import logging
 import threading
 from collections import OrderedDict
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime
 
 import orjson
 from django.core.files.storage import default_storage
 from django.db import connection, transaction
-from django.db.models import Max, Min
 from django.utils import timezone
 
 from publishing import metrics, storage
@@ -42,6 +41,10 @@ from publishing.selectors import (
 from trails.models import TrailSystem
 
 logger = logging.getLogger(__name__)
+
+
+class SystemBusy(Exception):
+    """Another compile of the system holds its lock."""
 
 
 def try_lock_system(system_id: str) -> bool:
@@ -142,16 +145,14 @@ def compile_incrementally(system_id: str, now: datetime) -> tuple[bytes, Statist
         return compiled.body, compiled.statistics
     kept = kept_compiles.get(system_id)
     rows = load_system_rows(system_id, now, trails=_current_trails(system_id, kept))
-    plan = plan_system(rows, now)
-    encoded = kept.encoded if kept else {}
-    lacking = [t.id for t in rows.trails if t.geometry is None]
-    to_encode = set(plan.to_encode(encoded)).intersection(lacking)
-    if to_encode:
-        geometries = load_geometries(list(to_encode))
-        for trail in rows.trails:
-            if trail.id in to_encode:
-                trail.geometry = geometries.get(trail.id)
-    compiled = compile_rows(rows, now, encoded, plan)
+    plan = plan_system(rows, now, kept.encoded if kept else None)
+    # Trails read in full since the last compile come with their geometry.
+    lacking = [trail for trail in plan.to_encode() if trail.geometry is None]
+    if lacking:
+        geometries = load_geometries([trail.id for trail in lacking])
+        for trail in lacking:
+            trail.geometry = geometries.get(trail.id)
+    compiled = compile_rows(rows, now, plan)
     for trail in rows.trails:
         trail.geometry = None
     kept_compiles.keep(system_id, rows.trails, compiled.encoded_trails)
@@ -167,7 +168,7 @@ def publish_system(system_id: str, now: datetime) -> tuple[str, str]:
     path = storage.write_file(storage.new_map_name(system_id, now), body)
     try:
         TrailSystem.objects.filter(pk=system_id).update(
-            geo_json_path=path, compiled_on=now, **asdict(statistics)
+            geo_json_path=path, compiled_on=now, **statistics.columns()
         )
     except BaseException:
         storage.delete_file(path)
@@ -175,34 +176,17 @@ def publish_system(system_id: str, now: datetime) -> tuple[str, str]:
     return path, previous
 
 
-def settle_delay(system_id: str, seconds: float) -> float:
-    """How long to wait before compiling the system so that a burst of writes is served by
-    one compile: until its newest pending request is `seconds` old, but no longer than until
-    its oldest is three times that, so a steady stream of writes is still published."""
-    ages = (
-        CompileRequest.objects.pending()
-        .filter(trail_system_id=system_id)
-        .aggregate(newest=Max("requested_on"), oldest=Min("requested_on"))
-    )
-    if ages["newest"] is None:
-        return 0.0
-    now = timezone.now()
-    until_settled = seconds - (now - ages["newest"]).total_seconds()
-    until_overdue = 3 * seconds - (now - ages["oldest"]).total_seconds()
-    return max(0.0, min(until_settled, until_overdue))
-
-
 def compile_pending(system_id: str) -> str | None:
     """Serve every pending compile request of one system with a single compile.
 
-    Returns the published path, or None when nothing was pending or another compile holds
-    the system: requests recorded while a compile runs stay pending and are served by the
-    next round (see tasks.compile_system), never by two compiles at once."""
+    Returns the published path, or None when nothing was pending; raises SystemBusy when
+    another compile holds the system: requests recorded while a compile runs stay pending and
+    are served by the next compile (see tasks.compile_system), never by two at once."""
     published = ""
     try:
         with transaction.atomic():
             if not try_lock_system(system_id):
-                return None
+                raise SystemBusy(system_id)
             pending = dict(
                 CompileRequest.objects.pending()
                 .filter(trail_system_id=system_id)

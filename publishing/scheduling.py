@@ -1,10 +1,37 @@
 """The compile outbox: every write's compile request, recorded in the write's transaction and
-queued once that transaction commits."""
+queued once that transaction commits, unless a compile is already coming for the system."""
+
+from datetime import timedelta
 
 from django.db import transaction
+from django.db.models import Q
 
 from publishing.models import CompileRequest
 from publishing.tasks import enqueue_compile
+
+# A pending request older than this is taken as one whose compile was lost (broker down, a
+# compile that failed), so a newer write queues a compile of its own rather than rely on it.
+TRUST_PENDING_FOR = timedelta(seconds=10)
+
+
+def compile_is_coming(compile_request: CompileRequest) -> bool:
+    """Whether an older request of the system, recent enough to trust, is still pending: the
+    compile queued for it has not committed yet, so it, or the compile it queues after its
+    commit for what arrived meanwhile, reads this request too (tasks.compile_system). One
+    queued task per system instead of one per write keeps the worker free for compiles."""
+    asked = compile_request.requested_on
+    return (
+        CompileRequest.objects.pending()
+        .filter(trail_system_id=compile_request.trail_system_id)
+        .filter(requested_on__gte=asked - TRUST_PENDING_FOR)
+        .filter(Q(requested_on__lt=asked) | Q(requested_on=asked, pk__lt=compile_request.pk))
+        .exists()
+    )
+
+
+def queue_compile(compile_request: CompileRequest) -> None:
+    if not compile_is_coming(compile_request):
+        enqueue_compile(compile_request.trail_system_id)
 
 
 def record_compile_request(system_or_id, reason: str = "") -> CompileRequest:
@@ -13,7 +40,7 @@ def record_compile_request(system_or_id, reason: str = "") -> CompileRequest:
     re-enqueues pending requests, so the change is never lost."""
     system_id = getattr(system_or_id, "pk", system_or_id)
     compile_request = CompileRequest.objects.create(trail_system_id=system_id, reason=reason)
-    transaction.on_commit(lambda: enqueue_compile(system_id))
+    transaction.on_commit(lambda: queue_compile(compile_request))
     return compile_request
 
 

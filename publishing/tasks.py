@@ -8,34 +8,33 @@ from celery import shared_task
 
 from publishing import weather
 from publishing.models import CompileRequest
-from publishing.publisher import build_all_systems_file, compile_pending, settle_delay
+from publishing.publisher import SystemBusy, build_all_systems_file, compile_pending
 
 logger = logging.getLogger(__name__)
 
-# Compiles one task runs back to back before handing the system to a fresh task, so a
-# system under constant writes does not hold a worker forever.
-MAX_ROUNDS = 20
-# A compile waits until the system's newest request is this old (publisher.settle_delay), so a
-# burst of writes is served by one compile instead of one each. It waits as a scheduled task,
-# not in a worker process, which stays free to compile other systems meanwhile.
+# While writes keep coming, a system is compiled again this long after the end of its previous
+# compile, so that a burst of writes is served by a few compiles instead of one each. The wait
+# is a countdown on the queued task, not in a worker process, which compiles other systems
+# meanwhile. A write after a quiet spell is compiled at once.
 SETTLE_SECONDS = 0.05
 
 
 @shared_task(bind=True, acks_late=True)
-def compile_system(self, system_id: str) -> int:
-    """Serve the system's pending requests, then any recorded during that compile; returns
-    the number of compiles run. A task that finds another compile running leaves at once:
-    that compile looks for new requests after its commit and serves them. In-process
-    (no broker) the write is waiting, so there is no settling."""
-    for rounds in range(MAX_ROUNDS):
-        delay = 0.0 if self.request.is_eager else settle_delay(system_id, SETTLE_SECONDS)
-        if delay:
-            compile_system.apply_async((system_id,), countdown=delay)
-            return rounds
-        if not compile_pending(system_id):
-            return rounds
-    enqueue_compile(system_id)
-    return MAX_ROUNDS
+def compile_system(self, system_id: str) -> bool:
+    """Serve the system's pending requests with one compile; returns whether it compiled.
+    After its commit, a compile queues the next one if requests arrived meanwhile (their
+    writes queued none: scheduling.compile_is_coming). A task that finds another compile
+    running asks again shortly, in case that compile fails before it can do so; in-process
+    (no broker) the other compile's thread serves them."""
+    try:
+        published = compile_pending(system_id)
+    except SystemBusy:
+        if not self.request.is_eager:
+            enqueue_compile(system_id, countdown=SETTLE_SECONDS)
+        return False
+    if published and CompileRequest.objects.pending().filter(trail_system_id=system_id).exists():
+        enqueue_compile(system_id, countdown=SETTLE_SECONDS)
+    return bool(published)
 
 
 @shared_task(acks_late=True)
@@ -53,11 +52,11 @@ def rebuild_all_systems_file() -> None:
     build_all_systems_file()
 
 
-def enqueue_compile(system_id: str) -> None:
+def enqueue_compile(system_id: str, countdown: float = 0.0) -> None:
     """Never fails the caller: the write is committed and its request stays pending until a
     compile serves it, so a broker error (or, in-process, a compile error) only delays it."""
     try:
-        compile_system.delay(system_id)
+        compile_system.apply_async((system_id,), countdown=countdown or None)
     except Exception:
         logger.exception("compile of %s not queued; the sweep will retry it", system_id)
 

@@ -5,10 +5,12 @@ import json
 import pytest
 from django.contrib import admin
 from django.contrib.auth.models import Group
+from django.contrib.messages import get_messages
+from django.contrib.messages.storage.fallback import FallbackStorage
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
-from apikeys.models import ApiKey
+from apikeys.models import ApiKey, User
 from core.actors import Actor, Via
 from publishing.models import CompileRequest
 from tests.factories import (
@@ -23,7 +25,7 @@ from tests.factories import (
     create_api_key,
     line,
 )
-from trails.models import Point, Trail, TrashedPoint, TrashedTrail
+from trails.models import Point, Trail, TrailSystem, TrashedPoint, TrashedTrail
 from trails.trash import trash_point, trash_trail
 from updates.models import Delivery, Subscriber, Update
 
@@ -156,6 +158,55 @@ def test_move_to_trash_action(staff, system):
     assert compiles(system) == 1
 
 
+def messages_after(response) -> list[tuple[str, str]]:
+    return [(m.level_tag, m.message) for m in response.context["messages"]]
+
+
+def test_a_row_someone_else_trashed_meanwhile_is_counted_apart_and_the_rest_is_done(staff, system):
+    kept = Trail.objects.get(trail_system=system)
+    gone = TrailFactory(trail_system=system, name="Gone Meanwhile")
+    trash_trail(trail=gone, actor=Actor("uid-other", Via.WEB_APP))
+    response = staff.post(
+        url(Trail, "changelist"),
+        {"action": "set_status_closed", "_selected_action": [kept.pk, gone.pk]},
+        follow=True,
+    )
+    assert messages_after(response) == [
+        ("success", "1 trail(s) set to Closed."),
+        (
+            "warning",
+            "1 selected trail is no longer in this list (someone else moved, restored or "
+            "deleted it meanwhile); it was left as it is.",
+        ),
+    ]
+    assert Trail.objects.get(pk=kept.pk).status == "Closed"
+    assert Trail.trash.get(pk=gone.pk).status != "Closed"
+
+
+def test_a_refused_row_is_named_with_the_reason_and_the_others_are_done(staff_user, system):
+    """The list read before a colleague trashed one of the rows: that row is refused by name."""
+    first = Trail.objects.get(trail_system=system)
+    second = TrailFactory(trail_system=system, name="Second")
+    listed = Trail.objects.filter(pk__in=[first.pk, second.pk])
+    list(listed)  # the rows as the page read them
+    trash_trail(trail=second, actor=Actor("uid-other", Via.WEB_APP))
+    request = RequestFactory().post(
+        url(Trail, "changelist"), {"_selected_action": [first.pk, second.pk]}
+    )
+    request.user = staff_user
+    request.session = {}
+    request._messages = FallbackStorage(request)
+
+    admin.site._registry[Trail].move_to_trash(request, listed)
+
+    assert [(m.level_tag, m.message) for m in get_messages(request)] == [
+        ("success", "Moved to the trash: 1."),
+        ("error", f"Not moved to the trash: “Second”. Trail {second.pk} is already in the trash."),
+    ]
+    assert Trail.trash.get(pk=first.pk).trashed_by == "uid-staff"
+    assert Trail.trash.get(pk=second.pk).trashed_by == "uid-other"
+
+
 def trail_form(system, geometry, activities: list[dict]) -> dict:
     data = {
         "trail_system": system.pk,
@@ -261,6 +312,58 @@ def test_deleting_a_point_and_editing_an_update_queue_compiles(staff, system):
     update.refresh_from_db()
     assert (update.description, update.updated_by) == ("Trails reopen tomorrow.", "uid-staff")
     assert compiles(system) == 2
+
+
+@pytest.mark.parametrize("model", [TrashedTrail, TrashedPoint, Trail, Update])
+def test_delete_selected_removes_the_rows_for_good_and_queues_a_compile(staff, system, model):
+    Delivery.objects.all().delete()  # the deliveries' log is not the manager's to delete
+    selected = list(model.objects.filter(trail_system=system).values_list("pk", flat=True))
+    response = staff.post(
+        url(model, "changelist"),
+        {"action": "delete_selected", "_selected_action": selected, "post": "yes"},
+        follow=True,
+    )
+    assert "Successfully deleted" in response.content.decode()
+    assert not model._base_manager.filter(pk__in=selected).exists()
+    assert CompileRequest.objects.filter(trail_system=system).exists()
+
+
+def test_an_operator_adds_changes_and_deletes_an_account_through_its_page(staff):
+    group = Group.objects.create(name="Night groomers")
+    response = staff.post(
+        url(User, "add"),
+        {"uid": "uid-new", "email": "New@Example.test", "is_staff": "on", "is_active": "on",
+         "groups": [group.pk]},
+    )  # fmt: skip
+    assert response.status_code == 302, response.content.decode()[:2000]
+    user = User.objects.get(uid="uid-new")
+    assert (user.email, user.is_staff, user.has_usable_password()) == (
+        "New@example.test",
+        True,
+        False,
+    )
+    assert list(user.groups.all()) == [group]
+
+    response = staff.post(
+        url(User, "change", user.pk),
+        {"email": "new@example.test", "is_super_admin": "on", "is_active": "on"},
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    user.refresh_from_db()
+    assert (user.email, user.is_super_admin, user.is_staff) == ("new@example.test", True, False)
+    assert not user.groups.exists()
+
+    staff.post(url(User, "delete", user.pk), {"post": "yes"})
+    assert not User.objects.filter(uid="uid-new").exists()
+
+
+@pytest.mark.parametrize("model", [Subscriber, TrailSystem])
+def test_an_operator_deletes_a_subscriber_or_a_whole_system_through_its_page(staff, system, model):
+    Delivery.objects.all().delete()  # the deliveries' log is not the operator's to delete
+    row = system if model is TrailSystem else Subscriber.objects.get(trail_system=system)
+    response = staff.post(url(model, "delete", row.pk), {"post": "yes"}, follow=True)
+    assert response.status_code == 200
+    assert not model.objects.filter(pk=row.pk).exists()
 
 
 def test_a_surface_conditions_update_needs_conditions_and_trails(staff, system):

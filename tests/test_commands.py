@@ -214,6 +214,12 @@ def test_dev_token_for_an_existing_user_keeps_its_email():
     assert claims["email"] == "kept@example.test"
 
 
+def test_dev_token_refuses_a_disabled_account_as_every_sign_in_does():
+    UserFactory(uid="uid-gone", is_active=False)
+    with pytest.raises(CommandError, match="This account is disabled"):
+        run("dev_token", "uid-gone")
+
+
 def test_dev_token_refuses_a_bad_email_or_uid():
     with pytest.raises(CommandError, match="not a valid email"):
         run("dev_token", "uid-dev", "--email", "not-an-email")

@@ -5,9 +5,12 @@ import json
 from datetime import timedelta
 
 import pytest
+from django.contrib import admin
+from django.test import RequestFactory
 from django.urls import reverse
 from django.utils import timezone
 
+from core.errors import Invalid
 from publishing.models import CompileRequest
 from tests.factories import (
     PointFactory,
@@ -247,6 +250,17 @@ def test_a_refused_new_update_shows_the_error_on_its_field_with_the_input(system
     page = response.content.decode()
     assert "Typed before the refusal." in page and "2001-01-01" in page
     assert not Update.objects.filter(trail_system=system).exists()
+
+
+def test_a_refusal_naming_the_api_spelling_of_a_field_shows_on_the_form_field(system):
+    """The services name the update's trails `trailIds` (the API's word); the page's field is
+    `trails`, and the refusal is shown there."""
+    request = RequestFactory().post(reverse("admin:updates_update_add"))
+    request.user = UserFactory(is_staff=True, is_superuser=True)
+    request.service_refusal = Invalid("missing_field", "trailIds: surface conditions need trails.")
+    form = admin.site._registry[Update].get_form(request)(data=past_notice(system))
+    assert form.errors["trails"] == ["Surface conditions need trails."]
+    assert "__all__" not in form.errors
 
 
 def test_a_refused_change_keeps_the_row_as_it_was(system, staff):

@@ -21,7 +21,7 @@ from core.limits import TEXT_LIMIT, categories_problem, some_of
 from core.links import check_links, is_http_url
 from trails import history
 from trails.enums import ActivityStatus, TrailStatus
-from trails.fields import ACTIVITY_FIELDS
+from trails.fields import ACTIVITY, WEB_APP
 from trails.geometry import GeometryError
 from trails.models import Membership, Point, Trail, TrailActivity, TrailSystem
 from trails.tasks import request_elevations_on_commit
@@ -116,6 +116,13 @@ def change_trail_system(*, system: TrailSystem, changes: Mapping, actor: Actor) 
     if "website" in changes:
         changes = {**changes, "website": normalize_website(changes["website"])}
     write_fields(TrailSystem, system.pk, changes, actor.uid)
+
+
+@transaction.atomic
+def delete_trail_system(*, system: TrailSystem, actor: Actor) -> None:
+    """Removed for good with everything in it (the operators' web app; no compile is left to
+    ask for)."""
+    TrailSystem.objects.filter(pk=system.pk).delete()
 
 
 # Trails
@@ -252,7 +259,9 @@ def _replace_activities(trail: Trail, activities: Sequence[Mapping], actor: Acto
     records = []
     for value, current in on_trail.items():
         if value not in wanted:
-            old = {name: getattr(current, name) for name in ACTIVITY_FIELDS if name != "value"}
+            old = {
+                name: getattr(current, name) for name in ACTIVITY.names(WEB_APP) if name != "value"
+            }
             records += _activity_history(trail, actor, value, old, {"status": None})
     TrailActivity.objects.filter(trail=trail).exclude(value__in=wanted).delete()
     for index, (value, activity) in enumerate(wanted.items()):

@@ -80,7 +80,11 @@ class Update(Audited):
         verbose_name = _("update")
         verbose_name_plural = _("updates")
         ordering = ["expiration_date"]
-        indexes = [models.Index(fields=["trail_system", "expiration_date"])]
+        indexes = [
+            models.Index(fields=["trail_system", "expiration_date"]),
+            # The notification sweep reads the notify updates of the last hour, not them all.
+            models.Index(fields=["created_on"], condition=Q(notify=True), name="update_notify"),
+        ]
 
     def __str__(self) -> str:
         return _("%(type)s on %(system)s until %(date)s") % {
@@ -138,7 +142,11 @@ class Subscriber(models.Model):
                 condition=~Q(email="") | ~Q(phone=""), name="subscriber_has_email_or_phone"
             )
         ]
-        indexes = [models.Index(fields=["trail_system", "unsubscribed_on"])]
+        indexes = [
+            models.Index(fields=["trail_system", "unsubscribed_on"]),
+            # The web app's list of a million subscribers is read in this order.
+            models.Index(fields=["created_on"], name="subscriber_created_on"),
+        ]
 
     def __str__(self) -> str:
         return self.email or self.phone
@@ -161,8 +169,14 @@ class Delivery(models.Model):
         # Not sent: the subscriber left, or the address failed permanently, before its turn.
         SKIPPED = "skipped", _("Skipped")
 
+    # No index of its own: the unique (update, subscriber, channel) index serves lookups by
+    # update, and every index is one more write for each of a fan-out's state changes.
     update = models.ForeignKey(
-        Update, on_delete=models.CASCADE, related_name="deliveries", verbose_name=_("update")
+        Update,
+        on_delete=models.CASCADE,
+        related_name="deliveries",
+        db_index=False,
+        verbose_name=_("update"),
     )
     subscriber = models.ForeignKey(
         Subscriber,

@@ -8,6 +8,7 @@ from django.core.validators import validate_email
 from django.db import transaction
 from django.utils import timezone
 
+from core.actors import Actor
 from trails.models import TrailSystem
 from updates.models import Subscriber
 
@@ -81,6 +82,13 @@ def change_subscriber(*, subscriber: Subscriber, changes: Mapping) -> None:
 
 
 @transaction.atomic
+@transaction.atomic
+def delete_subscriber(*, subscriber: Subscriber, actor: Actor) -> None:
+    """Removed for good with its deliveries (the operators' web app); unsubscribing keeps
+    the row instead."""
+    Subscriber.objects.filter(pk=subscriber.pk).delete()
+
+
 def unsubscribe(*, token: str) -> Subscriber | None:
     """Mark the subscriber of this token unsubscribed (keeping the first date); None if
     no subscriber has the token."""

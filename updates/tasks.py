@@ -17,7 +17,9 @@ def notify_subscribers_on_commit(update_id: str) -> None:
 
 @shared_task(acks_late=True)
 def fan_out_update(update_id: str) -> int:
-    """Record the deliveries of an update and send them in parallel chunks.
+    """Record the deliveries of an update and send them in parallel chunks, each slice of
+    subscribers queued as soon as it is recorded (the other worker processes start sending
+    while the rest is recorded).
 
     Safe to run twice: existing deliveries are kept and only pending ones are queued.
     Returns the number of chunks queued.
@@ -25,8 +27,22 @@ def fan_out_update(update_id: str) -> int:
     update = Update.objects.filter(pk=update_id, notify=True).first()
     if update is None:
         return 0
-    recipients.record_deliveries(update)
-    chunks = recipients.pending_chunks(update_id)
+    size, queued = recipients.CHUNK_SIZE, set()
+    chunks = 0
+    for channel, ids in recipients.recorded_slices(update):
+        chunks += _queue_chunks(
+            update_id, [(channel, ids[i : i + size]) for i in range(0, len(ids), size)]
+        )
+        queued.update(ids)
+    # Rows an earlier, interrupted run recorded and left pending.
+    left = [
+        (channel, [pk for pk in ids if pk not in queued])
+        for channel, ids in recipients.pending_chunks(update_id)
+    ]
+    return chunks + _queue_chunks(update_id, [(channel, ids) for channel, ids in left if ids])
+
+
+def _queue_chunks(update_id: str, chunks: list[tuple[str, list[int]]]) -> int:
     if chunks:
         group(send_notification_chunk.s(update_id, channel, ids) for channel, ids in chunks)()
     return len(chunks)

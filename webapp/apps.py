@@ -16,6 +16,7 @@ class WebappAdminConfig(AdminConfig):
 
     def ready(self) -> None:
         super().ready()  # registers every app's admin pages
+        # It imports django-axes' models, which exist only once the app registry is ready.
         from webapp import lockouts
 
         lockouts.register()

@@ -10,7 +10,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from apikeys.invitations import invite_member
+from apikeys.services import invite_member
 from core.errors import DomainError
 from publishing.models import CompileRequest
 from trails.enums import Role, role_label

@@ -4,14 +4,16 @@ from collections import defaultdict
 
 from django import forms
 from django.conf import settings
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
+from core.errors import DomainError
 from trails.activities import CATALOG
 from trails.enums import TrailStatus
 from trails.services import set_trails_status
-from webapp.admin.base import web_actor
+from webapp import roles
+from webapp.admin.base import ActionOutcome, report_outcome, web_actor
 
 
 def page_language() -> str:
@@ -44,13 +46,20 @@ class ActivityFilter(admin.SimpleListFilter):
 
 
 class CategoryFilter(admin.SimpleListFilter):
-    """The categories the signed-in person's trails use."""
+    """The categories the signed-in person's trails use; for a superAdmin, whose trails are
+    every system's (half a million), those of the system the list is filtered to."""
 
     title = _("category")
     parameter_name = "category"
 
     def lookups(self, request, model_admin):
-        used = model_admin.get_queryset(request).values_list("categories", flat=True)
+        trails = model_admin.get_queryset(request)
+        if roles.is_super(request.user):
+            system = request.GET.get("trail_system__id__exact")
+            if not system:
+                return []
+            trails = trails.filter(trail_system_id=system)
+        used = trails.values_list("categories", flat=True)
         names = sorted({name for names in used for name in (names or []) if isinstance(name, str)})
         return [(name, name) for name in names]
 
@@ -62,23 +71,34 @@ class CategoryFilter(admin.SimpleListFilter):
 
 
 def set_status_action(status: str, label):
-    """A bulk action: one write and one recompile per system, through the API's bulk service."""
+    """A bulk action: one write and one recompile per system, through the API's bulk service
+    (all of a system's selected trails, or none of them when it refuses)."""
 
     @admin.action(description=label, permissions=["change"])
     def action(model_admin, request, queryset):
         by_system = defaultdict(list)
         for trail in model_admin.scoped(request, queryset, "change").select_related("trail_system"):
-            by_system[trail.trail_system].append(trail.pk)
-        for system, trail_ids in by_system.items():
-            set_trails_status(
-                system=system, status=status, trail_ids=trail_ids, actor=web_actor(request)
-            )
-        count = sum(len(ids) for ids in by_system.values())
-        model_admin.message_user(
+            by_system[trail.trail_system].append(trail)
+        outcome = ActionOutcome()
+        for system, trails in by_system.items():
+            try:
+                set_trails_status(
+                    system=system,
+                    status=status,
+                    trail_ids=[trail.pk for trail in trails],
+                    actor=web_actor(request),
+                )
+            except DomainError as error:
+                outcome.refuse(trails, error.message)
+            else:
+                outcome.count(trails)
+        report_outcome(
+            model_admin,
             request,
-            _("%(count)d trail(s) set to %(status)s.")
-            % {"count": count, "status": TrailStatus(status).label},
-            messages.SUCCESS,
+            outcome,
+            done=_("%(count)d trail(s) set to %(status)s."),
+            not_done=_("Not set to %(status)s"),
+            params={"status": TrailStatus(status).label},
         )
 
     action.__name__ = f"set_status_{status.lower()}"

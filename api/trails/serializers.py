@@ -23,7 +23,7 @@ from core.ids import ID_MAX_LENGTH
 from core.limits import HISTORY_LIMIT, TEXT_LIMIT
 from trails import activities as catalog
 from trails import enums
-from trails.fields import TRAIL_FIELDS
+from trails.fields import API, POINT, TRAIL, TRAIL_SYSTEM
 from trails.geometry import feature_collection
 from trails.models import Point, Trail, TrailActivity, TrailSystem
 
@@ -86,8 +86,8 @@ class TrailSystemSerializer(TrailSystemListSerializer):
     class Meta:
         model = TrailSystem
         fields = (
-            *LIST_FIELDS, "description", "phone_number", "website", "depth_measurement",
-            "length_measurement", "temp_measurement", "hide_name", "promoteTrailHUB",
+            *LIST_FIELDS,
+            *(name for name in TRAIL_SYSTEM.declared(API) if name not in LIST_FIELDS),
             "total_distance", "open_distance", "activities", "updates", "weather",
             "subscription", "created_on", "updated_by", "owner_id",
         )  # fmt: skip
@@ -125,7 +125,7 @@ class TrailSerializer(SystemRowSerializer):
     class Meta:
         model = Trail
         fields = (
-            *SystemRowSerializer.ROW_FIELDS, *TRAIL_FIELDS, "activities", "distance",
+            *SystemRowSerializer.ROW_FIELDS, *TRAIL.names(API), "activities", "distance",
             "geolocation",
             *SystemRowSerializer.AUDIT_FIELDS,
         )  # fmt: skip
@@ -265,8 +265,7 @@ class PointSerializer(SystemRowSerializer):
     class Meta:
         model = Point
         fields = (
-            *SystemRowSerializer.ROW_FIELDS, "name", "description", "marker_class", "status",
-            "hidden", "wait_time", "web_cam_url", "dining_options", "geolocation",
+            *SystemRowSerializer.ROW_FIELDS, *POINT.names(API), "geolocation",
             *SystemRowSerializer.AUDIT_FIELDS,
         )  # fmt: skip
 

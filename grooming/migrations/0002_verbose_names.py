@@ -11,8 +11,8 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('grooming', '0001_grooming_passes'),
-        ('trails', '0005_verbose_names'),
-        ('updates', '0005_verbose_names'),
+        ('trails', '0006_verbose_names'),
+        ('updates', '0006_verbose_names'),
     ]
 
     operations = [

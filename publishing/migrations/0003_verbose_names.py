@@ -11,7 +11,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('publishing', '0002_pub_started_on'),
-        ('trails', '0005_verbose_names'),
+        ('trails', '0006_verbose_names'),
     ]
 
     operations = [

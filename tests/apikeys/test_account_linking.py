@@ -3,8 +3,8 @@
 import pytest
 from django.contrib.auth import SESSION_KEY
 
-from apikeys.invitations import invite_member
 from apikeys.models import User
+from apikeys.services import invite_member
 from apikeys.tokens import mint_emulator_token
 from core.actors import Actor, Via
 from tests.factories import TrailFactory, TrailSystemFactory, UserFactory, create_api_key

@@ -6,9 +6,11 @@ import json
 import logging
 
 import pytest
+from django.core.cache import cache
 from prometheus_client import REGISTRY
 
 from tests.factories import SubscriberFactory, TrailFactory, UpdateFactory
+from updates.metrics import FINISHED_CACHE_KEY
 from updates.notifications import recipients
 
 pytestmark = pytest.mark.django_db
@@ -64,6 +66,7 @@ def metric(name: str, **labels) -> float:
 def test_metrics_show_compile_latency_pending_compiles_and_deliveries_by_state(
     client, manager, system, django_capture_on_commit_callbacks
 ):
+    cache.delete(FINISHED_CACHE_KEY)
     trail = TrailFactory(trail_system=system)
     SubscriberFactory(trail_system=system, email="a@example.test", phone="")
     update = UpdateFactory(trail_system=system, notify=True)
@@ -85,6 +88,25 @@ def test_metrics_show_compile_latency_pending_compiles_and_deliveries_by_state(
     assert 'trails_notification_deliveries{channel="email",state="pending"} 1.0' in text
     assert 'trails_notification_deliveries{channel="sms",state="sent"} 0.0' in text
     assert "django_http_requests_total_by_method_total" in text
+
+
+def test_metrics_count_unfinished_deliveries_at_every_scrape_and_finished_ones_from_the_cache(
+    client, system
+):
+    cache.delete(FINISHED_CACHE_KEY)
+    SubscriberFactory(trail_system=system, email="a@example.test", phone="")
+    update = UpdateFactory(trail_system=system, notify=True)
+    recipients.record_deliveries(update)
+    client.get("/metrics")
+
+    update.deliveries.update(state="sent")
+    text = client.get("/metrics").content.decode()
+    assert 'trails_notification_deliveries{channel="email",state="pending"} 0.0' in text
+    assert 'trails_notification_deliveries{channel="email",state="sent"} 0.0' in text
+
+    cache.delete(FINISHED_CACHE_KEY)  # DELIVERY_METRICS_SECONDS later
+    text = client.get("/metrics").content.decode()
+    assert 'trails_notification_deliveries{channel="email",state="sent"} 1.0' in text
 
 
 def test_metrics_count_a_compile_request_that_waits(client, system):

@@ -261,6 +261,8 @@ class Topology:
             "NOTIFICATION_SWEEP_SECONDS": "1",
             "NOTIFICATION_SWEEP_AFTER_SECONDS": "3",
             "DELIVERY_LEASE_SECONDS": "10",
+            # One outcome recorded at a time: a killed worker leaves exactly one message in doubt.
+            "NOTIFICATION_RECORD_EVERY": "1",
             "LOG_FORMAT": "text",
         }
         self.env.pop("FIREBASE_PROJECT_ID", None)

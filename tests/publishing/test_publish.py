@@ -14,7 +14,7 @@ from django.utils import timezone
 from publishing.compile import compile_rows
 from publishing.models import CompileRequest
 from publishing.publisher import build_all_systems_file, compile_pending, read_all_systems_file
-from publishing.scheduling import record_compile_request
+from publishing.scheduling import TRUST_PENDING_FOR, record_compile_request
 from publishing.selectors import load_system_rows
 from publishing.storage import (
     ALL_SYSTEMS_NAME,
@@ -163,6 +163,36 @@ def test_a_storage_failure_leaves_the_previous_file_published(
     system.refresh_from_db()
     assert system.total_trails == 2
     assert not CompileRequest.objects.pending().exists()
+
+
+def test_a_write_while_a_compile_is_coming_waits_for_that_compile(
+    system, django_capture_on_commit_callbacks
+):
+    # A request whose compile is queued and has not run yet (recorded in another process).
+    CompileRequest.objects.create(trail_system=system, reason="queued elsewhere")
+
+    write(system, django_capture_on_commit_callbacks)
+
+    assert CompileRequest.objects.pending().count() == 2
+    system.refresh_from_db()
+    assert system.geo_json_path == ""
+
+
+def test_a_write_after_a_lost_compile_is_published_without_waiting_for_the_sweep(
+    system, django_capture_on_commit_callbacks
+):
+    # A request whose compile was lost (broker down, failed compile) longer ago than it is
+    # trusted: the next write compiles, serving both.
+    CompileRequest.objects.create(
+        trail_system=system,
+        reason="lost",
+        requested_on=timezone.now() - TRUST_PENDING_FOR - timedelta(seconds=1),
+    )
+
+    write(system, django_capture_on_commit_callbacks)
+
+    assert not CompileRequest.objects.pending().exists()
+    assert published(system)["features"]
 
 
 def test_nothing_pending_means_no_compile(system):

@@ -6,6 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from tests.factories import UserFactory
 from trails.models import Membership, Point, Trail, TrailActivity, TrailSystem
 from updates.models import Update
 
@@ -91,3 +92,16 @@ def test_trail_writes_neither_read_nor_show_geometry(
     assert response.status_code == 200
     assert "geoJson" not in response.json()
     assert not any('"geometry"' in query["sql"] for query in captured.captured_queries)
+
+
+@pytest.mark.parametrize("count", [3, 600])
+def test_every_system_for_a_super_admin_costs_the_same_queries_and_stops_at_500(
+    client_for, django_assert_max_num_queries, count
+):
+    boss = UserFactory(uid="boss", is_super_admin=True)
+    TrailSystem.objects.bulk_create(TrailSystem(name=f"S{n:03d}") for n in range(count))
+    client = client_for(boss)
+    client.get("/api/v1/trail-systems?all=true")  # the caller's account exists from here on
+    with django_assert_max_num_queries(MAX_QUERIES["/api/v1/trail-systems"]):
+        response = client.get("/api/v1/trail-systems?all=true")
+    assert len(response.json()["trailSystems"]) == min(count, 500)

@@ -51,6 +51,16 @@ def test_trashing_twice_or_restoring_a_live_row_is_refused_without_a_compile():
     assert CompileRequest.objects.count() == 1
 
 
+def test_a_row_read_before_someone_else_trashed_it_is_refused_and_recorded_once():
+    trail = TrailFactory()
+    read_earlier = Trail.objects.get(pk=trail.pk)
+    trash_trail(trail=trail, actor=web("uid-a"))
+    with pytest.raises(TrashError, match="already in the trash"):
+        trash_trail(trail=read_earlier, actor=web("uid-b"))
+    assert Trail.trash.get(pk=trail.pk).trashed_by == "uid-a"
+    assert trail.status_changes.filter(field="trashed").count() == 1
+
+
 def test_a_trashed_trail_keeps_its_activities_when_restored():
     trail = TrailFactory()
     trail.activities.create(value="hiking", status="Open")

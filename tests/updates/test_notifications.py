@@ -351,3 +351,19 @@ def test_an_unreachable_mail_server_is_retried_and_nothing_is_left_half_sent(
     assert email.state == "failed" and email.attempts == sending.MAX_ATTEMPTS
     assert "Connection" in email.error
     assert update.deliveries.get(channel="sms").state == "sent"
+
+
+def test_the_fan_out_records_slice_by_slice_and_each_row_once(system):
+    for n in range(5):
+        subscribe(system, email=f"s{n}@example.test", phone=f"+1514555010{n}")
+    update = UpdateFactory(trail_system=system, notify=True)
+
+    slices = list(recipients.recorded_slices(update, size=2))
+    again = list(recipients.recorded_slices(update, size=2))
+
+    assert [(channel, len(ids)) for channel, ids in slices] == [
+        ("email", 2), ("email", 2), ("email", 1), ("sms", 2), ("sms", 2), ("sms", 1),
+    ]  # fmt: skip
+    recorded = sorted(pk for _, ids in slices for pk in ids)
+    assert recorded == sorted(update.deliveries.values_list("pk", flat=True))
+    assert all(ids == [] for _, ids in again)

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 import pytest
 from django.contrib.sessions.models import Session
 
-from apikeys.invitations import invite_member
+from apikeys.services import invite_member
 from apikeys.tokens import mint_emulator_token
 from core.actors import Actor, Via
 from tests.factories import TrailSystemFactory

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from apikeys.invitations import invite_member
+from apikeys.services import invite_member
 from core.actors import Actor, Via
 from tests.browser import SCREENSHOT_DIR
 from tests.factories import (

@@ -7,9 +7,12 @@ sending) in one short transaction, so a retried or duplicated task never sends a
 Transient provider errors go back to pending and are retried with exponential backoff; a
 permanent refusal marks the subscriber's address or number as failed so it is skipped next time.
 
-A chunk sends its rows one by one in id order and records each outcome before the next send,
-so a worker killed mid-chunk leaves at most one row of its claim whose message may have gone
-out (recipients.recover_stale_claims).
+A chunk sends its rows one by one in id order and records their outcomes a group of
+NOTIFICATION_RECORD_EVERY at a time before the next send, so a worker killed mid-chunk leaves
+at most that many rows of its claim whose message may have gone out, never sent again
+(recipients.recover_stale_claims). Those records are committed without waiting for the disk
+(lazily_committed), one in every few excepted: a crash of PostgreSQL itself leaves at most
+recipients.in_doubt(restarted=True) rows per claim in doubt.
 """
 
 import contextlib
@@ -19,12 +22,14 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.core import mail
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from updates import sms
 from updates.models import Delivery, Subscriber, Update
-from updates.notifications.recipients import claim
+from updates.notifications.recipients import claim, flushed_every
 from updates.notifications.rendering import Messages, message_context
 
 logger = logging.getLogger(__name__)
@@ -92,28 +97,72 @@ def _reopen(backend) -> None:
         backend.open()
 
 
-def record_outcomes(outcomes: list[Outcome], channel: str) -> list[int]:
-    """Store each outcome, one UPDATE per (state, error) group; returns the ids to retry."""
+def _state_of(outcome: Outcome) -> str:
+    if outcome.sent:
+        return Delivery.State.SENT
+    if outcome.retry and outcome.delivery.attempts < MAX_ATTEMPTS:
+        return Delivery.State.PENDING
+    return Delivery.State.FAILED
+
+
+def record_outcomes(outcomes: list[Outcome], channel: str, *, flush: bool) -> list[int]:
+    """Store the outcomes of a group of sends, one UPDATE per (state, error), in one
+    transaction; returns the ids to retry. With `flush`, its commit waits for the WAL flush,
+    and so makes every earlier one durable; the others need not (lazily_committed). The usual
+    group, all sent, is one statement in autocommit: no BEGIN and COMMIT round trips."""
     now = timezone.now()
     groups: dict[tuple[str, str], list[int]] = defaultdict(list)
     for outcome in outcomes:
-        if outcome.sent:
-            state = Delivery.State.SENT
-        elif outcome.retry and outcome.delivery.attempts < MAX_ATTEMPTS:
-            state = Delivery.State.PENDING
-        else:
-            state = Delivery.State.FAILED
-        groups[state, outcome.error[:2000]].append(outcome.delivery.pk)
-    for (state, error), ids in groups.items():
-        sent_on = now if state == Delivery.State.SENT else None
-        Delivery.objects.filter(pk__in=ids).update(state=state, error=error, sent_on=sent_on)
-    failed_field = "email_failed_on" if channel == Delivery.Channel.EMAIL else "phone_failed_on"
-    Subscriber.objects.filter(
-        pk__in=[o.delivery.subscriber_id for o in outcomes if o.permanent]
-    ).update(**{failed_field: now})
+        groups[_state_of(outcome), outcome.error[:2000]].append(outcome.delivery.pk)
+    permanent = [o.delivery.subscriber_id for o in outcomes if o.permanent]
+    durable = flush and connection.vendor == "postgresql"
+    one_statement = len(groups) == 1 and not permanent and not durable
+    with contextlib.nullcontext() if one_statement else transaction.atomic():
+        if durable:
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL synchronous_commit TO on")
+        for (state, error), ids in groups.items():
+            sent_on = now if state == Delivery.State.SENT else None
+            Delivery.objects.filter(pk__in=ids).update(state=state, error=error, sent_on=sent_on)
+        if permanent:
+            failed = "email_failed_on" if channel == Delivery.Channel.EMAIL else "phone_failed_on"
+            Subscriber.objects.filter(pk__in=permanent).update(**{failed: now})
     return [
         pk for (state, _), ids in groups.items() if state == Delivery.State.PENDING for pk in ids
     ]
+
+
+def in_groups(outcomes: Iterator[Outcome], size: int) -> Iterator[list[Outcome]]:
+    """The outcomes `size` at a time: the next send waits until the group is recorded."""
+    group: list[Outcome] = []
+    for outcome in outcomes:
+        group.append(outcome)
+        if len(group) == size:
+            yield group
+            group = []
+    if group:
+        yield group
+
+
+@contextlib.contextmanager
+def lazily_committed() -> Iterator[None]:
+    """Commits on this connection return before PostgreSQL has flushed them to disk.
+
+    A worker that dies loses nothing by it: the database has every commit it acknowledged.
+    Only a crash of PostgreSQL itself can lose the last such commits (those after the last
+    flushed group, recipients.flushed_every), which recover_stale_claims allows for.
+    """
+    if connection.vendor != "postgresql":
+        yield
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SET synchronous_commit TO off")
+    try:
+        yield
+    finally:
+        # A broken connection has lost the setting with itself, and is not reused.
+        with contextlib.suppress(DatabaseError), connection.cursor() as cursor:
+            cursor.execute("RESET synchronous_commit")
 
 
 def retry_delay(attempts: int) -> int:
@@ -139,11 +188,13 @@ def send_chunk(update_id: str, channel: str, delivery_ids: list[int]) -> tuple[l
     deliveries = claim(delivery_ids, channel)
     if not deliveries:
         return [], 0
-    retry_ids = [
-        pk
-        for outcome in send_all(backend, build, deliveries)
-        for pk in record_outcomes([outcome], channel)
-    ]
+    size = settings.NOTIFICATION_RECORD_EVERY
+    retry_ids: list[int] = []
+    with lazily_committed():
+        outcomes = in_groups(send_all(backend, build, deliveries), size)
+        for n, group in enumerate(outcomes, start=1):
+            flush = n % flushed_every(size) == 0
+            retry_ids += record_outcomes(group, channel, flush=flush)
     if not retry_ids:
         return [], 0
     retrying = set(retry_ids)

@@ -4,12 +4,14 @@ or duplicated task never sends a message twice. Also which updates the sweep mus
 and the recovery of claims a dead worker left (recover_stale_claims)."""
 
 import logging
-from collections.abc import Iterable
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
 from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F, Q
+from django.db.models.functions import Now
 from django.utils import timezone
 
 from updates.models import Delivery, Subscriber, Update
@@ -17,6 +19,27 @@ from updates.models import Delivery, Subscriber, Update
 logger = logging.getLogger(__name__)
 
 CHUNK_SIZE = 500
+# Subscribers recorded per statement by a fan-out, whose chunks are queued before the next.
+SLICE_SIZE = 20 * CHUNK_SIZE
+# About every SYNC_EVERY outcomes of a chunk, one group's record is committed with a WAL flush,
+# the others without (delivery.lazily_committed), so that a crash of PostgreSQL loses at most
+# the records after the last flush.
+SYNC_EVERY = 50
+
+
+def flushed_every(group_size: int) -> int:
+    """Every how many groups of outcomes a group's record waits for the WAL flush."""
+    return max(1, SYNC_EVERY // group_size)
+
+
+def in_doubt(*, restarted: bool) -> int:
+    """How many rows of a dead claim, from its lowest id still `sending`, may have gone out
+    unrecorded: the group in flight; after a crash of PostgreSQL, every group since the last
+    flushed one too."""
+    size = settings.NOTIFICATION_RECORD_EVERY
+    return flushed_every(size) * size if restarted else size
+
+
 INTERRUPTED = "interrupted: the worker stopped while sending; not sent again to avoid a duplicate"
 
 
@@ -27,36 +50,38 @@ def _reachable(channel: str) -> Q:
 
 
 def record_deliveries(update: Update) -> int:
-    """Create the pending Delivery rows of an update, keeping any that exist already.
+    """Create the pending Delivery rows of an update, keeping any that exist already."""
+    return sum(len(ids) for _, ids in recorded_slices(update))
 
-    One INSERT ... SELECT per channel: the database copies thousands of subscribers in a
+
+def recorded_slices(update: Update, size: int = SLICE_SIZE) -> Iterator[tuple[str, list[int]]]:
+    """Create the pending Delivery rows of an update, `size` subscribers at a time, keeping
+    any that exist already; yields (channel, ids of the rows created) as each slice is
+    committed, so that their sending can begin while the next slices are recorded.
+
+    One INSERT ... SELECT per slice: the database copies thousands of subscribers in a
     fraction of the time building model instances would take.
     """
-    created = 0
+    table = connection.ops.quote_name(Delivery._meta.db_table)
     for channel in Delivery.Channel.values:
-        subscribers = (
-            Subscriber.objects.filter(
-                _reachable(channel),
-                trail_system_id=update.trail_system_id,
-                unsubscribed_on__isnull=True,
-            )
-            .order_by()
-            .values_list("id", flat=True)
-        )
-        select_sql, select_params = subscribers.query.sql_with_params()
-        table = connection.ops.quote_name(Delivery._meta.db_table)
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"INSERT INTO {table} "
-                "(update_id, subscriber_id, channel, state, attempts, error, created_on) "
-                f"SELECT %s, ids.id, %s, %s, 0, '', %s FROM ({select_sql}) AS ids "
-                # WHERE true: SQLite needs it to read ON CONFLICT after a SELECT.
-                "WHERE true "
-                "ON CONFLICT DO NOTHING",
-                (update.pk, channel, Delivery.State.PENDING, timezone.now(), *select_params),
-            )
-            created += cursor.rowcount
-    return created
+        reachable = Subscriber.objects.filter(
+            _reachable(channel), trail_system_id=update.trail_system_id, unsubscribed_on=None
+        ).order_by("pk")
+        subscriber_ids = list(reachable.values_list("pk", flat=True))
+        for start in range(0, len(subscriber_ids), size):
+            chosen = reachable.filter(pk__in=subscriber_ids[start : start + size])
+            select_sql, select_params = chosen.values_list("id").query.sql_with_params()
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    f"INSERT INTO {table} "
+                    "(update_id, subscriber_id, channel, state, attempts, error, created_on) "
+                    f"SELECT %s, ids.id, %s, %s, 0, '', %s FROM ({select_sql}) AS ids "
+                    # WHERE true: SQLite needs it to read ON CONFLICT after a SELECT.
+                    "WHERE true "
+                    "ON CONFLICT DO NOTHING RETURNING id",
+                    (update.pk, channel, Delivery.State.PENDING, timezone.now(), *select_params),
+                )
+                yield channel, sorted(row[0] for row in cursor.fetchall())
 
 
 def pending_chunks(update_id: str, size: int = CHUNK_SIZE) -> list[tuple[str, list[int]]]:
@@ -95,8 +120,9 @@ def claim(delivery_ids: Iterable[int], channel: str) -> list[Delivery]:
         )
         claimed = [d for d in candidates if d.subscriber_id in sendable_ids]
         skipped = [d.pk for d in candidates if d.subscriber_id not in sendable_ids]
+        # The database's clock, which recover_stale_claims compares with the database's start.
         Delivery.objects.filter(pk__in=[d.pk for d in claimed]).update(
-            state=Delivery.State.SENDING, attempts=F("attempts") + 1, claimed_on=timezone.now()
+            state=Delivery.State.SENDING, attempts=F("attempts") + 1, claimed_on=Now()
         )
         Delivery.objects.filter(pk__in=skipped).update(state=Delivery.State.SKIPPED)
     for delivery in claimed:
@@ -127,16 +153,27 @@ def updates_to_sweep(now: datetime | None = None) -> list[str]:
     return sorted({*never_fanned_out, *never_attempted})
 
 
+def database_started() -> datetime | None:
+    """When PostgreSQL last started (after a crash too); None on SQLite."""
+    if connection.vendor != "postgresql":
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_postmaster_start_time()")
+        return cursor.fetchone()[0]
+
+
 def recover_stale_claims(now: datetime | None = None) -> list[str]:
     """Release the deliveries of claims older than DELIVERY_LEASE; returns their updates.
 
-    A chunk sends its rows one by one in id order and records each outcome before the next
-    send, and past the lease the claiming task is dead (its hard time limit is shorter). So
-    per claim, the lowest-id row still `sending` may have reached the provider: it becomes
-    failed, never sent twice. The rest were never handed over: they go back to pending with
-    their attempt given back (README, "Notifications").
+    A chunk sends its rows one by one in id order and records their outcomes a group at a
+    time before the next send, and past the lease the claiming task is dead (its hard time
+    limit is shorter). So per claim, the lowest-id rows still `sending`, as many as in_doubt
+    says, may have reached the provider: they become failed, never sent twice. The rest were
+    never handed over: they go back to pending with their attempt given back (README,
+    "Notifications").
     """
     cutoff = (now or timezone.now()) - settings.DELIVERY_LEASE
+    started = database_started()
     with transaction.atomic():
         stale = list(
             Delivery.objects.select_for_update(skip_locked=True)
@@ -144,10 +181,12 @@ def recover_stale_claims(now: datetime | None = None) -> list[str]:
             .order_by("pk")
             .values_list("pk", "update_id", "channel", "claimed_on")
         )
-        in_flight: dict[tuple, int] = {}
+        doubtful: dict[tuple, list[int]] = defaultdict(list)
         for pk, update_id, channel, claimed_on in stale:
-            in_flight.setdefault((update_id, channel, claimed_on), pk)
-        interrupted = set(in_flight.values())
+            rows = doubtful[update_id, channel, claimed_on]
+            if len(rows) < in_doubt(restarted=bool(started and claimed_on < started)):
+                rows.append(pk)
+        interrupted = {pk for rows in doubtful.values() for pk in rows}
         Delivery.objects.filter(pk__in=interrupted).update(
             state=Delivery.State.FAILED, error=INTERRUPTED
         )

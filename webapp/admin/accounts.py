@@ -6,16 +6,25 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext_lazy as _
 
 from apikeys.models import ApiKey, User
-from apikeys.services import create_key, revoke_key
+from apikeys.services import (
+    change_account,
+    create_account,
+    create_key,
+    delete_account,
+    revoke_key,
+)
 from trails.models import TrailSystem
 from trails.selectors import managed_systems
 from webapp import roles
-from webapp.admin.base import ServiceAdmin, account_text
-from webapp.scoping import RoleScopedAdmin
+from webapp.admin.base import DeleteThroughService, ServiceAdmin, account_text
 
 
 @admin.register(User)
-class UserAdmin(RoleScopedAdmin):
+class UserAdmin(DeleteThroughService, ServiceAdmin):
+    """Accounts, the operators' (superAdmins'): written through apikeys.services."""
+
+    row_name = "user"
+    delete_function = staticmethod(delete_account)
     list_display = ["uid", "email", "is_super_admin", "is_staff", "is_active", "last_login"]
     list_filter = ["is_super_admin", "is_staff", "is_active"]
     search_fields = ["uid", "email"]
@@ -27,15 +36,29 @@ class UserAdmin(RoleScopedAdmin):
         "is_superuser",
         "is_active",
         "invitation_pending",
+        "groups",
+        "user_permissions",
         "date_joined",
         "last_login",
     ]
-    # No groups or model permissions: they grant nothing here (webapp.backends), roles do.
     readonly_fields = ["invitation_pending", "date_joined", "last_login"]
+    filter_horizontal = ["groups", "user_permissions"]
 
     def get_readonly_fields(self, request, obj=None):
         # The uid is the Firebase identity: set once, never edited.
         return [*self.readonly_fields, "uid"] if obj else self.readonly_fields
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            change_account(user=obj, changes=self.changed_fields(form))
+            return
+        fields = dict(form.cleaned_data)
+        user = create_account(uid=fields.pop("uid"), fields=fields)
+        obj.pk = user.pk
+        obj._state.adding = False
+
+    def save_related(self, request, form, formsets, change):
+        """The service has set the account's groups and permissions."""
 
 
 ACCESS_LABELS = {"write": _("Read and write"), "read": _("Read only")}
@@ -92,6 +115,7 @@ class ApiKeyAdmin(ServiceAdmin):
         "last_used_on", "revoked", "revoked_on",
     ]  # fmt: skip
     actions = ["revoke"]
+    form_field_of = {"trail_system_ids": "trail_system"}
 
     @admin.display(description=_("Access"))
     def access(self, key) -> str:

@@ -1,18 +1,20 @@
 """Bases every web-app page shares."""
 
+from dataclasses import dataclass, field
+
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.contrib.admin.utils import model_ngettext
 from django.db import transaction
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 from djangorestframework_camel_case.util import camel_to_underscore
 
 from core.actors import Actor, Via
-from core.compiles import request_compile
 from core.errors import DomainError
-from core.models import Audited
 from webapp.scoping import RoleScopedAdmin
 
 
@@ -62,6 +64,10 @@ class ServiceAdmin(RoleScopedAdmin):
     on the form, which shows again with the person's input; nothing of the refused save is kept
     (the admin's transaction is rolled back)."""
 
+    # The services' name of a field (snake_case of the name in their messages) -> the form's
+    # name of it, where the two differ: `trailIds: ...` belongs on the form's `trails`.
+    form_field_of: dict[str, str] = {}
+
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
         try:
             return super().changeform_view(request, object_id, form_url, extra_context)
@@ -76,7 +82,11 @@ class ServiceAdmin(RoleScopedAdmin):
         refusal = getattr(request, "service_refusal", None)
         if refusal is None:
             return form
-        return type(form.__name__, (RefusedForm, form), {"refusal": refusal})
+        return type(
+            form.__name__,
+            (RefusedForm, form),
+            {"refusal": refusal, "form_field_of": self.form_field_of},
+        )
 
     def changed_fields(self, form) -> dict:
         """What the person changed, as the services take it."""
@@ -86,14 +96,17 @@ class ServiceAdmin(RoleScopedAdmin):
 class RefusedForm(forms.BaseForm):
     """A form a service refused: the refusal is its error, so it is invalid. The error goes on
     the field the service's message names (`expirationDate: must be ...`), without the name;
-    on the form as a whole when it names no field of this form."""
+    on the form as a whole when it names no field of this form (`form_field_of` translates the
+    services' names)."""
 
     refusal: DomainError
+    form_field_of: dict[str, str]
 
     def clean(self):
         cleaned = super().clean()
         named, separator, rest = self.refusal.message.partition(": ")
         field = camel_to_underscore(named)
+        field = self.form_field_of.get(field, field)
         if separator and field in self.fields:
             self.add_error(field, rest[:1].upper() + rest[1:])
         else:
@@ -101,36 +114,21 @@ class RefusedForm(forms.BaseForm):
         return cleaned
 
 
-class CompileOnWriteAdmin(RoleScopedAdmin):
-    """Stamps who changed a row and queues a compile of its system on add, change, delete."""
+class DeleteThroughService(RoleScopedAdmin):
+    """Delete for good (the row's page, or the list's "Delete selected") through the service
+    that owns the removal and its compile request: the selected rows the person may delete,
+    in one transaction. `delete_function` takes the row as `row_name`, and the actor."""
 
-    def save_model(self, request, obj, form, change):
-        if isinstance(obj, Audited):
-            obj.updated_on = timezone.now()
-            obj.updated_by = request.user.pk
-            if not change:
-                obj.created_by = request.user.pk
-        # A row moved to another system leaves the old system's published file too.
-        previous = form.initial.get("trail_system") if "trail_system" in form.changed_data else None
-        with transaction.atomic():
-            super().save_model(request, obj, form, change)
-            reason = f"web app saved {obj._meta.model_name}"
-            for system_id in {obj.trail_system_id, previous} - {None}:
-                request_compile(system_id, reason=reason)
+    delete_function = None
+    row_name = ""
 
-    def delete_model(self, request, obj):
-        with transaction.atomic():
-            super().delete_model(request, obj)
-            request_compile(obj.trail_system_id, reason=f"web app deleted {obj._meta.model_name}")
+    def delete_model(self, request, obj) -> None:
+        self.delete_function(**{self.row_name: obj}, actor=web_actor(request))
 
-    def delete_queryset(self, request, queryset):
+    def delete_queryset(self, request, queryset) -> None:
         with transaction.atomic():
-            system_ids = set(queryset.values_list("trail_system_id", flat=True))
-            super().delete_queryset(request, queryset)
-            for system_id in sorted(system_ids):
-                request_compile(
-                    system_id, reason=f"web app deleted {queryset.model._meta.verbose_name_plural}"
-                )
+            for obj in self.scoped(request, queryset, "delete"):
+                self.delete_model(request, obj)
 
 
 class ReadOnlyAdmin(RoleScopedAdmin):
@@ -146,10 +144,77 @@ class ReadOnlyAdmin(RoleScopedAdmin):
         return False
 
 
-def apply_to_selected(model_admin, request, queryset, service, done: str) -> None:
-    """Run a trash service on each selected row as the signed-in user, and say how many;
+@dataclass
+class ActionOutcome:
+    """What a list action did: how many rows, and the rows a service refused with its reason."""
+
+    done: int = 0
+    refused: list[tuple[list, str]] = field(default_factory=list)
+    seen: set[str] = field(default_factory=set)  # the ids of the selected rows still listed
+
+    def refuse(self, rows: list, reason: str) -> None:
+        self.refused.append((rows, reason))
+        self.seen.update(str(row.pk) for row in rows)
+
+    def count(self, rows: list) -> None:
+        self.done += len(rows)
+        self.seen.update(str(row.pk) for row in rows)
+
+
+def report_outcome(
+    model_admin,
+    request,
+    outcome: ActionOutcome,
+    *,
+    done: str,
+    not_done: str,
+    params: dict | None = None,
+) -> None:
+    """Tell the person what a list action did. Each row is its own change, as in the API, so a
+    refusal leaves only the rows it names as they were and the others are done; selected rows
+    no longer in the list (someone else trashed, restored or deleted them meanwhile) are left
+    alone and counted. `done` takes the count; `not_done` says what did not happen; both
+    take `params`."""
+    params = params or {}
+    if outcome.done:
+        model_admin.message_user(
+            request, done % {"count": outcome.done, **params}, messages.SUCCESS
+        )
+    for rows, reason in outcome.refused:
+        names = ", ".join(f"“{row}”" for row in rows)
+        model_admin.message_user(request, f"{not_done % params}: {names}. {reason}", messages.ERROR)
+    gone = _vanished(request, outcome.seen)
+    if gone:
+        model_admin.message_user(
+            request,
+            ngettext(
+                "%(count)d selected %(items)s is no longer in this list (someone else moved, "
+                "restored or deleted it meanwhile); it was left as it is.",
+                "%(count)d selected %(items)s are no longer in this list (someone else moved, "
+                "restored or deleted them meanwhile); they were left as they are.",
+                gone,
+            )
+            % {"count": gone, "items": model_ngettext(model_admin.opts, gone)},
+            messages.WARNING,
+        )
+
+
+def _vanished(request, seen: set[str]) -> int:
+    """Selected rows the action did not find; 0 when every row of the list was selected."""
+    if request.POST.get("select_across") == "1":
+        return 0
+    return len(set(request.POST.getlist(helpers.ACTION_CHECKBOX_NAME)) - seen)
+
+
+def apply_to_selected(model_admin, request, queryset, service, done: str, not_done: str) -> None:
+    """Run a trash service on each selected row as the signed-in user, and report the outcome;
     the admin names the row the way the service does (`row_name`: trail, point)."""
-    selected = list(queryset)
-    for obj in selected:
-        service(**{model_admin.row_name: obj}, actor=web_actor(request))
-    model_admin.message_user(request, f"{done} {len(selected)}.", messages.SUCCESS)
+    outcome = ActionOutcome()
+    for obj in queryset:
+        try:
+            service(**{model_admin.row_name: obj}, actor=web_actor(request))
+        except DomainError as error:
+            outcome.refuse([obj], error.message)
+        else:
+            outcome.count([obj])
+    report_outcome(model_admin, request, outcome, done=done, not_done=not_done)

@@ -1,7 +1,7 @@
 """The web app for trail systems, members, trails with their activities, points and the trash.
 
-Every admin write to trails, points (and updates, see webapp.admin.updates) queues a recompile
-in the same transaction, exactly as an API write does.
+Every write to trails and points (and updates, see webapp.admin.updates) is a service call, so
+it queues a recompile and records the history in the same transaction, as an API write does.
 """
 
 import json
@@ -16,7 +16,7 @@ from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
 
 from trails import selectors, services, trash
-from trails.fields import ACTIVITY_FIELDS, TRAIL_FIELDS
+from trails.fields import ACTIVITY, POINT, TRAIL, WEB_APP
 from trails.geometry import GeometryError
 from trails.geometry import validate as validate_geometry
 from trails.importing import InvalidInput, validate_role
@@ -31,7 +31,7 @@ from trails.models import (
 )
 from webapp import grooming_page, roles, system_pages
 from webapp.admin.base import (
-    CompileOnWriteAdmin,
+    DeleteThroughService,
     ServiceAdmin,
     SystemLinkOnViewMixin,
     account_text,
@@ -77,7 +77,9 @@ OWNER_TEXT = {"owner": "owner_account"}
 
 
 @admin.register(TrailSystem)
-class TrailSystemAdmin(ServiceAdmin):
+class TrailSystemAdmin(DeleteThroughService, ServiceAdmin):
+    row_name = "system"
+    delete_function = staticmethod(services.delete_trail_system)
     list_display = [
         "name",
         "id",
@@ -88,6 +90,7 @@ class TrailSystemAdmin(ServiceAdmin):
         "open_trails",
     ]
     list_filter = ["inactive", "subscription", "language"]
+    list_select_related = ["owner"]
     search_fields = ["name", "id", "owner__uid", "owner__email"]
     autocomplete_fields = ["owner"]
     inlines = [MembershipInline]
@@ -212,7 +215,7 @@ class TrailActivityForm(forms.ModelForm):
 
     class Meta:
         model = TrailActivity
-        fields = list(ACTIVITY_FIELDS)
+        fields = list(ACTIVITY.names(WEB_APP))
 
 
 class TrailActivityInline(RoleScopedTabularInline):
@@ -225,7 +228,7 @@ class TrailActivityInline(RoleScopedTabularInline):
 class TrailForm(forms.ModelForm):
     class Meta:
         model = Trail
-        fields = ["trail_system", *TRAIL_FIELDS, "geometry"]
+        fields = ["trail_system", *TRAIL.names(WEB_APP), "geometry"]
         help_texts = {"geometry": _("GeoJSON LineString or MultiLineString, [lng, lat] positions.")}
         widgets = {"geometry": GeometryMapWidget}
 
@@ -244,7 +247,14 @@ class TrashActionMixin:
 
     @admin.action(description=_("Move selected to the trash"), permissions=["change"])
     def move_to_trash(self, request, queryset):
-        apply_to_selected(self, request, queryset, self.trash_function, _("Moved to the trash:"))
+        apply_to_selected(
+            self,
+            request,
+            queryset,
+            self.trash_function,
+            done=_("Moved to the trash: %(count)d."),
+            not_done=_("Not moved to the trash"),
+        )
 
 
 HISTORY_COLUMNS = (_("When"), _("Field"), _("Activity"), _("From"), _("To"), _("Who"), _("Path"))
@@ -289,13 +299,13 @@ def activities_of(formset) -> list[dict] | None:
         if form.cleaned_data and not form.cleaned_data.get("DELETE")
     ]
     return [
-        {name: data[name] for name in ACTIVITY_FIELDS if data.get(name) is not None}
+        {name: data[name] for name in ACTIVITY.names(WEB_APP) if data.get(name) is not None}
         for data in sorted(kept, key=lambda data: data.get("position") or 0)
     ]
 
 
 @admin.register(Trail)
-class TrailAdmin(TrashActionMixin, ServiceAdmin, CompileOnWriteAdmin):
+class TrailAdmin(TrashActionMixin, DeleteThroughService, ServiceAdmin):
     """Saved by one service call (create_trail or change_trail) with the inline's activities,
     so the web app applies the API's rules: Closed closes every activity, a new geometry gets
     new elevations, every status change is recorded."""
@@ -303,10 +313,13 @@ class TrailAdmin(TrashActionMixin, ServiceAdmin, CompileOnWriteAdmin):
     form = TrailForm
     row_name = "trail"
     trash_function = staticmethod(trash.trash_trail)
+    delete_function = staticmethod(trash.delete_trail)
     inlines = [TrailActivityInline]
     actions = [*STATUS_ACTIONS, "move_to_trash"]
     list_display = ["name", "trail_system", "status", "activity_list", "difficulty", "distance"]
     list_filter = ["status", ActivityFilter, CategoryFilter, "difficulty", "trail_system"]
+    # System by system, each in its order: the index a page of half a million trails reads.
+    ordering = ["trail_system_id", "order"]
     search_fields = ["name"]
     list_select_related = ["trail_system"]
     autocomplete_fields = ["trail_system"]
@@ -323,6 +336,11 @@ class TrailAdmin(TrashActionMixin, ServiceAdmin, CompileOnWriteAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).prefetch_related("activities")
+
+    def get_ordering(self, request):
+        """A search is served by the trigram index and its few rows sorted by name, rather
+        than half a million trails walked in system order for a term thought common."""
+        return ["name"] if request.GET.get("q") else super().get_ordering(request)
 
     @admin.display(description=_("activities"))
     def activity_list(self, trail) -> str:
@@ -358,17 +376,25 @@ class TrailAdmin(TrashActionMixin, ServiceAdmin, CompileOnWriteAdmin):
         return super().construct_change_message(request, form, [], add)
 
 
+class PointForm(forms.ModelForm):
+    class Meta:
+        model = Point
+        fields = ["trail_system", *POINT.names(WEB_APP), "lat", "lng"]
+
+
 @admin.register(Point)
-class PointAdmin(TrashActionMixin, ServiceAdmin, CompileOnWriteAdmin):
+class PointAdmin(TrashActionMixin, DeleteThroughService, ServiceAdmin):
     row_name = "point"
     trash_function = staticmethod(trash.trash_point)
+    delete_function = staticmethod(trash.delete_point)
     list_display = ["name", "trail_system", "marker_class", "status", "hidden", "created_on"]
     list_filter = ["status", "marker_class", "trail_system"]
+    ordering = ["trail_system_id", "-created_on"]  # as the system's points index reads
     search_fields = ["name", "id"]
     list_select_related = ["trail_system"]
     autocomplete_fields = ["trail_system"]
+    form = PointForm
     readonly_fields = ["id", "created_on", "created_by", "updated_by", status_history]
-    exclude = ["trashed_on", "trashed_by", "updated_on"]
 
     def save_model(self, request, obj, form, change):
         if change:
@@ -384,7 +410,7 @@ class PointAdmin(TrashActionMixin, ServiceAdmin, CompileOnWriteAdmin):
         obj._state.adding = False
 
 
-class TrashAdmin(SystemLinkOnViewMixin, CompileOnWriteAdmin):
+class TrashAdmin(SystemLinkOnViewMixin, DeleteThroughService):
     """Trashed rows, read-only; restore puts them back, delete removes them for good."""
 
     restore_function = None
@@ -408,7 +434,12 @@ class TrashAdmin(SystemLinkOnViewMixin, CompileOnWriteAdmin):
     @admin.action(description=_("Restore selected from the trash"), permissions=["restore"])
     def restore(self, request, queryset):
         apply_to_selected(
-            self, request, queryset, self.restore_function, _("Restored from the trash:")
+            self,
+            request,
+            queryset,
+            self.restore_function,
+            done=_("Restored from the trash: %(count)d."),
+            not_done=_("Not restored"),
         )
 
 
@@ -416,9 +447,11 @@ class TrashAdmin(SystemLinkOnViewMixin, CompileOnWriteAdmin):
 class TrashedTrailAdmin(TrashAdmin):
     row_name = "trail"
     restore_function = staticmethod(trash.restore_trail)
+    delete_function = staticmethod(trash.delete_trail)
 
 
 @admin.register(TrashedPoint)
 class TrashedPointAdmin(TrashAdmin):
     row_name = "point"
     restore_function = staticmethod(trash.restore_point)
+    delete_function = staticmethod(trash.delete_point)

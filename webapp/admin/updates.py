@@ -1,6 +1,7 @@
 """Web app for updates (recompiled on every change), subscribers and deliveries (read-only)."""
 
 import csv
+from itertools import chain
 
 from django import forms
 from django.contrib import admin, messages
@@ -10,19 +11,20 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from updates import services
-from updates.enums import SURFACE_CONDITIONS
+from updates.enums import SURFACE_CONDITIONS, UpdateType
 from updates.models import Delivery, Subscriber, Update
 from updates.subscribers import (
     active_subscriber_count,
     add_subscriber,
     change_subscriber,
     clean_contact,
+    delete_subscriber,
     unsubscribe_subscribers,
 )
-from updates.types import SNOW_DEPTHS, SURFACE_CONDITION_CATALOG
+from updates.types import SURFACE_CONDITION_CATALOG, TYPE_FIELDS
 from webapp import roles
 from webapp.admin.base import (
-    CompileOnWriteAdmin,
+    DeleteThroughService,
     ReadOnlyAdmin,
     ServiceAdmin,
     SystemLinkOnViewMixin,
@@ -30,8 +32,6 @@ from webapp.admin.base import (
     web_actor,
 )
 from webapp.trail_admin import page_language
-
-SNOW_DATES = ["last_snow_date", "last_snow_time", "last_snow_making_date"]
 
 
 def surface_condition_choices() -> list[tuple[str, str]]:
@@ -69,12 +69,7 @@ class UpdateForm(forms.ModelForm):
             "expiration_date",
             "trails",
             "all_trails",
-            "description",
-            "severity",
-            "link_url",
-            "conditions",
-            *SNOW_DEPTHS,
-            *SNOW_DATES,
+            *chain.from_iterable(TYPE_FIELDS.values()),
         ]
 
     def clean(self):
@@ -122,8 +117,12 @@ def service_fields(cleaned: dict, names) -> dict:
 
 
 @admin.register(Update)
-class UpdateAdmin(ServiceAdmin, CompileOnWriteAdmin):
-    """Created and changed through updates.services, as the API does (source `web`)."""
+class UpdateAdmin(DeleteThroughService, ServiceAdmin):
+    """Created, changed and deleted through updates.services, as the API does (source `web`)."""
+
+    row_name = "update"
+    delete_function = staticmethod(services.delete_update)
+    form_field_of = {"trail_ids": "trails"}
 
     form = UpdateForm
     list_display = ["type", "trail_system", "expiration_date", "notify", "source", "updated_on"]
@@ -153,9 +152,10 @@ class UpdateAdmin(ServiceAdmin, CompileOnWriteAdmin):
         common = ["expiration_date", "trails", "all_trails"]
         sections = [
             (None, {"fields": [*self.get_readonly_fields(request, obj), *common]}),
-            (_("Notice"), {"fields": ["description", "severity", "link_url"]}),
-            (_("Surface conditions"), {"fields": ["conditions"]}),
-            (_("Snow report"), {"fields": [*SNOW_DEPTHS, *SNOW_DATES]}),
+            *(
+                (UpdateType(kind).label, {"fields": list(names)})
+                for kind, names in TYPE_FIELDS.items()
+            ),
         ]
         if obj is None:
             sections[0][1]["fields"][:0] = ["trail_system", "type"]
@@ -211,9 +211,12 @@ class SubscriberForm(forms.ModelForm):
 
 
 @admin.register(Subscriber)
-class SubscriberAdmin(SystemLinkOnViewMixin, ServiceAdmin):
+class SubscriberAdmin(SystemLinkOnViewMixin, DeleteThroughService, ServiceAdmin):
     """Everyone who manages the system sees the list; its Administrators may unsubscribe people
     and export the list as CSV. Rows are changed by hand only by superAdmins."""
+
+    row_name = "subscriber"
+    delete_function = staticmethod(delete_subscriber)
 
     form = SubscriberForm
     list_display = ["__str__", "trail_system", "email", "phone", "created_on", "unsubscribed_on"]
@@ -223,6 +226,11 @@ class SubscriberAdmin(SystemLinkOnViewMixin, ServiceAdmin):
     autocomplete_fields = ["trail_system"]
     readonly_fields = ["id", "created_on", "email_failed_on", "phone_failed_on"]
     actions = ["unsubscribe", "export_csv"]
+
+    def get_ordering(self, request):
+        """A search is served by the trigram indexes and its few rows sorted; in creation
+        order PostgreSQL may walk a million rows for a term it thinks common."""
+        return ["email"] if request.GET.get("q") else super().get_ordering(request)
 
     def has_change_permission(self, request, obj=None) -> bool:
         return roles.is_super(request.user)

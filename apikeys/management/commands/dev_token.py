@@ -2,8 +2,9 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.core.validators import validate_email
 
-from apikeys.models import User
+from apikeys.services import account_for_identity
 from apikeys.tokens import mint_emulator_token
+from core.errors import NotAuthenticated
 from trails.importing import InvalidInput, validate_uid
 
 # A working day: long enough for a development session, short enough to notice expiry.
@@ -30,9 +31,9 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from None
         except ValidationError:
             raise CommandError(f"{email!r} is not a valid email address.") from None
-        user, _ = User.objects.get_or_create(uid=uid, defaults={"email": email})
-        if email and user.email != email:
-            user.email = email
-            user.save(update_fields=["email"])
+        try:
+            user = account_for_identity(uid=uid, email=email)
+        except NotAuthenticated as error:
+            raise CommandError(error.message) from None
         token = mint_emulator_token(uid, email or user.email or None, expires_in=DEV_TOKEN_LIFETIME)
         self.stdout.write(token)

@@ -2,7 +2,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from apikeys.models import User
+from apikeys.services import set_super_admin
+from core.errors import NotFound
 from trails.importing import InvalidInput, validate_uid
 
 
@@ -18,11 +19,8 @@ class Command(BaseCommand):
             uid = validate_uid(options["uid"])
         except InvalidInput as error:
             raise CommandError(str(error)) from None
-        if options["off"]:
-            if not User.objects.filter(uid=uid).update(is_super_admin=False):
-                raise CommandError(f"No account with uid {uid}.")
-        else:
-            user, _ = User.objects.get_or_create(uid=uid)
-            user.is_super_admin = True
-            user.save(update_fields=["is_super_admin"])
+        try:
+            set_super_admin(uid=uid, super_admin=not options["off"])
+        except NotFound as error:
+            raise CommandError(error.message) from None
         self.stdout.write(json.dumps({"uid": uid, "superAdmin": not options["off"]}))

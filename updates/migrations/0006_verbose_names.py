@@ -11,8 +11,8 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('trails', '0005_verbose_names'),
-        ('updates', '0004_delivery_claimed_on'),
+        ('trails', '0006_verbose_names'),
+        ('updates', '0005_list_indexes'),
     ]
 
     operations = [
@@ -75,7 +75,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='delivery',
             name='update',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='deliveries', to='updates.update', verbose_name='update'),
+            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='deliveries', to='updates.update', verbose_name='update'),
         ),
         migrations.AlterField(
             model_name='pendingsubscription',

@@ -11,7 +11,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('trails', '0004_row_version_triggers'),
+        ('trails', '0005_name_search_index'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

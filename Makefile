@@ -9,7 +9,7 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/trails
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint format bench bench-scale venv assets fuzz faults
+.PHONY: run test lint format messages bench bench-scale venv assets fuzz faults
 
 venv: $(STAMP)
 
@@ -44,6 +44,11 @@ lint: venv
 format: venv
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+
+# The web app's French catalog (webapp/locale/fr): collect every marked string and compile;
+# translate the new entries, then run it again (README, "Web app").
+messages: venv
+	DJANGO_SETTINGS_MODULE=tests.settings $(BIN)/python manage.py translations
 
 # Long schema-driven run against /api/v1 (FUZZ_SECONDS per credential; README, "Operations").
 fuzz: venv

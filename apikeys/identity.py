@@ -71,4 +71,8 @@ def _is_number(value) -> bool:
 
 def user_for_claims(claims: dict) -> User:
     """The account a verified token names (made or brought up to date by the service)."""
-    return account_for_identity(uid=claims["uid"], email=claims.get("email") or "")
+    return account_for_identity(
+        uid=claims["uid"],
+        email=claims.get("email") or "",
+        email_verified=claims.get("email_verified") is True,
+    )

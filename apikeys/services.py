@@ -11,6 +11,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from apikeys import keys
+from apikeys.accounts import claim_invited_account
 from apikeys.credentials import Credential
 from apikeys.models import ApiKey, User
 from core.actors import Actor
@@ -27,12 +28,16 @@ LAST_USED_REFRESH = timedelta(minutes=5)
 # Accounts
 
 
-def account_for_identity(*, uid: str, email: str = "") -> User:
+def account_for_identity(*, uid: str, email: str = "", email_verified: bool = False) -> User:
     """The account of a verified identity (an ID token's claims, a development token), made
-    the first time the uid is seen; the identity's e-mail address, when it has one, replaces
-    the stored one. A disabled account is refused. Every token-authenticated request asks, so
-    a known account with the same address costs one read and opens no transaction."""
+    the first time the uid is seen, unless a verified address takes over the pending invited
+    account of that address (apikeys.accounts); the identity's e-mail address, when it has
+    one, replaces the stored one. A disabled account is refused. Every token-authenticated
+    request asks, so a known account with the same address costs one read and opens no
+    transaction."""
     user = User.objects.filter(uid=uid).first()
+    if user is None and email_verified:
+        user = claim_invited_account(uid=uid, email=email)
     if user is not None and not user.is_active:
         raise NotAuthenticated("invalid_token", "This account is disabled.")
     if user is None or (email and user.email != email):
@@ -119,14 +124,15 @@ class Invitation:
 def invite_member(*, system: TrailSystem, email: str, role: str, actor: Actor) -> Invitation:
     """Give the account with this address (made now if there is none) a role on the system.
 
-    A new account gets a random uid, as Firebase Auth gives one; its holder signs in with an
-    e-mailed link (the caller sends it once this transaction commits).
+    A new account gets a random uid and waits for its holder's first Firebase sign-in, which
+    takes it over (apikeys.accounts); until then they sign in with an e-mailed link (the caller
+    sends it once this transaction commits).
     """
     email = User.objects.normalize_email(email.strip())
     user = User.objects.filter(email__iexact=email, is_active=True).order_by("date_joined").first()
     created = user is None
     if created:
-        user = User.objects.create_user(secrets.token_hex(14), email)
+        user = User.objects.create_user(secrets.token_hex(14), email, invitation_pending=True)
     trail_services.set_member(system=system, user_id=user.pk, role=role, actor=actor)
     return Invitation(user, created)
 

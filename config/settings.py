@@ -144,6 +144,9 @@ else:
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("fr", "Français")]
+# One French catalog for what the web app shows, every app's models included: `make messages`
+# (makemessages from the repository's root) writes it here.
+LOCALE_PATHS = [BASE_DIR / "webapp" / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -448,12 +451,8 @@ CONTENT_SECURITY_POLICY = {
         # Django admin and Swagger UI set style attributes.
         "style-src": ["'self'", "'unsafe-inline'"],
         "img-src": ["'self'", "data:", "https:"],
-        # The web-app login talks to Firebase Auth from the browser.
-        "connect-src": [
-            "'self'",
-            "https://identitytoolkit.googleapis.com",
-            "https://securetoken.googleapis.com",
-        ],
+        # The web-app login page adds Firebase Auth for itself (webapp.signin.allow_firebase).
+        "connect-src": ["'self'"],
         "frame-ancestors": ["'self'"],
         "object-src": ["'none'"],
         "base-uri": ["'self'"],

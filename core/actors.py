@@ -4,17 +4,18 @@ history, so a manager can tell a groomer's phone from the web app from an import
 from dataclasses import dataclass
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class Via(models.TextChoices):
     """The path a change came by (the history's `via`)."""
 
-    API_KEY = "api-key"
-    ID_TOKEN = "id-token"
-    WEB_APP = "web-app"
-    IMPORT = "import"
-    BULK = "bulk"
-    GROOMING = "grooming"
+    API_KEY = "api-key", _("API key")
+    ID_TOKEN = "id-token", _("ID token")
+    WEB_APP = "web-app", _("Web app")
+    IMPORT = "import", _("Import")
+    BULK = "bulk", _("Bulk change")
+    GROOMING = "grooming", _("Grooming")
 
 
 @dataclass(frozen=True)

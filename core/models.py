@@ -2,6 +2,7 @@
 
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from core.ids import ID_MAX_LENGTH, new_id
 
@@ -19,10 +20,16 @@ class IdField(models.CharField):
 class Audited(models.Model):
     """createdOn/createdBy/updatedOn/updatedBy as the spec shows them (by = the caller's uid)."""
 
-    created_on = models.DateTimeField(default=timezone.now, editable=False)
-    created_by = models.CharField(max_length=128, blank=True, default="")
-    updated_on = models.DateTimeField(default=timezone.now)
-    updated_by = models.CharField(max_length=128, blank=True, default="")
+    created_on = models.DateTimeField(
+        default=timezone.now, editable=False, verbose_name=_("created on")
+    )
+    created_by = models.CharField(
+        max_length=128, blank=True, default="", verbose_name=_("created by")
+    )
+    updated_on = models.DateTimeField(default=timezone.now, verbose_name=_("updated on"))
+    updated_by = models.CharField(
+        max_length=128, blank=True, default="", verbose_name=_("updated by")
+    )
 
     class Meta:
         abstract = True
@@ -43,8 +50,12 @@ class TrashManager(models.Manager):
 class Trashable(models.Model):
     """Soft delete: DELETE moves a row to the trash, restorable in the web app."""
 
-    trashed_on = models.DateTimeField(null=True, blank=True, db_index=True)
-    trashed_by = models.CharField(max_length=128, blank=True, default="")
+    trashed_on = models.DateTimeField(
+        null=True, blank=True, db_index=True, verbose_name=_("trashed on")
+    )
+    trashed_by = models.CharField(
+        max_length=128, blank=True, default="", verbose_name=_("trashed by")
+    )
 
     objects = LiveManager()
     trash = TrashManager()

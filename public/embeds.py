@@ -15,9 +15,14 @@ class EmbedSnippet:
     html: str
 
 
-def embed_snippets(system: TrailSystem) -> list[EmbedSnippet]:
-    """The map and the status list as iframes, with absolute addresses (PUBLIC_BASE_URL)."""
+def embed_snippets(system: TrailSystem, label_language: str = "") -> list[EmbedSnippet]:
+    """The map and the status list as iframes, with absolute addresses (PUBLIC_BASE_URL).
+
+    The iframes speak the system's language; the labels the reader's (`label_language`, by
+    default the system's too).
+    """
     texts = texts_for(system.language)
+    labels = texts_for(label_language or system.language)
     base = settings.PUBLIC_BASE_URL
     frame = (
         '<iframe src="{}" title="{}" width="100%" height="{}" loading="lazy" '
@@ -26,10 +31,10 @@ def embed_snippets(system: TrailSystem) -> list[EmbedSnippet]:
     title = texts["map_of"].format(name=system.name)
     return [
         EmbedSnippet(
-            texts["embed_map"], format_html(frame, f"{base}/embed/{system.pk}", title, 500)
+            labels["embed_map"], format_html(frame, f"{base}/embed/{system.pk}", title, 500)
         ),
         EmbedSnippet(
-            texts["embed_list"],
+            labels["embed_list"],
             format_html(frame, f"{base}/embed/{system.pk}/list", system.name, 400),
         ),
     ]

@@ -1,11 +1,13 @@
 from django.apps import AppConfig
 from django.db.models.signals import post_migrate
+from django.utils.translation import gettext_lazy as _
 
 from core.compiles import compile_requested
 
 
 class PublishingConfig(AppConfig):
     name = "publishing"
+    verbose_name = _("Publishing")
 
     def ready(self) -> None:
         # These modules load models, which only exist once the app registry is ready.

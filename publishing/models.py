@@ -2,6 +2,7 @@
 
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from core.models import IdField
 from trails.models import TrailSystem
@@ -13,21 +14,28 @@ class CompileRequestQuerySet(models.QuerySet):
 
 
 class CompileRequest(models.Model):
-    id = IdField(primary_key=True)
+    id = IdField(primary_key=True, verbose_name=_("ID"))
     trail_system = models.ForeignKey(
-        TrailSystem, on_delete=models.CASCADE, related_name="compile_requests"
+        TrailSystem,
+        on_delete=models.CASCADE,
+        related_name="compile_requests",
+        verbose_name=_("trail system"),
     )
-    reason = models.CharField(max_length=200, blank=True, default="")
-    requested_on = models.DateTimeField(default=timezone.now)
+    reason = models.CharField(max_length=200, blank=True, default="", verbose_name=_("reason"))
+    requested_on = models.DateTimeField(default=timezone.now, verbose_name=_("requested on"))
     # When the compile that served this request began; with done_on, how long it ran.
-    started_on = models.DateTimeField(null=True, blank=True)
-    done_on = models.DateTimeField(null=True, blank=True)
+    started_on = models.DateTimeField(null=True, blank=True, verbose_name=_("started on"))
+    done_on = models.DateTimeField(null=True, blank=True, verbose_name=_("done on"))
     # The file the compile that served this request published.
-    published_path = models.CharField(max_length=500, blank=True, default="")
+    published_path = models.CharField(
+        max_length=500, blank=True, default="", verbose_name=_("published path")
+    )
 
     objects = CompileRequestQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("compile request")
+        verbose_name_plural = _("compile requests")
         ordering = ["requested_on"]
         indexes = [
             models.Index(

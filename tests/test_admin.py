@@ -253,7 +253,7 @@ def test_an_unknown_activity_is_refused_with_a_clear_error(staff, system):
     activities = [{"value": "curling", "status": "Open", "difficulty": "", "position": "0"}]
     response = staff.post(url(Trail, "add"), trail_form(system, line(), activities))
     assert response.status_code == 200
-    assert "Unknown activity curling; choose one of:" in response.content.decode()
+    assert "Unknown activity curling; choose one from the list." in response.content.decode()
     assert not Trail.objects.filter(name="New loop").exists()
     assert compiles(system) == 0
 

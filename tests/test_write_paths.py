@@ -185,7 +185,7 @@ def test_the_trail_and_point_pages_show_the_status_history(system, manager, staf
     page = staff.get(change_page(trail)).content.decode()
     assert "Status history" in page
     assert "<td>&quot;Open&quot;</td><td>&quot;Caution&quot;</td>" in page
-    assert "id-token" in page
+    assert "ID token" in page  # the path it came by
 
     point = PointFactory(trail_system=system, wait_time=5)
     manager.patch(f"/api/v1/points/{point.pk}", {"waitTime": 25}, format="json")

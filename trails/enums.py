@@ -1,41 +1,42 @@
 """Every enumeration of spec section 2, values exactly as the interface spells them."""
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class TrailStatus(models.TextChoices):
-    OPEN = "Open"
-    CAUTION = "Caution"
-    CLOSED = "Closed"
-    NONE = "None", "None (derive from activities)"
+    OPEN = "Open", _("Open")
+    CAUTION = "Caution", _("Caution")
+    CLOSED = "Closed", _("Closed")
+    NONE = "None", _("None (derive from activities)")
 
 
 class PointStatus(models.TextChoices):
-    OPEN = "Open"
-    CAUTION = "Caution"
-    CLOSED = "Closed"
+    OPEN = "Open", _("Open")
+    CAUTION = "Caution", _("Caution")
+    CLOSED = "Closed", _("Closed")
 
 
 ActivityStatus = PointStatus
 
 
 class Difficulty(models.TextChoices):
-    CIRCLE = "circle"
-    SQUARE = "square"
-    DIAMOND = "diamond"
-    DOUBLE_DIAMOND = "doubleDiamond"
-    TERRAIN_PARK = "terrainPark"
-    NOT_RATED = "notRated"
+    CIRCLE = "circle", _("Circle")
+    SQUARE = "square", _("Square")
+    DIAMOND = "diamond", _("Diamond")
+    DOUBLE_DIAMOND = "doubleDiamond", _("Double diamond")
+    TERRAIN_PARK = "terrainPark", _("Terrain park")
+    NOT_RATED = "notRated", _("Not rated")
 
 
 class TrailType(models.TextChoices):
-    STANDARD = "Standard"
-    LIFT = "Lift"
+    STANDARD = "Standard", _("Standard")
+    LIFT = "Lift", _("Lift")
 
 
 class LineStyle(models.TextChoices):
-    SOLID = "Solid"
-    DASHED = "Dashed"
+    SOLID = "Solid", _("Solid")
+    DASHED = "Dashed", _("Dashed")
 
 
 MARKER_CLASSES = [
@@ -45,7 +46,39 @@ MARKER_CLASSES = [
     "wait-time", "water-access", "web-cam", "yurt",
 ]  # fmt: skip
 
-MarkerClass = models.TextChoices("MarkerClass", [(v, v) for v in MARKER_CLASSES])
+MARKER_LABELS = {
+    "bar": _("Bar"),
+    "cabin": _("Cabin"),
+    "dining": _("Dining"),
+    "dog-park": _("Dog park"),
+    "fallen-tree": _("Fallen tree"),
+    "first-aid": _("First aid"),
+    "fishing": _("Fishing"),
+    "generic": _("Generic"),
+    "hazard": _("Hazard"),
+    "ice": _("Ice"),
+    "ice-rink": _("Ice rink"),
+    "lodge": _("Lodge"),
+    "lodging": _("Lodging"),
+    "mud": _("Mud"),
+    "parking": _("Parking"),
+    "parking-busy": _("Parking (busy)"),
+    "parking-very-busy": _("Parking (very busy)"),
+    "playground": _("Playground"),
+    "restaurant": _("Restaurant"),
+    "restroom": _("Restroom"),
+    "scenic": _("Scenic view"),
+    "star": _("Star"),
+    "trailhead": _("Trailhead"),
+    "wait-time": _("Wait time"),
+    "water-access": _("Water access"),
+    "web-cam": _("Web cam"),
+    "yurt": _("Yurt"),
+}
+
+MarkerClass = models.TextChoices(
+    "MarkerClass", [(v, (v, MARKER_LABELS[v])) for v in MARKER_CLASSES]
+)
 
 
 class Language(models.TextChoices):
@@ -54,12 +87,17 @@ class Language(models.TextChoices):
 
 
 class TempMeasurement(models.TextChoices):
-    FAHRENHEIT = "fahrenheit"
-    CELSIUS = "celsius"
+    FAHRENHEIT = "fahrenheit", _("Fahrenheit")
+    CELSIUS = "celsius", _("Celsius")
 
 
 class Role(models.TextChoices):
     """Named roles; any other name in permissions is accepted and acts like a Trustee."""
 
-    ADMINISTRATOR = "Administrator"
-    TRUSTEE = "Trustee"
+    ADMINISTRATOR = "Administrator", _("Administrator")
+    TRUSTEE = "Trustee", _("Trustee")
+
+
+def role_label(role: str) -> str:
+    """A named role in the reader's language; any other role name as it is."""
+    return Role(role).label if role in Role.values else role

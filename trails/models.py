@@ -3,35 +3,60 @@
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
 
 from core.actors import Via
 from core.models import Audited, IdField, Trashable, TrashManager
 from trails import enums
 from trails import geometry as geometry_module
+from trails.activities import CATALOG
 
 
 class TrailSystem(models.Model):
-    id = IdField(primary_key=True)
-    name = models.CharField(max_length=2000)
-    description = models.TextField(blank=True, default="", max_length=2000)
-    phone_number = models.CharField(max_length=2000, blank=True, default="")
-    website = models.CharField(max_length=2000, blank=True, default="")
+    id = IdField(primary_key=True, verbose_name=_("ID"))
+    name = models.CharField(max_length=2000, verbose_name=_("name"))
+    description = models.TextField(
+        blank=True, default="", max_length=2000, verbose_name=_("description")
+    )
+    phone_number = models.CharField(
+        max_length=2000, blank=True, default="", verbose_name=_("phone number")
+    )
+    website = models.CharField(max_length=2000, blank=True, default="", verbose_name=_("website"))
     language = models.CharField(
-        max_length=2, choices=enums.Language.choices, default=enums.Language.EN
+        max_length=2,
+        choices=enums.Language.choices,
+        default=enums.Language.EN,
+        verbose_name=_("language"),
     )
-    depth_measurement = models.CharField(max_length=2000, default="inches")
-    length_measurement = models.CharField(max_length=2000, default="miles")
+    depth_measurement = models.CharField(
+        max_length=2000, default="inches", verbose_name=_("depth measurement")
+    )
+    length_measurement = models.CharField(
+        max_length=2000, default="miles", verbose_name=_("length measurement")
+    )
     temp_measurement = models.CharField(
-        max_length=10, choices=enums.TempMeasurement.choices, default="fahrenheit"
+        max_length=10,
+        choices=enums.TempMeasurement.choices,
+        default="fahrenheit",
+        verbose_name=_("temp measurement"),
     )
-    inactive = models.BooleanField(default=False, help_text="Hidden from the public map.")
-    blocked = models.BooleanField(default=False, help_text="Withheld from the legacy list.")
-    hide_name = models.BooleanField(default=False)
-    promote_trail_hub = models.BooleanField(default=False)
-    lat = models.FloatField(null=True, blank=True)
-    lng = models.FloatField(null=True, blank=True)
+    inactive = models.BooleanField(
+        default=False, help_text=_("Hidden from the public map."), verbose_name=_("inactive")
+    )
+    blocked = models.BooleanField(
+        default=False, help_text=_("Withheld from the legacy list."), verbose_name=_("blocked")
+    )
+    hide_name = models.BooleanField(default=False, verbose_name=_("hide the name"))
+    promote_trail_hub = models.BooleanField(default=False, verbose_name=_("promote trail hub"))
+    lat = models.FloatField(null=True, blank=True, verbose_name=_("latitude"))
+    lng = models.FloatField(null=True, blank=True, verbose_name=_("longitude"))
     subscription = models.CharField(
-        max_length=40, blank=True, default="free", help_text="Plan key (tier)."
+        max_length=40,
+        blank=True,
+        default="free",
+        help_text=_("Plan key (tier)."),
+        verbose_name=_("subscription"),
     )
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -39,40 +64,61 @@ class TrailSystem(models.Model):
         related_name="owned_trail_systems",
         null=True,
         blank=True,
+        verbose_name=_("owner"),
     )
-    created_on = models.DateTimeField(default=timezone.now, editable=False)
-    updated_on = models.DateTimeField(default=timezone.now)
-    updated_by = models.CharField(max_length=128, blank=True, default="")
+    created_on = models.DateTimeField(
+        default=timezone.now, editable=False, verbose_name=_("created on")
+    )
+    updated_on = models.DateTimeField(default=timezone.now, verbose_name=_("updated on"))
+    updated_by = models.CharField(
+        max_length=128, blank=True, default="", verbose_name=_("updated by")
+    )
 
     # Written by the compile (publishing); read-only elsewhere.
-    total_trails = models.PositiveIntegerField(default=0)
-    open_trails = models.PositiveIntegerField(default=0)
-    caution_trails = models.PositiveIntegerField(default=0)
-    closed_trails = models.PositiveIntegerField(default=0)
-    total_distance = models.FloatField(default=0)
-    open_distance = models.FloatField(default=0)
-    caution_distance = models.FloatField(default=0)
-    activity_totals = models.JSONField(default=list, blank=True)
+    total_trails = models.PositiveIntegerField(default=0, verbose_name=_("total trails"))
+    open_trails = models.PositiveIntegerField(default=0, verbose_name=_("open trails"))
+    caution_trails = models.PositiveIntegerField(default=0, verbose_name=_("caution trails"))
+    closed_trails = models.PositiveIntegerField(default=0, verbose_name=_("closed trails"))
+    total_distance = models.FloatField(default=0, verbose_name=_("total distance"))
+    open_distance = models.FloatField(default=0, verbose_name=_("open distance"))
+    caution_distance = models.FloatField(default=0, verbose_name=_("caution distance"))
+    activity_totals = models.JSONField(default=list, blank=True, verbose_name=_("activity totals"))
     published_updates = models.JSONField(
-        default=dict, blank=True, help_text="Active system-level updates keyed by type."
+        default=dict,
+        blank=True,
+        help_text=_("Active system-level updates keyed by type."),
+        verbose_name=_("published updates"),
     )
-    geo_json_path = models.CharField(max_length=500, blank=True, default="")
-    compiled_on = models.DateTimeField(null=True, blank=True)
+    geo_json_path = models.CharField(
+        max_length=500, blank=True, default="", verbose_name=_("published file")
+    )
+    compiled_on = models.DateTimeField(null=True, blank=True, verbose_name=_("compiled on"))
 
     # Collected hourly for paid tiers (publishing.weather).
-    weather = models.JSONField(null=True, blank=True)
-    weather_updated_on = models.DateTimeField(null=True, blank=True)
+    weather = models.JSONField(null=True, blank=True, verbose_name=_("weather"))
+    weather_updated_on = models.DateTimeField(
+        null=True, blank=True, verbose_name=_("weather updated on")
+    )
 
     # Legacy-only presentation fields.
-    related_trail_systems = models.JSONField(default=list, blank=True)
-    icon_path = models.CharField(max_length=500, blank=True, default="")
-    hidden_activities = models.JSONField(null=True, blank=True)
+    related_trail_systems = models.JSONField(
+        default=list, blank=True, verbose_name=_("related trail systems")
+    )
+    icon_path = models.CharField(
+        max_length=500, blank=True, default="", verbose_name=_("icon path")
+    )
+    hidden_activities = models.JSONField(null=True, blank=True, verbose_name=_("hidden activities"))
 
     members = models.ManyToManyField(
-        settings.AUTH_USER_MODEL, through="Membership", related_name="trail_systems"
+        settings.AUTH_USER_MODEL,
+        through="Membership",
+        related_name="trail_systems",
+        verbose_name=_("members"),
     )
 
     class Meta:
+        verbose_name = _("trail system")
+        verbose_name_plural = _("trail systems")
         ordering = ["name"]
 
     def __str__(self) -> str:
@@ -83,54 +129,86 @@ class Membership(models.Model):
     """A user's role on one system: the system's `users` list and `permissions` map in one."""
 
     trail_system = models.ForeignKey(
-        TrailSystem, on_delete=models.CASCADE, related_name="memberships"
+        TrailSystem,
+        on_delete=models.CASCADE,
+        related_name="memberships",
+        verbose_name=_("trail system"),
     )
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="memberships",
+        verbose_name=_("user"),
     )
-    role = models.CharField(max_length=60, default=enums.Role.TRUSTEE)
+    role = models.CharField(max_length=60, default=enums.Role.TRUSTEE, verbose_name=_("role"))
 
     class Meta:
+        verbose_name = _("member")
+        verbose_name_plural = _("members")
         constraints = [
             models.UniqueConstraint(fields=["trail_system", "user"], name="one_role_per_system")
         ]
 
     def __str__(self) -> str:
-        return f"{self.user} is {self.role} of {self.trail_system}"
+        return _("%(user)s is %(role)s of %(system)s") % {
+            "user": self.user,
+            "role": enums.role_label(self.role),
+            "system": self.trail_system,
+        }
 
 
 class Trail(Audited, Trashable):
-    id = IdField(primary_key=True)
-    trail_system = models.ForeignKey(TrailSystem, on_delete=models.CASCADE, related_name="trails")
-    name = models.CharField(max_length=200)
-    description = models.TextField(blank=True, default="", max_length=5000)
+    id = IdField(primary_key=True, verbose_name=_("ID"))
+    trail_system = models.ForeignKey(
+        TrailSystem, on_delete=models.CASCADE, related_name="trails", verbose_name=_("trail system")
+    )
+    name = models.CharField(max_length=200, verbose_name=_("name"))
+    description = models.TextField(
+        blank=True, default="", max_length=5000, verbose_name=_("description")
+    )
     status = models.CharField(
-        max_length=10, choices=enums.TrailStatus.choices, default=enums.TrailStatus.NONE
+        max_length=10,
+        choices=enums.TrailStatus.choices,
+        default=enums.TrailStatus.NONE,
+        verbose_name=_("status"),
     )
     difficulty = models.CharField(
-        max_length=20, choices=enums.Difficulty.choices, default=enums.Difficulty.NOT_RATED
+        max_length=20,
+        choices=enums.Difficulty.choices,
+        default=enums.Difficulty.NOT_RATED,
+        verbose_name=_("difficulty"),
     )
     type = models.CharField(
-        max_length=10, choices=enums.TrailType.choices, default=enums.TrailType.STANDARD
+        max_length=10,
+        choices=enums.TrailType.choices,
+        default=enums.TrailType.STANDARD,
+        verbose_name=_("type"),
     )
     line_style = models.CharField(
-        max_length=10, choices=enums.LineStyle.choices, default=enums.LineStyle.SOLID
+        max_length=10,
+        choices=enums.LineStyle.choices,
+        default=enums.LineStyle.SOLID,
+        verbose_name=_("line style"),
     )
-    hidden = models.BooleanField(default=False)
-    one_way = models.BooleanField(default=False)
-    one_way_reversed = models.BooleanField(default=False)
-    order = models.IntegerField(default=0)
-    categories = models.JSONField(default=list, blank=True)
+    hidden = models.BooleanField(default=False, verbose_name=_("hidden"))
+    one_way = models.BooleanField(default=False, verbose_name=_("one way"))
+    one_way_reversed = models.BooleanField(default=False, verbose_name=_("one way reversed"))
+    order = models.IntegerField(default=0, verbose_name=_("order"))
+    categories = models.JSONField(default=list, blank=True, verbose_name=_("categories"))
     # A GeoJSON LineString or MultiLineString geometry, [lng, lat(, elevation)] positions.
-    geometry = models.JSONField()
+    geometry = models.JSONField(verbose_name=_("geometry"))
     # Derived from the geometry by trails.geometry.measure(); kept in step on every save.
-    distance = models.FloatField(default=0, help_text="Kilometres, geodesic on WGS84.")
-    lat = models.FloatField(default=0)
-    lng = models.FloatField(default=0)
+    distance = models.FloatField(
+        default=0, help_text=_("Kilometres, geodesic on WGS84."), verbose_name=_("distance")
+    )
+    lat = models.FloatField(default=0, verbose_name=_("latitude"))
+    lng = models.FloatField(default=0, verbose_name=_("longitude"))
     # None until computed; then 50 evenly spaced metre values along the line.
-    elevations = models.JSONField(null=True, blank=True)
+    elevations = models.JSONField(null=True, blank=True, verbose_name=_("elevations"))
 
     class Meta:
+        verbose_name = _("trail")
+        verbose_name_plural = _("trails")
         ordering = ["order", "created_on"]
         indexes = [models.Index(fields=["trail_system", "order"])]
 
@@ -147,45 +225,70 @@ class Trail(Audited, Trashable):
 class TrailActivity(models.Model):
     """One activity on a trail; its label and icon come from trails.activities.CATALOG."""
 
-    trail = models.ForeignKey(Trail, on_delete=models.CASCADE, related_name="activities")
-    value = models.CharField(max_length=40)
+    trail = models.ForeignKey(
+        Trail, on_delete=models.CASCADE, related_name="activities", verbose_name=_("trail")
+    )
+    value = models.CharField(max_length=40, verbose_name=_("value"))
     status = models.CharField(
-        max_length=10, choices=enums.ActivityStatus.choices, default=enums.ActivityStatus.OPEN
+        max_length=10,
+        choices=enums.ActivityStatus.choices,
+        default=enums.ActivityStatus.OPEN,
+        verbose_name=_("status"),
     )
     difficulty = models.CharField(
-        max_length=20, choices=enums.Difficulty.choices, blank=True, default=""
+        max_length=20,
+        choices=enums.Difficulty.choices,
+        blank=True,
+        default="",
+        verbose_name=_("difficulty"),
     )
-    position = models.PositiveSmallIntegerField(default=0)
+    position = models.PositiveSmallIntegerField(default=0, verbose_name=_("position"))
 
     class Meta:
+        verbose_name = _("activity")
+        verbose_name_plural = _("activities")
         ordering = ["position", "id"]
-        verbose_name_plural = "activities"
         constraints = [
             models.UniqueConstraint(fields=["trail", "value"], name="one_activity_per_trail")
         ]
 
     def __str__(self) -> str:
-        return f"{self.value} ({self.status})"
+        known = CATALOG.get(self.value)
+        label = known.label((get_language() or "en")[:2]) if known else self.value
+        return f"{label} ({self.get_status_display()})"
 
 
 class Point(Audited, Trashable):
-    id = IdField(primary_key=True)
-    trail_system = models.ForeignKey(TrailSystem, on_delete=models.CASCADE, related_name="points")
-    name = models.CharField(max_length=200)
-    description = models.TextField(blank=True, default="")
-    marker_class = models.CharField(max_length=30, choices=enums.MarkerClass.choices)
-    status = models.CharField(
-        max_length=10, choices=enums.PointStatus.choices, default=enums.PointStatus.OPEN
+    id = IdField(primary_key=True, verbose_name=_("ID"))
+    trail_system = models.ForeignKey(
+        TrailSystem, on_delete=models.CASCADE, related_name="points", verbose_name=_("trail system")
     )
-    hidden = models.BooleanField(default=False)
-    wait_time = models.PositiveIntegerField(null=True, blank=True, help_text="Minutes.")
-    web_cam_url = models.CharField(max_length=2000, blank=True, default="")
+    name = models.CharField(max_length=200, verbose_name=_("name"))
+    description = models.TextField(blank=True, default="", verbose_name=_("description"))
+    marker_class = models.CharField(
+        max_length=30, choices=enums.MarkerClass.choices, verbose_name=_("marker")
+    )
+    status = models.CharField(
+        max_length=10,
+        choices=enums.PointStatus.choices,
+        default=enums.PointStatus.OPEN,
+        verbose_name=_("status"),
+    )
+    hidden = models.BooleanField(default=False, verbose_name=_("hidden"))
+    wait_time = models.PositiveIntegerField(
+        null=True, blank=True, help_text=_("Minutes."), verbose_name=_("wait time")
+    )
+    web_cam_url = models.CharField(
+        max_length=2000, blank=True, default="", verbose_name=_("web-cam address")
+    )
     # Boolean or an object; edited only in the web app.
-    dining_options = models.JSONField(null=True, blank=True)
-    lat = models.FloatField()
-    lng = models.FloatField()
+    dining_options = models.JSONField(null=True, blank=True, verbose_name=_("dining options"))
+    lat = models.FloatField(verbose_name=_("latitude"))
+    lng = models.FloatField(verbose_name=_("longitude"))
 
     class Meta:
+        verbose_name = _("point")
+        verbose_name_plural = _("points")
         ordering = ["-created_on"]
         indexes = [models.Index(fields=["trail_system", "-created_on"])]
 
@@ -199,8 +302,9 @@ class TrashedTrail(Trail):
     objects = TrashManager()
 
     class Meta:
+        verbose_name = _("trashed trail")
+        verbose_name_plural = _("trashed trails")
         proxy = True
-        verbose_name = "trashed trail"
 
 
 class TrashedPoint(Point):
@@ -209,8 +313,9 @@ class TrashedPoint(Point):
     objects = TrashManager()
 
     class Meta:
+        verbose_name = _("trashed point")
+        verbose_name_plural = _("trashed points")
         proxy = True
-        verbose_name = "trashed point"
 
 
 class StatusChange(models.Model):
@@ -219,24 +324,41 @@ class StatusChange(models.Model):
     transaction. `old_value`/`new_value` keep the JSON type of the value (text, number, bool)."""
 
     trail_system = models.ForeignKey(
-        TrailSystem, on_delete=models.CASCADE, related_name="status_changes"
+        TrailSystem,
+        on_delete=models.CASCADE,
+        related_name="status_changes",
+        verbose_name=_("trail system"),
     )
     trail = models.ForeignKey(
-        Trail, on_delete=models.CASCADE, null=True, blank=True, related_name="status_changes"
+        Trail,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="status_changes",
+        verbose_name=_("trail"),
     )
     point = models.ForeignKey(
-        Point, on_delete=models.CASCADE, null=True, blank=True, related_name="status_changes"
+        Point,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="status_changes",
+        verbose_name=_("point"),
     )
-    at = models.DateTimeField(default=timezone.now)
-    uid = models.CharField(max_length=128, blank=True, default="")
-    via = models.CharField(max_length=20, choices=Via.choices)
-    key_id = models.CharField(max_length=64, blank=True, default="")
-    field = models.CharField(max_length=40)
-    activity = models.CharField(max_length=40, blank=True, default="")  # "" for the row itself
-    old_value = models.JSONField(null=True, blank=True)
-    new_value = models.JSONField(null=True, blank=True)
+    at = models.DateTimeField(default=timezone.now, verbose_name=_("at"))
+    uid = models.CharField(max_length=128, blank=True, default="", verbose_name=_("UID"))
+    via = models.CharField(max_length=20, choices=Via.choices, verbose_name=_("via"))
+    key_id = models.CharField(max_length=64, blank=True, default="", verbose_name=_("key id"))
+    field = models.CharField(max_length=40, verbose_name=_("field"))
+    activity = models.CharField(
+        max_length=40, blank=True, default="", verbose_name=_("activity")
+    )  # "" for the row itself
+    old_value = models.JSONField(null=True, blank=True, verbose_name=_("old value"))
+    new_value = models.JSONField(null=True, blank=True, verbose_name=_("new value"))
 
     class Meta:
+        verbose_name = _("status change")
+        verbose_name_plural = _("status changes")
         ordering = ["-at", "-id"]
         indexes = [
             models.Index(fields=["trail", "-at", "-id"]),

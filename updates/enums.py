@@ -1,18 +1,19 @@
 """The choices of updates: their types, notice severities and surface conditions."""
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class UpdateType(models.TextChoices):
-    NOTICE = "notice"
-    SURFACE_CONDITIONS = "surfaceConditions"
-    SNOW_REPORT = "snowReport"
+    NOTICE = "notice", _("Notice")
+    SURFACE_CONDITIONS = "surfaceConditions", _("Surface conditions")
+    SNOW_REPORT = "snowReport", _("Snow report")
 
 
 class NoticeSeverity(models.TextChoices):
-    INFO = "info"
-    WARNING = "warning"
-    DANGER = "danger"
+    INFO = "info", _("Information")
+    WARNING = "warning", _("Warning")
+    DANGER = "danger", _("Danger")
 
 
 SURFACE_CONDITIONS = [

@@ -5,6 +5,7 @@ import secrets
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from core.models import Audited, IdField
 from trails.models import Trail, TrailSystem
@@ -18,46 +19,66 @@ class UpdateQuerySet(models.QuerySet):
 
 class Update(Audited):
     class Source(models.TextChoices):
-        API = "api"
-        WEB = "web"
-        GROOMING = "grooming"
-        IMPORT = "import"
+        API = "api", _("API")
+        WEB = "web", _("Web app")
+        GROOMING = "grooming", _("Grooming")
+        IMPORT = "import", _("Import")
 
-    id = IdField(primary_key=True)
-    trail_system = models.ForeignKey(TrailSystem, on_delete=models.CASCADE, related_name="updates")
-    type = models.CharField(max_length=20, choices=enums.UpdateType.choices)
-    trails = models.ManyToManyField(Trail, related_name="updates", blank=True)
-    all_trails = models.BooleanField(default=False)
-    expiration_date = models.DateTimeField(db_index=True)
-    notify = models.BooleanField(default=False)
-    source = models.CharField(max_length=20, choices=Source.choices, default=Source.API)
+    id = IdField(primary_key=True, verbose_name=_("ID"))
+    trail_system = models.ForeignKey(
+        TrailSystem,
+        on_delete=models.CASCADE,
+        related_name="updates",
+        verbose_name=_("trail system"),
+    )
+    type = models.CharField(max_length=20, choices=enums.UpdateType.choices, verbose_name=_("type"))
+    trails = models.ManyToManyField(
+        Trail, related_name="updates", blank=True, verbose_name=_("trails")
+    )
+    all_trails = models.BooleanField(default=False, verbose_name=_("all trails"))
+    expiration_date = models.DateTimeField(db_index=True, verbose_name=_("expiration date"))
+    notify = models.BooleanField(default=False, verbose_name=_("notify"))
+    source = models.CharField(
+        max_length=20, choices=Source.choices, default=Source.API, verbose_name=_("source")
+    )
 
     # notice
-    description = models.TextField(blank=True, default="")
+    description = models.TextField(blank=True, default="", verbose_name=_("description"))
     severity = models.CharField(
         max_length=10,
         choices=enums.NoticeSeverity.choices,
         blank=True,
         default="",
+        verbose_name=_("severity"),
     )
-    link_url = models.CharField(max_length=2000, blank=True, default="")
+    link_url = models.CharField(
+        max_length=2000, blank=True, default="", verbose_name=_("link address")
+    )
     # surfaceConditions: members of enums.SURFACE_CONDITIONS
-    conditions = models.JSONField(default=list, blank=True)
+    conditions = models.JSONField(default=list, blank=True, verbose_name=_("surface conditions"))
     # snowReport, in the system's depth unit
-    base_depth = models.FloatField(null=True, blank=True)
-    twenty_four_hours = models.FloatField(null=True, blank=True)
-    fourty_eight_hours = models.FloatField(null=True, blank=True)
-    seven_days = models.FloatField(null=True, blank=True)
-    season_total = models.FloatField(null=True, blank=True)
-    last_snow_amount = models.FloatField(null=True, blank=True)
-    upper_elevation_depth = models.FloatField(null=True, blank=True)
-    last_snow_date = models.DateTimeField(null=True, blank=True)
-    last_snow_making_date = models.DateTimeField(null=True, blank=True)
-    last_snow_time = models.CharField(max_length=5, blank=True, default="")
+    base_depth = models.FloatField(null=True, blank=True, verbose_name=_("base depth"))
+    twenty_four_hours = models.FloatField(null=True, blank=True, verbose_name=_("last 24 hours"))
+    fourty_eight_hours = models.FloatField(null=True, blank=True, verbose_name=_("last 48 hours"))
+    seven_days = models.FloatField(null=True, blank=True, verbose_name=_("last 7 days"))
+    season_total = models.FloatField(null=True, blank=True, verbose_name=_("season total"))
+    last_snow_amount = models.FloatField(null=True, blank=True, verbose_name=_("last snow amount"))
+    upper_elevation_depth = models.FloatField(
+        null=True, blank=True, verbose_name=_("upper elevation depth")
+    )
+    last_snow_date = models.DateTimeField(null=True, blank=True, verbose_name=_("last snow date"))
+    last_snow_making_date = models.DateTimeField(
+        null=True, blank=True, verbose_name=_("last snow making date")
+    )
+    last_snow_time = models.CharField(
+        max_length=5, blank=True, default="", verbose_name=_("last snow time")
+    )
 
     objects = UpdateQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("update")
+        verbose_name_plural = _("updates")
         ordering = ["expiration_date"]
         indexes = [
             models.Index(fields=["trail_system", "expiration_date"]),
@@ -66,7 +87,11 @@ class Update(Audited):
         ]
 
     def __str__(self) -> str:
-        return f"{self.type} on {self.trail_system_id} until {self.expiration_date:%Y-%m-%d %H:%M}"
+        return _("%(type)s on %(system)s until %(date)s") % {
+            "type": self.get_type_display(),
+            "system": self.trail_system_id,
+            "date": f"{self.expiration_date:%Y-%m-%d %H:%M}",
+        }
 
     @property
     def is_active(self) -> bool:
@@ -80,22 +105,37 @@ def new_unsubscribe_token() -> str:
 class Subscriber(models.Model):
     """Someone who gets a message for every update posted with notify true."""
 
-    id = IdField(primary_key=True)
+    id = IdField(primary_key=True, verbose_name=_("ID"))
     trail_system = models.ForeignKey(
-        TrailSystem, on_delete=models.CASCADE, related_name="subscribers"
+        TrailSystem,
+        on_delete=models.CASCADE,
+        related_name="subscribers",
+        verbose_name=_("trail system"),
     )
-    email = models.EmailField(blank=True, default="")
-    phone = models.CharField(max_length=20, blank=True, default="", help_text="E.164")
+    email = models.EmailField(blank=True, default="", verbose_name=_("e-mail address"))
+    phone = models.CharField(
+        max_length=20, blank=True, default="", help_text=_("E.164"), verbose_name=_("phone number")
+    )
     unsubscribe_token = models.CharField(
-        max_length=64, unique=True, default=new_unsubscribe_token, editable=False
+        max_length=64,
+        unique=True,
+        default=new_unsubscribe_token,
+        editable=False,
+        verbose_name=_("unsubscribe token"),
     )
-    unsubscribed_on = models.DateTimeField(null=True, blank=True)
+    unsubscribed_on = models.DateTimeField(null=True, blank=True, verbose_name=_("unsubscribed on"))
     # Set when the provider says the address or number can never be delivered to.
-    email_failed_on = models.DateTimeField(null=True, blank=True)
-    phone_failed_on = models.DateTimeField(null=True, blank=True)
-    created_on = models.DateTimeField(default=timezone.now, editable=False)
+    email_failed_on = models.DateTimeField(
+        null=True, blank=True, verbose_name=_("e-mail failed on")
+    )
+    phone_failed_on = models.DateTimeField(null=True, blank=True, verbose_name=_("phone failed on"))
+    created_on = models.DateTimeField(
+        default=timezone.now, editable=False, verbose_name=_("created on")
+    )
 
     class Meta:
+        verbose_name = _("subscriber")
+        verbose_name_plural = _("subscribers")
         ordering = ["created_on"]
         constraints = [
             models.CheckConstraint(
@@ -116,36 +156,48 @@ class Delivery(models.Model):
     """One message of one update to one subscriber on one channel; never sent twice."""
 
     class Channel(models.TextChoices):
-        EMAIL = "email"
-        SMS = "sms"
+        EMAIL = "email", _("E-mail")
+        SMS = "sms", _("SMS")
 
     class State(models.TextChoices):
-        PENDING = "pending"
+        PENDING = "pending", _("Pending")
         # Claimed by a worker; never claimed again while its lease runs, so a crash mid-send
         # cannot send twice (recovery after the lease: notifications.recover_stale_claims).
-        SENDING = "sending"
-        SENT = "sent"
-        FAILED = "failed"
+        SENDING = "sending", _("Sending")
+        SENT = "sent", _("Sent")
+        FAILED = "failed", _("Failed")
         # Not sent: the subscriber left, or the address failed permanently, before its turn.
-        SKIPPED = "skipped"
+        SKIPPED = "skipped", _("Skipped")
 
     # No index of its own: the unique (update, subscriber, channel) index serves lookups by
     # update, and every index is one more write for each of a fan-out's state changes.
     update = models.ForeignKey(
-        Update, on_delete=models.CASCADE, related_name="deliveries", db_index=False
+        Update,
+        on_delete=models.CASCADE,
+        related_name="deliveries",
+        db_index=False,
+        verbose_name=_("update"),
     )
-    subscriber = models.ForeignKey(Subscriber, on_delete=models.CASCADE, related_name="deliveries")
-    channel = models.CharField(max_length=5, choices=Channel.choices)
-    state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
-    attempts = models.PositiveSmallIntegerField(default=0)
-    error = models.TextField(blank=True, default="")
-    created_on = models.DateTimeField(default=timezone.now)
-    sent_on = models.DateTimeField(null=True, blank=True)
+    subscriber = models.ForeignKey(
+        Subscriber,
+        on_delete=models.CASCADE,
+        related_name="deliveries",
+        verbose_name=_("subscriber"),
+    )
+    channel = models.CharField(max_length=5, choices=Channel.choices, verbose_name=_("channel"))
+    state = models.CharField(
+        max_length=10, choices=State.choices, default=State.PENDING, verbose_name=_("state")
+    )
+    attempts = models.PositiveSmallIntegerField(default=0, verbose_name=_("attempts"))
+    error = models.TextField(blank=True, default="", verbose_name=_("error"))
+    created_on = models.DateTimeField(default=timezone.now, verbose_name=_("created on"))
+    sent_on = models.DateTimeField(null=True, blank=True, verbose_name=_("sent on"))
     # When a worker claimed it (state sending); the rows of one claim share the instant.
-    claimed_on = models.DateTimeField(null=True, blank=True)
+    claimed_on = models.DateTimeField(null=True, blank=True, verbose_name=_("claimed on"))
 
     class Meta:
-        verbose_name_plural = "deliveries"
+        verbose_name = _("delivery")
+        verbose_name_plural = _("deliveries")
         constraints = [
             models.UniqueConstraint(
                 fields=["update", "subscriber", "channel"], name="one_delivery_per_channel"
@@ -170,26 +222,48 @@ class PendingSubscription(models.Model):
     address by a single-use link (24 hours), the phone by a 6-digit code sent by SMS. Only
     digests of the link token and the code are stored."""
 
-    id = IdField(primary_key=True)
+    id = IdField(primary_key=True, verbose_name=_("ID"))
     trail_system = models.ForeignKey(
-        TrailSystem, on_delete=models.CASCADE, related_name="pending_subscriptions"
+        TrailSystem,
+        on_delete=models.CASCADE,
+        related_name="pending_subscriptions",
+        verbose_name=_("trail system"),
     )
-    email = models.EmailField(blank=True, default="")
-    phone = models.CharField(max_length=20, blank=True, default="", help_text="E.164")
-    email_token_digest = models.CharField(max_length=64, blank=True, default="", db_index=True)
-    email_confirmed_on = models.DateTimeField(null=True, blank=True)
-    code_digest = models.CharField(max_length=64, blank=True, default="")
-    code_attempts = models.PositiveSmallIntegerField(default=0)
-    phone_confirmed_on = models.DateTimeField(null=True, blank=True)
+    email = models.EmailField(blank=True, default="", verbose_name=_("e-mail address"))
+    phone = models.CharField(
+        max_length=20, blank=True, default="", help_text=_("E.164"), verbose_name=_("phone number")
+    )
+    email_token_digest = models.CharField(
+        max_length=64, blank=True, default="", db_index=True, verbose_name=_("email token digest")
+    )
+    email_confirmed_on = models.DateTimeField(
+        null=True, blank=True, verbose_name=_("email confirmed on")
+    )
+    code_digest = models.CharField(
+        max_length=64, blank=True, default="", verbose_name=_("code digest")
+    )
+    code_attempts = models.PositiveSmallIntegerField(default=0, verbose_name=_("code attempts"))
+    phone_confirmed_on = models.DateTimeField(
+        null=True, blank=True, verbose_name=_("phone confirmed on")
+    )
     # The subscriber made by the first confirmed contact; the second one joins it.
     subscriber = models.ForeignKey(
-        Subscriber, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        Subscriber,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("subscriber"),
     )
-    created_on = models.DateTimeField(default=timezone.now, editable=False)
-    expires_on = models.DateTimeField()
-    code_expires_on = models.DateTimeField(null=True, blank=True)
+    created_on = models.DateTimeField(
+        default=timezone.now, editable=False, verbose_name=_("created on")
+    )
+    expires_on = models.DateTimeField(verbose_name=_("expires on"))
+    code_expires_on = models.DateTimeField(null=True, blank=True, verbose_name=_("code expires on"))
 
     class Meta:
+        verbose_name = _("pending subscription")
+        verbose_name_plural = _("pending subscriptions")
         ordering = ["created_on"]
         constraints = [
             models.CheckConstraint(

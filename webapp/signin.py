@@ -6,6 +6,7 @@ clients and counts every failure (webapp.throttling says per what).
 
 from urllib.parse import urlencode
 
+from csp.decorators import csp_update
 from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin.forms import AdminAuthenticationForm
@@ -28,6 +29,10 @@ from core import ratelimit
 
 LINK_MINUTES = settings.SESAME_MAX_AGE // 60
 
+# The one origin the Firebase Web SDK calls for an e-mail and password sign-in (its session is
+# kept in memory, so it never refreshes a token through securetoken.googleapis.com).
+FIREBASE_AUTH_ORIGIN = "https://identitytoolkit.googleapis.com"
+
 # Sign-in links asked for, per client address and per e-mail address, per hour.
 LINK_LIMIT_PER_ADDRESS = 5
 LINK_LIMIT_PER_EMAIL = 3
@@ -44,6 +49,16 @@ def firebase_web_config() -> dict | None:
         "project_id": settings.FIREBASE_PROJECT_ID,
         "emulator_host": settings.FIREBASE_WEB_EMULATOR_HOST,
     }
+
+
+def allow_firebase(response: HttpResponse) -> HttpResponse:
+    """Let the login page's script reach Firebase Auth (or the emulator), on this page only."""
+    config = firebase_web_config()
+    if config is None:
+        return response
+    emulator = config["emulator_host"]
+    origin = f"http://{emulator}" if emulator else FIREBASE_AUTH_ORIGIN
+    return csp_update({"connect-src": [origin]})(lambda: response)()
 
 
 def login_context(request: HttpRequest) -> dict:
@@ -73,7 +88,7 @@ def login_page(request: HttpRequest, error: str, status: int) -> TemplateRespons
         REDIRECT_FIELD_NAME: safe_next(request),
         "signin_error": error,
     }
-    return TemplateResponse(request, "admin/login.html", context, status=status)
+    return allow_firebase(TemplateResponse(request, "admin/login.html", context, status=status))
 
 
 def signed_in(request: HttpRequest, user: User) -> HttpResponseRedirect:

@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.urls import path
 from django.utils.translation import gettext_lazy as _
 
+from trails.enums import role_label
 from trails.selectors import systems_with_roles
 from webapp import roles, signin
 
@@ -26,7 +27,10 @@ class TrailsAdminSite(admin.AdminSite):
 
     def index(self, request, extra_context=None):
         systems = systems_with_roles(request.user, everything=True)
+        for system in systems:
+            system.role_label = role_label(system.role)
         return super().index(request, {"managed_systems": systems, **(extra_context or {})})
 
     def login(self, request, extra_context=None):
-        return super().login(request, {**signin.login_context(request), **(extra_context or {})})
+        context = {**signin.login_context(request), **(extra_context or {})}
+        return signin.allow_firebase(super().login(request, context))

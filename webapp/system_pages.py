@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from apikeys.services import invite_member
 from core.errors import DomainError
 from publishing.models import CompileRequest
-from trails.enums import Role
+from trails.enums import Role, role_label
 from trails.importing import InvalidInput, validate_role
 from trails.models import TrailSystem
 from webapp import roles
@@ -55,9 +55,11 @@ def overview(model_admin, request, system_id: str):
         "title": system.name,
         "opts": model_admin.opts,
         "system": system,
-        "role": Role.ADMINISTRATOR
-        if roles.is_super(request.user)
-        else roles.role_for(request.user, system),
+        "role": role_label(
+            Role.ADMINISTRATOR
+            if roles.is_super(request.user)
+            else roles.role_for(request.user, system)
+        ),
         "counts": {
             _("Trails"): system.trails.count(),
             _("Open trails"): system.open_trails,
@@ -87,8 +89,8 @@ class InviteForm(forms.Form):
     role = forms.ChoiceField(
         label=_("Role"),
         choices=[
-            (Role.TRUSTEE, _("Trustee")),
-            (Role.ADMINISTRATOR, _("Administrator")),
+            (Role.TRUSTEE, Role.TRUSTEE.label),
+            (Role.ADMINISTRATOR, Role.ADMINISTRATOR.label),
             (OTHER_ROLE, _("Another role, named below")),
         ],
         initial=Role.TRUSTEE,
@@ -127,7 +129,7 @@ def invite(model_admin, request, system_id: str):
                 _("%(email)s is now %(role)s of %(system)s; a sign-in link is on its way.")
                 % {
                     "email": invitation.user.email,
-                    "role": form.cleaned_data["role"],
+                    "role": role_label(form.cleaned_data["role"]),
                     "system": system.name,
                 },
             )

@@ -16,11 +16,20 @@ from webapp import roles
 from webapp.admin.base import ActionOutcome, report_outcome, web_actor
 
 
+def page_language() -> str:
+    """ "fr" when the page is in French, else "en": the catalogs' own labels follow it."""
+    return "fr" if (get_language() or "").startswith("fr") else "en"
+
+
 def activity_label(value: str) -> str:
     activity = CATALOG.get(value)
-    if activity is None:
-        return value
-    return activity.fr if (get_language() or "").startswith("fr") else activity.en
+    return value if activity is None else activity.label(page_language())
+
+
+def activity_choices() -> list[tuple[str, str]]:
+    """A blank first choice, then the catalog in the page's language (a callable: evaluated
+    for each form)."""
+    return [("", "---------"), *((value, activity_label(value)) for value in CATALOG)]
 
 
 class ActivityFilter(admin.SimpleListFilter):

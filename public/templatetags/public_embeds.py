@@ -10,5 +10,6 @@ register = template.Library()
 
 
 @register.inclusion_tag("public/embed_snippets.html")
-def embed_snippets(system: TrailSystem) -> dict:
-    return {"snippets": snippets_for(system), "system": system}
+def embed_snippets(system: TrailSystem, language: str = "") -> dict:
+    """Labelled in `language` (the reading page's) when given, else in the system's."""
+    return {"snippets": snippets_for(system, label_language=language), "system": system}

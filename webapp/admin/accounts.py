@@ -16,7 +16,7 @@ from apikeys.services import (
 from trails.models import TrailSystem
 from trails.selectors import managed_systems
 from webapp import roles
-from webapp.admin.base import DeleteThroughService, ServiceAdmin
+from webapp.admin.base import DeleteThroughService, ServiceAdmin, account_text
 
 
 @admin.register(User)
@@ -35,12 +35,13 @@ class UserAdmin(DeleteThroughService, ServiceAdmin):
         "is_staff",
         "is_superuser",
         "is_active",
+        "invitation_pending",
         "groups",
         "user_permissions",
         "date_joined",
         "last_login",
     ]
-    readonly_fields = ["date_joined", "last_login"]
+    readonly_fields = ["invitation_pending", "date_joined", "last_login"]
     filter_horizontal = ["groups", "user_permissions"]
 
     def get_readonly_fields(self, request, obj=None):
@@ -60,12 +61,15 @@ class UserAdmin(DeleteThroughService, ServiceAdmin):
         """The service has set the account's groups and permissions."""
 
 
+ACCESS_LABELS = {"write": _("Read and write"), "read": _("Read only")}
+
+
 class ApiKeyForm(forms.ModelForm):
     """The key form of spec section 5: access, an optional single system, an expiry."""
 
     access = forms.ChoiceField(
         label=_("Access"),
-        choices=[("write", _("Read and write")), ("read", _("Read only"))],
+        choices=list(ACCESS_LABELS.items()),
         initial="write",
     )
     trail_system = forms.ModelChoiceField(
@@ -100,18 +104,32 @@ class ApiKeyAdmin(ServiceAdmin):
     """
 
     list_display = [
-        "name", "prefix", "scopes", "trail_system_ids", "created_on", "expires_at",
-        "last_used_on", "revoked",
+        "name", "prefix", "access", "systems", "created_on", "expires_at", "last_used_on",
+        "revoked",
     ]  # fmt: skip
     list_filter = ["revoked"]
     list_select_related = ["user"]
     search_fields = ["name", "prefix"]
     readonly_fields = [
-        "name", "prefix", "user", "scopes", "trail_system_ids", "created_on", "expires_at",
+        "name", "prefix", account_text, "access", "systems", "created_on", "expires_at",
         "last_used_on", "revoked", "revoked_on",
     ]  # fmt: skip
     actions = ["revoke"]
     form_field_of = {"trail_system_ids": "trail_system"}
+
+    @admin.display(description=_("Access"))
+    def access(self, key) -> str:
+        return ACCESS_LABELS["write" if "write" in key.scopes else "read"]
+
+    @admin.display(description=_("Trail systems"))
+    def systems(self, key) -> str:
+        """The systems the key is restricted to, by name; or every system its account manages."""
+        if key.trail_system_ids is None:
+            return _("Every system its account manages")
+        names = TrailSystem.objects.filter(pk__in=key.trail_system_ids).values_list(
+            "name", flat=True
+        )
+        return ", ".join(sorted(names)) or "-"
 
     def get_list_display(self, request):
         if roles.is_super(request.user):

@@ -3,10 +3,13 @@
 from dataclasses import dataclass, field
 
 from django import forms
-from django.contrib import messages
+from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.utils import model_ngettext
 from django.db import transaction
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 from djangorestframework_camel_case.util import camel_to_underscore
 
@@ -18,6 +21,42 @@ from webapp.scoping import RoleScopedAdmin
 def web_actor(request) -> Actor:
     """The signed-in person, writing through the web app."""
     return Actor(request.user.pk, Via.WEB_APP)
+
+
+@admin.display(description=_("account"))
+def account_text(obj) -> str:
+    """The row's account as text. A read-only account field would link to the account's page,
+    which only superAdmins may open."""
+    return str(obj.user)
+
+
+@admin.display(description=_("trail system"))
+def system_overview_link(obj) -> str:
+    """The row's system, linked to its Overview, which everyone with a role on it may open (a
+    read-only system field would link to its details, which are the Administrators')."""
+    url = reverse("admin:trails_trailsystem_overview", args=[obj.trail_system_id])
+    return format_html('<a href="{}">{}</a>', url, obj.trail_system)
+
+
+class SystemLinkOnViewMixin:
+    """On a page the reader may only view, the row's system links to its Overview."""
+
+    def get_fields(self, request, obj=None):
+        fields = super().get_fields(request, obj)
+        if self.has_change_permission(request, obj):
+            return fields
+        # In the system field's place (the admin lists read-only extras last).
+        return [
+            system_overview_link if name == "trail_system" else name
+            for name in fields
+            if name is not system_overview_link
+        ]
+
+    def get_readonly_fields(self, request, obj=None):
+        readonly = super().get_readonly_fields(request, obj)
+        if self.has_change_permission(request, obj):
+            return readonly
+        return [*readonly, system_overview_link]
 
 
 class ServiceAdmin(RoleScopedAdmin):

@@ -16,7 +16,6 @@ from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
 
 from trails import selectors, services, trash
-from trails.activities import CATALOG
 from trails.fields import ACTIVITY, POINT, TRAIL, WEB_APP
 from trails.geometry import GeometryError
 from trails.geometry import validate as validate_geometry
@@ -31,13 +30,21 @@ from trails.models import (
     TrashedTrail,
 )
 from webapp import grooming_page, roles, system_pages
-from webapp.admin.base import DeleteThroughService, ServiceAdmin, apply_to_selected, web_actor
+from webapp.admin.base import (
+    DeleteThroughService,
+    ServiceAdmin,
+    SystemLinkOnViewMixin,
+    account_text,
+    apply_to_selected,
+    web_actor,
+)
 from webapp.scoping import RoleScopedTabularInline
 from webapp.trail_admin import (
     STATUS_ACTIONS,
     ActivityFilter,
     CategoryFilter,
     GeometryMapWidget,
+    activity_choices,
     activity_label,
 )
 
@@ -59,10 +66,14 @@ class MembershipInline(RoleScopedTabularInline):
 
     model = Membership
     form = MembershipForm
-    readonly_fields = ["user"]
+    fields = [account_text, "role"]
+    readonly_fields = [account_text]
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False
+
+
+OWNER_TEXT = {"owner": "owner_account"}
 
 
 @admin.register(TrailSystem)
@@ -97,9 +108,9 @@ class TrailSystemAdmin(DeleteThroughService, ServiceAdmin):
     ]
     fieldsets = [
         (None, {"fields": ["id", "name", "description", "owner", "subscription"]}),
-        ("Contact", {"fields": ["phone_number", "website"]}),
+        (_("Contact"), {"fields": ["phone_number", "website"]}),
         (
-            "Display",
+            _("Display"),
             {
                 "fields": [
                     "language",
@@ -110,7 +121,7 @@ class TrailSystemAdmin(DeleteThroughService, ServiceAdmin):
             },
         ),
         (
-            "Published (written by the compile)",
+            _("Published (written by the compile)"),
             {
                 "classes": ["collapse"],
                 "fields": [
@@ -159,7 +170,20 @@ class TrailSystemAdmin(DeleteThroughService, ServiceAdmin):
         # Ownership, plan and the legacy block are the operators' (superAdmins') to change.
         if roles.is_super(request.user):
             return self.readonly_fields
-        return [*self.readonly_fields, "owner", "subscription", "blocked"]
+        return [*self.readonly_fields, "owner_account", "subscription", "blocked"]
+
+    def get_fieldsets(self, request, obj=None):
+        """Others see the owner as text (the account's page is the superAdmins')."""
+        if roles.is_super(request.user):
+            return self.fieldsets
+        return [
+            (name, {**options, "fields": [OWNER_TEXT.get(f, f) for f in options["fields"]]})
+            for name, options in self.fieldsets
+        ]
+
+    @admin.display(description=_("owner"))
+    def owner_account(self, system) -> str:
+        return str(system.owner or "-")
 
     def save_formset(self, request, form, formset, change):
         """Roles set or members removed, each through the membership services."""
@@ -182,11 +206,10 @@ class TrailActivityForm(forms.ModelForm):
     # A blank first choice, so that the inline's empty extra row is left out of an untouched save
     # instead of posting the first activity (and then adding it, or refusing it as a duplicate).
     value = forms.ChoiceField(
-        choices=[("", "---------"), *((a.value, a.en) for a in CATALOG.values())],
+        label=_("activity"),
+        choices=activity_choices,
         error_messages={
-            "invalid_choice": "Unknown activity %(value)s; choose one of: "
-            + ", ".join(sorted(CATALOG))
-            + "."
+            "invalid_choice": _("Unknown activity %(value)s; choose one from the list.")
         },
     )
 
@@ -206,7 +229,7 @@ class TrailForm(forms.ModelForm):
     class Meta:
         model = Trail
         fields = ["trail_system", *TRAIL.names(WEB_APP), "geometry"]
-        help_texts = {"geometry": "GeoJSON LineString or MultiLineString, [lng, lat] positions."}
+        help_texts = {"geometry": _("GeoJSON LineString or MultiLineString, [lng, lat] positions.")}
         widgets = {"geometry": GeometryMapWidget}
 
     def clean_geometry(self) -> dict:
@@ -222,7 +245,7 @@ class TrashActionMixin:
     trash_function = None
     actions = ["move_to_trash"]
 
-    @admin.action(description="Move selected to the trash", permissions=["change"])
+    @admin.action(description=_("Move selected to the trash"), permissions=["change"])
     def move_to_trash(self, request, queryset):
         apply_to_selected(
             self,
@@ -234,10 +257,10 @@ class TrashActionMixin:
         )
 
 
-HISTORY_COLUMNS = ("When", "Field", "Activity", "From", "To", "Who", "Path")
+HISTORY_COLUMNS = (_("When"), _("Field"), _("Activity"), _("From"), _("To"), _("Who"), _("Path"))
 
 
-@admin.display(description="Status history (newest first)")
+@admin.display(description=_("Status history (newest first)"))
 def status_history(obj) -> str:
     """The status history, read-only: what GET /trails/:id/history (or points) answers."""
     if obj is None or obj.pk is None:
@@ -245,7 +268,7 @@ def status_history(obj) -> str:
     row_name = "trail" if isinstance(obj, Trail) else "point"
     changes = selectors.status_history(**{row_name: obj}, limit=selectors.HISTORY_LIMIT)
     if not changes:
-        return "No status change recorded yet."
+        return _("No status change recorded yet.")
     head = format_html_join("", "<th>{}</th>", ((column,) for column in HISTORY_COLUMNS))
     rows = format_html_join(
         "",
@@ -254,11 +277,11 @@ def status_history(obj) -> str:
             (
                 date_format(localtime(change.at), "DATETIME_FORMAT"),
                 change.field,
-                change.activity,
+                activity_label(change.activity) if change.activity else "",
                 json.dumps(change.old_value),
                 json.dumps(change.new_value),
                 change.uid,
-                f"{change.via} {change.key_id}".strip(),
+                f"{change.get_via_display()} {change.key_id}".strip(),
             )
             for change in changes
         ),
@@ -387,7 +410,7 @@ class PointAdmin(TrashActionMixin, DeleteThroughService, ServiceAdmin):
         obj._state.adding = False
 
 
-class TrashAdmin(DeleteThroughService):
+class TrashAdmin(SystemLinkOnViewMixin, DeleteThroughService):
     """Trashed rows, read-only; restore puts them back, delete removes them for good."""
 
     restore_function = None
@@ -408,7 +431,7 @@ class TrashAdmin(DeleteThroughService):
         live_model = self.model._meta.proxy_for_model._meta
         return request.user.has_perm(f"{live_model.app_label}.change_{live_model.model_name}")
 
-    @admin.action(description="Restore selected from the trash", permissions=["restore"])
+    @admin.action(description=_("Restore selected from the trash"), permissions=["restore"])
     def restore(self, request, queryset):
         apply_to_selected(
             self,

@@ -11,7 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from updates import services
-from updates.enums import SURFACE_CONDITIONS
+from updates.enums import SURFACE_CONDITIONS, UpdateType
 from updates.models import Delivery, Subscriber, Update
 from updates.subscribers import (
     active_subscriber_count,
@@ -23,7 +23,22 @@ from updates.subscribers import (
 )
 from updates.types import SURFACE_CONDITION_CATALOG, TYPE_FIELDS
 from webapp import roles
-from webapp.admin.base import DeleteThroughService, ReadOnlyAdmin, ServiceAdmin, web_actor
+from webapp.admin.base import (
+    DeleteThroughService,
+    ReadOnlyAdmin,
+    ServiceAdmin,
+    SystemLinkOnViewMixin,
+    system_overview_link,
+    web_actor,
+)
+from webapp.trail_admin import page_language
+
+
+def surface_condition_choices() -> list[tuple[str, str]]:
+    """The conditions in the page's language (a callable: evaluated for each form)."""
+    french = page_language() == "fr"
+    catalog = SURFACE_CONDITION_CATALOG
+    return [(v, catalog[v].fr if french else catalog[v].en) for v in SURFACE_CONDITIONS]
 
 
 class UpdateForm(forms.ModelForm):
@@ -39,10 +54,11 @@ class UpdateForm(forms.ModelForm):
         label=_("Yes, send it"), required=False, widget=forms.HiddenInput
     )
     conditions = forms.MultipleChoiceField(
-        choices=[(value, SURFACE_CONDITION_CATALOG[value].en) for value in SURFACE_CONDITIONS],
+        label=_("Surface conditions"),
+        choices=surface_condition_choices,
         required=False,
         widget=forms.CheckboxSelectMultiple,
-        help_text="Surface conditions only.",
+        help_text=_("Surface conditions only."),
     )
 
     class Meta:
@@ -61,15 +77,15 @@ class UpdateForm(forms.ModelForm):
         self.confirm_notification(cleaned)
         kind = cleaned.get("type")
         if kind == "notice" and not cleaned.get("description"):
-            self.add_error("description", "A notice needs its text.")
+            self.add_error("description", _("A notice needs its text."))
         if kind == "surfaceConditions":
             if not cleaned.get("conditions"):
-                self.add_error("conditions", "Choose at least one surface condition.")
+                self.add_error("conditions", _("Choose at least one surface condition."))
             if not cleaned.get("trails") and not cleaned.get("all_trails"):
-                self.add_error("trails", "Choose trails, or tick all trails.")
+                self.add_error("trails", _("Choose trails, or tick all trails."))
         system, trails = cleaned.get("trail_system"), cleaned.get("trails")
         if system and trails and any(t.trail_system_id != system.pk for t in trails):
-            self.add_error("trails", "Every trail must belong to the update's trail system.")
+            self.add_error("trails", _("Every trail must belong to the update's trail system."))
         return cleaned
 
     def confirm_notification(self, cleaned: dict) -> None:
@@ -123,13 +139,28 @@ class UpdateAdmin(DeleteThroughService, ServiceAdmin):
             form.base_fields = {
                 name: field
                 for name, field in form.base_fields.items()
-                if name not in ("notify", "confirm_notify")
+                if name not in ("notify", "confirm_notify", "trail_system")
             }
         return form
 
     def get_readonly_fields(self, request, obj=None):
         """An update stays with its system and type; post a new one instead."""
-        return ["trail_system", "type"] if obj is not None else []
+        return [system_overview_link, "type"] if obj is not None else []
+
+    def get_fieldsets(self, request, obj=None):
+        """One section per update type, so the person fills in only their type's part."""
+        common = ["expiration_date", "trails", "all_trails"]
+        sections = [
+            (None, {"fields": [*self.get_readonly_fields(request, obj), *common]}),
+            *(
+                (UpdateType(kind).label, {"fields": list(names)})
+                for kind, names in TYPE_FIELDS.items()
+            ),
+        ]
+        if obj is None:
+            sections[0][1]["fields"][:0] = ["trail_system", "type"]
+            sections.append((_("Subscribers"), {"fields": ["notify", "confirm_notify"]}))
+        return sections
 
     def save_model(self, request, obj, form, change):
         """An untouched form saves nothing (the service refuses a change without fields)."""
@@ -180,7 +211,7 @@ class SubscriberForm(forms.ModelForm):
 
 
 @admin.register(Subscriber)
-class SubscriberAdmin(DeleteThroughService, ServiceAdmin):
+class SubscriberAdmin(SystemLinkOnViewMixin, DeleteThroughService, ServiceAdmin):
     """Everyone who manages the system sees the list; its Administrators may unsubscribe people
     and export the list as CSV. Rows are changed by hand only by superAdmins."""
 

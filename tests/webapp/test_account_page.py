@@ -1,0 +1,27 @@
+"""The account page (a superAdmin's) and the keys list: what decides access, in words."""
+
+import pytest
+
+from tests.factories import TrailSystemFactory, UserFactory, create_api_key
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_account_page_says_whether_an_invitation_waits_for_its_holder(client):
+    operator = UserFactory(uid="operator", is_super_admin=True)
+    invited = UserFactory(uid="invited", invitation_pending=True)
+    client.force_login(operator, backend="webapp.backends.RoleBackend")
+    page = client.get(f"/admin/apikeys/user/{invited.pk}/change/").content.decode()
+    assert 'name="is_super_admin"' in page
+    assert "Invitation pending" in page
+
+
+def test_the_keys_list_says_what_each_key_may_do_in_words(client):
+    system = TrailSystemFactory(name="Bear Creek Nordic")
+    create_api_key(system.owner, name="Tablet", scopes=["read"], trail_system_ids=[system.pk])
+    create_api_key(system.owner, name="Laptop")
+    client.force_login(system.owner, backend="webapp.backends.RoleBackend")
+    rows = client.get("/admin/apikeys/apikey/").content.decode()
+    assert "Read only" in rows and "Bear Creek Nordic" in rows
+    assert "Read and write" in rows and "Every system its account manages" in rows
+    assert "[&quot;read&quot;" not in rows

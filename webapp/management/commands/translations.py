@@ -1,0 +1,84 @@
+"""`manage.py translations`: collect the web app's strings into its French catalog and compile
+it (`make messages`). `--check` (run by the test suite) fails when the catalog lags the code."""
+
+import contextlib
+import filecmp
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+from django.test.utils import override_settings
+
+# The folders holding strings the web app shows; every other top-level folder is skipped.
+SOURCE_FOLDERS = {"apikeys", "config", "core", "grooming", "publishing", "trails", "updates"}
+SOURCE_FOLDERS |= {"webapp"}
+
+
+def skipped_folders() -> list[str]:
+    """Top-level folders to skip (not `templates`: the pattern would skip the apps' own too),
+    and `locale`, so that makemessages writes to LOCALE_PATHS[0] only, never to a catalog it
+    comes across (webapp/locale while `--check` collects into a copy)."""
+    base = Path(settings.BASE_DIR)
+    folders = (path.name for path in base.iterdir() if path.is_dir())
+    return sorted({"locale", *folders} - SOURCE_FOLDERS - {"templates"})
+
+
+def collect(locale_dir: Path) -> None:
+    with override_settings(LOCALE_PATHS=[locale_dir]), contextlib.chdir(settings.BASE_DIR):
+        call_command(
+            "makemessages",
+            locale=["fr"],
+            no_location=True,
+            no_obsolete=True,
+            ignore_patterns=skipped_folders(),
+            verbosity=0,
+        )
+
+
+class Command(BaseCommand):
+    help = "Update and compile the web app's French catalog; --check: fail if it lags the code."
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--check",
+            action="store_true",
+            help="Change nothing; fail on a string missing from the catalog, a fuzzy or "
+            "untranslated entry, or a .mo that is not the .po compiled.",
+        )
+
+    def handle(self, *args, check: bool = False, **options):
+        locale_dir = Path(settings.LOCALE_PATHS[0])
+        if not check:
+            collect(locale_dir)
+            call_command("compilemessages", locale=["fr"], verbosity=0)
+            return
+        with tempfile.TemporaryDirectory() as scratch:
+            copy = Path(scratch) / "locale"
+            shutil.copytree(locale_dir, copy)
+            collect(copy)
+            catalog = copy / "fr" / "LC_MESSAGES"
+            statistics = msgfmt(catalog / "django.po", Path(scratch) / "collected.mo")
+            if "fuzzy" in statistics or "untranslated" in statistics:
+                raise CommandError(
+                    f"The French catalog lags the code ({statistics.strip()}): run "
+                    "`make messages` and translate the new entries."
+                )
+            compiled = Path(scratch) / "committed.mo"
+            msgfmt(locale_dir / "fr" / "LC_MESSAGES" / "django.po", compiled)
+            if not filecmp.cmp(compiled, locale_dir / "fr" / "LC_MESSAGES" / "django.mo", False):
+                raise CommandError("django.mo is not django.po compiled: run `make messages`.")
+
+
+def msgfmt(po: Path, mo: Path) -> str:
+    """Compile as compilemessages does; gettext's statistics line."""
+    done = subprocess.run(
+        ["msgfmt", "--check-format", "--statistics", "-o", str(mo), str(po)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stderr

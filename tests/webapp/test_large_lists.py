@@ -52,6 +52,7 @@ def add_system(n: int):
     subscriber = SubscriberFactory(trail_system=system)
     Delivery.objects.create(update=update, subscriber=subscriber, channel="email")
     create_api_key(system.owner)
+    create_api_key(system.owner, scopes=("read",), trail_system_ids=[system.pk])
     Group.objects.create(name=f"Group {n}")
     Client().post("/admin/login/", {"username": f"uid-{n}", "password": "wrong"})
     return system

@@ -2,6 +2,7 @@
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.views.main import ChangeList
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext_lazy as _
 
@@ -96,6 +97,18 @@ class ApiKeyForm(forms.ModelForm):
         fields = ["name"]
 
 
+class ApiKeyChangeList(ChangeList):
+    """Names the systems of the page's restricted keys with one query, not one per key."""
+
+    def get_results(self, request) -> None:
+        super().get_results(request)
+        restricted = [key for key in self.result_list if key.trail_system_ids is not None]
+        wanted = {pk for key in restricted for pk in key.trail_system_ids}
+        names = dict(TrailSystem.objects.filter(pk__in=wanted).values_list("pk", "name"))
+        for key in restricted:
+            key.system_names = [names[pk] for pk in key.trail_system_ids if pk in names]
+
+
 @admin.register(ApiKey)
 class ApiKeyAdmin(ServiceAdmin):
     """Each person's own keys (a superAdmin sees every account's): create, see, revoke.
@@ -126,10 +139,15 @@ class ApiKeyAdmin(ServiceAdmin):
         """The systems the key is restricted to, by name; or every system its account manages."""
         if key.trail_system_ids is None:
             return _("Every system its account manages")
-        names = TrailSystem.objects.filter(pk__in=key.trail_system_ids).values_list(
-            "name", flat=True
-        )
+        names = getattr(key, "system_names", None)
+        if names is None:  # the key's own page; a list names them all at once (ApiKeyChangeList)
+            names = TrailSystem.objects.filter(pk__in=key.trail_system_ids).values_list(
+                "name", flat=True
+            )
         return ", ".join(sorted(names)) or "-"
+
+    def get_changelist(self, request, **kwargs):
+        return ApiKeyChangeList
 
     def get_list_display(self, request):
         if roles.is_super(request.user):

@@ -21,7 +21,6 @@ from core.limits import TEXT_LIMIT, categories_problem, some_of
 from core.links import check_links, is_http_url
 from trails import history
 from trails.enums import ActivityStatus, TrailStatus
-from trails.fields import ACTIVITY, WEB_APP
 from trails.geometry import GeometryError
 from trails.models import Membership, Point, Trail, TrailActivity, TrailSystem
 from trails.tasks import request_elevations_on_commit
@@ -259,9 +258,7 @@ def _replace_activities(trail: Trail, activities: Sequence[Mapping], actor: Acto
     records = []
     for value, current in on_trail.items():
         if value not in wanted:
-            old = {
-                name: getattr(current, name) for name in ACTIVITY.names(WEB_APP) if name != "value"
-            }
+            old = {name: getattr(current, name) for name in (history.STATUS, history.DIFFICULTY)}
             records += _activity_history(trail, actor, value, old, {"status": None})
     TrailActivity.objects.filter(trail=trail).exclude(value__in=wanted).delete()
     for index, (value, activity) in enumerate(wanted.items()):

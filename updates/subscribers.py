@@ -82,13 +82,13 @@ def change_subscriber(*, subscriber: Subscriber, changes: Mapping) -> None:
 
 
 @transaction.atomic
-@transaction.atomic
 def delete_subscriber(*, subscriber: Subscriber, actor: Actor) -> None:
     """Removed for good with its deliveries (the operators' web app); unsubscribing keeps
     the row instead."""
     Subscriber.objects.filter(pk=subscriber.pk).delete()
 
 
+@transaction.atomic
 def unsubscribe(*, token: str) -> Subscriber | None:
     """Mark the subscriber of this token unsubscribed (keeping the first date); None if
     no subscriber has the token."""

@@ -40,7 +40,8 @@ def record_compile_request(system_or_id, reason: str = "") -> CompileRequest:
     re-enqueues pending requests, so the change is never lost."""
     system_id = getattr(system_or_id, "pk", system_or_id)
     compile_request = CompileRequest.objects.create(trail_system_id=system_id, reason=reason)
-    transaction.on_commit(lambda: queue_compile(compile_request))
+    # Robust: the write has committed; a failed check only leaves the request to the sweep.
+    transaction.on_commit(lambda: queue_compile(compile_request), robust=True)
     return compile_request
 
 

@@ -34,7 +34,12 @@ def account_for_identity(*, uid: str, email: str = "", email_verified: bool = Fa
     account of that address (apikeys.accounts); the identity's e-mail address, when it has
     one, replaces the stored one. A disabled account is refused. Every token-authenticated
     request asks, so a known account with the same address costs one read and opens no
-    transaction."""
+    transaction.
+
+    Only a verified address is stored: invitations and sign-in links find accounts by address,
+    and Firebase lets anyone register any address without proving it."""
+    if not email_verified:
+        email = ""
     user = User.objects.filter(uid=uid).first()
     if user is None and email_verified:
         user = claim_invited_account(uid=uid, email=email)

@@ -85,6 +85,24 @@ def test_an_unverified_address_never_takes_over_an_account(api, system, invited)
     assert bearer(api, token).get("/api/v1/trail-systems").json()["trailSystems"] == []
 
 
+def test_an_unverified_address_is_not_stored_so_a_later_invitation_never_reaches_it(api, system):
+    """Anyone may register anyone's address in Firebase without proving it: an account seen
+    only with that unproven address must not receive the role an invitation gives it."""
+    token = mint_emulator_token("squatter", "ann@example.test", email_verified=False)
+    assert bearer(api, token).get(ME).status_code == 200
+
+    invitation = invite_member(
+        system=system,
+        email="ann@example.test",
+        role="Trustee",
+        actor=Actor(system.owner.uid, Via.WEB_APP),
+    )
+
+    assert invitation.user.uid != "squatter"
+    assert User.objects.get(pk="squatter").email == ""
+    assert bearer(api, token).get("/api/v1/trail-systems").json()["trailSystems"] == []
+
+
 def test_an_account_that_signed_in_with_firebase_before_is_not_taken_over(api, system):
     """Only an invitation's account waits to be claimed; an existing Firebase account of the
     same address that is invited stays as it is, and a second Firebase uid gets its own."""

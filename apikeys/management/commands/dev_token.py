@@ -32,7 +32,7 @@ class Command(BaseCommand):
         except ValidationError:
             raise CommandError(f"{email!r} is not a valid email address.") from None
         try:
-            user = account_for_identity(uid=uid, email=email)
+            user = account_for_identity(uid=uid, email=email, email_verified=True)
         except NotAuthenticated as error:
             raise CommandError(error.message) from None
         token = mint_emulator_token(uid, email or user.email or None, expires_in=DEV_TOKEN_LIFETIME)

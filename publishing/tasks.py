@@ -25,18 +25,17 @@ logger = logging.getLogger(__name__)
 SETTLE_SECONDS = 0.05
 
 
-@shared_task(bind=True, acks_late=True)
-def compile_system(self, system_id: str) -> bool:
+@shared_task(acks_late=True)
+def compile_system(system_id: str) -> bool:
     """Serve the system's pending requests with one compile; returns whether it compiled.
     After its commit, a compile queues the next one if requests arrived meanwhile (their
     writes queued none: scheduling.compile_is_coming). A task that finds another compile
-    running asks again shortly, in case that compile fails before it can do so; in-process
-    (no broker) the other compile's thread serves them."""
+    running ends: that compile queues the next one after its commit if requests are pending,
+    so it needs no retry of its own; a compile that fails leaves its requests to the sweep,
+    busy or not."""
     try:
         published = compile_pending(system_id)
     except SystemBusy:
-        if not self.request.is_eager:
-            enqueue_compile(system_id, countdown=SETTLE_SECONDS)
         return False
     if published and CompileRequest.objects.pending().filter(trail_system_id=system_id).exists():
         enqueue_compile(system_id, countdown=SETTLE_SECONDS)

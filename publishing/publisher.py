@@ -57,16 +57,26 @@ class SystemBusy(Exception):
     """Another compile of the system holds its lock."""
 
 
-def try_lock_system(system_id: str) -> bool:
-    """Take the system's compile lock for this transaction, or False if a compile holds it.
-    PostgreSQL advisory lock; SQLite (embedded default, tasks run one at a time) needs none."""
+def _lock(system_id: str, statement: str) -> object:
+    """Run a PostgreSQL advisory lock function of this transaction on the system's key; SQLite
+    (embedded default, tasks run one at a time) needs no lock."""
     if connection.vendor != "postgresql":
         return True
     digest = hashlib.blake2b(f"compile:{system_id}".encode(), digest_size=8).digest()
-    key = int.from_bytes(digest, "big", signed=True)
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [key])
+        cursor.execute(statement, [int.from_bytes(digest, "big", signed=True)])
         return cursor.fetchone()[0]
+
+
+def try_lock_system(system_id: str) -> bool:
+    """Take the system's compile lock for this transaction, or False if a compile holds it."""
+    return bool(_lock(system_id, "SELECT pg_try_advisory_xact_lock(%s)"))
+
+
+def wait_for_compile(system_id: str) -> None:
+    """Take the system's compile lock for this transaction, waiting for a running compile to
+    end: a deletion that holds it is never followed by a compile's file."""
+    _lock(system_id, "SELECT pg_advisory_xact_lock(%s)")
 
 
 @contextmanager
@@ -244,6 +254,16 @@ def sweep_replaced_files(now: datetime) -> int:
         remove_stored_files(system_id, current, now)
         for system_id, current in load_recently_compiled_systems(since)
     )
+
+
+def remove_all_files(system_id: str) -> int:
+    """A deleted system's map files, at once: its legacy document and public map are gone, so
+    nobody is to be handed their names again. One listing (deletions are rare), which finds
+    failed compiles' files too."""
+    paths = storage.list_map_files(system_id)
+    for path in paths:
+        storage.delete_file(path)
+    return len(paths)
 
 
 def compile_pending(system_id: str) -> str | None:

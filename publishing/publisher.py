@@ -232,7 +232,7 @@ def remove_stored_files(system_id: str, current: str, now: datetime) -> int:
     if not written:
         return 0
     newest = max(written, key=written.__getitem__)
-    replaced = load_replacement_times(system_id, list(written))
+    replaced = load_replacement_times(system_id, list(written), min(written.values()))
     deadline = now - settings.MAP_FILE_GRACE
     removed = 0
     for path, written_on in written.items():

@@ -1,13 +1,16 @@
 """Deleting a trail system unpublishes it: the legacy all-systems list drops it and its map
 files leave storage, once the deletion commits (tasks run in-process after commit)."""
 
+import threading
+
 import orjson
 import pytest
 from django.core.files.storage import default_storage
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from core.actors import Actor, Via
+from publishing.publisher import SystemBusy, compile_pending
 from publishing.scheduling import record_compile_request
 from publishing.storage import new_map_name, write_file
 from tests.factories import TrailFactory, TrailSystemFactory
@@ -76,3 +79,31 @@ def test_nothing_is_unpublished_when_the_deletion_rolls_back(
 
     assert listed(client) == [system.pk]
     assert default_storage.exists(current)
+
+
+def compile_elsewhere(system_id: str) -> BaseException | None:
+    """A worker's compile of the system, on a connection of its own; what it raised."""
+    raised: list[BaseException | None] = [None]
+
+    def run() -> None:
+        try:
+            compile_pending(system_id)
+        except BaseException as error:
+            raised[0] = error
+        finally:
+            connection.close()
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join(10)
+    return raised[0]
+
+
+def test_no_compile_of_the_system_runs_beside_its_deletion(django_capture_on_commit_callbacks):
+    system = TrailSystemFactory()
+
+    with django_capture_on_commit_callbacks(execute=False), transaction.atomic():
+        services.delete_trail_system(system=system, actor=SUPER_ADMIN)
+        # Until the deletion commits, a compile cannot start and write a file that the
+        # removal, queued on commit, would miss.
+        assert isinstance(compile_elsewhere(system.pk), SystemBusy)

@@ -1,4 +1,5 @@
-"""How a write asks for its trail system's published file to be compiled again.
+"""How a write asks for its trail system's published file to be compiled again, and how a
+deletion asks for its published files to go.
 
 Services sit below publishing (publishing reads their rows), so they cannot call it. They call
 `request_compile` inside their transaction; publishing, connected in its AppConfig.ready,
@@ -10,11 +11,22 @@ from django.dispatch import Signal
 
 # Sent with system_id and reason, inside the writing transaction.
 compile_requested = Signal()
+# Sent with system_id, inside the transaction that deletes the system.
+unpublish_requested = Signal()
+
+
+def _send(signal: Signal, **arguments: str) -> None:
+    if not signal.has_listeners():
+        raise ImproperlyConfigured("No receiver of publishing requests; is publishing installed?")
+    signal.send(sender=None, **arguments)
 
 
 def request_compile(system_or_id, reason: str = "") -> None:
     """Ask for a compile of the system (a TrailSystem or its id) once this transaction commits."""
-    if not compile_requested.has_listeners():
-        raise ImproperlyConfigured("No receiver records compile requests; is publishing installed?")
-    system_id = getattr(system_or_id, "pk", system_or_id)
-    compile_requested.send(sender=None, system_id=system_id, reason=reason)
+    _send(compile_requested, system_id=getattr(system_or_id, "pk", system_or_id), reason=reason)
+
+
+def request_unpublish(system_id: str) -> None:
+    """Ask, before deleting the system in this transaction, for its published files to go and
+    the all-systems file to be rebuilt without it once the transaction commits."""
+    _send(unpublish_requested, system_id=system_id)

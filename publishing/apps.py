@@ -2,7 +2,7 @@ from django.apps import AppConfig
 from django.db.models.signals import post_migrate
 from django.utils.translation import gettext_lazy as _
 
-from core.compiles import compile_requested
+from core.compiles import compile_requested, unpublish_requested
 
 
 class PublishingConfig(AppConfig):
@@ -15,4 +15,7 @@ class PublishingConfig(AppConfig):
 
         storage.register_content_type()
         compile_requested.connect(scheduling.on_compile_requested, dispatch_uid="publishing.outbox")
+        unpublish_requested.connect(
+            scheduling.on_unpublish_requested, dispatch_uid="publishing.unpublish"
+        )
         post_migrate.connect(publisher.build_missing_all_systems_file, sender=self)

@@ -42,7 +42,13 @@ class CompileRequest(models.Model):
                 fields=["trail_system", "requested_on"],
                 condition=models.Q(done_on__isnull=True),
                 name="pending_compile_requests",
-            )
+            ),
+            # A compile's removal of replaced files reads the system's recent compiles by time.
+            models.Index(
+                fields=["trail_system", "done_on"],
+                condition=models.Q(done_on__isnull=False),
+                name="done_compile_requests",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -1,11 +1,13 @@
 """Publishing one trail system: compile its rows, write a new file, store the path and the
 statistics, delete the files replaced more than a grace period ago. Also the legacy
-all-systems file.
+all-systems file, and the removal of a deleted system's files.
 
 Order of operations: the new file is written first, the trail system row is switched to it
-in the same transaction that marks the compile requests done, and replaced files are deleted
-only after that commit, once replaced for settings.MAP_FILE_GRACE (a reader that was handed
-the previous name can still fetch it). A failure anywhere leaves the previous file published.
+in the same transaction that marks the compile requests done (which record the path and when),
+and replaced files are deleted only after that commit, once replaced for
+settings.MAP_FILE_GRACE (a reader that was handed the previous name can still fetch it). A
+failure anywhere leaves the previous file published. A compile deletes files by their recorded
+names; only the sweep lists storage (one LIST request per system on an object storage).
 """
 
 import gc
@@ -37,7 +39,10 @@ from publishing.models import CompileRequest
 from publishing.selectors import (
     load_active_systems,
     load_geometries,
+    load_paths_replaced_between,
+    load_previous_publication_time,
     load_recently_compiled_systems,
+    load_replacement_times,
     load_system_rows,
     load_trail_versions,
     load_trails,
@@ -52,16 +57,26 @@ class SystemBusy(Exception):
     """Another compile of the system holds its lock."""
 
 
-def try_lock_system(system_id: str) -> bool:
-    """Take the system's compile lock for this transaction, or False if a compile holds it.
-    PostgreSQL advisory lock; SQLite (embedded default, tasks run one at a time) needs none."""
+def _lock(system_id: str, statement: str) -> object:
+    """Run a PostgreSQL advisory lock function of this transaction on the system's key; SQLite
+    (embedded default, tasks run one at a time) needs no lock."""
     if connection.vendor != "postgresql":
         return True
     digest = hashlib.blake2b(f"compile:{system_id}".encode(), digest_size=8).digest()
-    key = int.from_bytes(digest, "big", signed=True)
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [key])
+        cursor.execute(statement, [int.from_bytes(digest, "big", signed=True)])
         return cursor.fetchone()[0]
+
+
+def try_lock_system(system_id: str) -> bool:
+    """Take the system's compile lock for this transaction, or False if a compile holds it."""
+    return bool(_lock(system_id, "SELECT pg_try_advisory_xact_lock(%s)"))
+
+
+def wait_for_compile(system_id: str) -> None:
+    """Take the system's compile lock for this transaction, waiting for a running compile to
+    end: a deletion that holds it is never followed by a compile's file."""
+    _lock(system_id, "SELECT pg_advisory_xact_lock(%s)")
 
 
 @contextmanager
@@ -189,21 +204,66 @@ def publish_system(system_id: str, now: datetime) -> str:
     return path
 
 
-def remove_replaced_files(system_id: str, current: str, now: datetime) -> int:
-    """The system's map files replaced more than settings.MAP_FILE_GRACE before now."""
-    return storage.remove_replaced_map_files(system_id, current, now, settings.MAP_FILE_GRACE)
+def remove_replaced_files(system_id: str, done: datetime) -> int:
+    """After the commit of a compile done at `done`: the files replaced more than the grace
+    before it, and not yet that long at the previous compile, by their recorded names (no
+    storage listing). Files still in their grace go with a later compile or the sweep."""
+    previous = load_previous_publication_time(system_id, done)
+    if previous is None:
+        return 0
+    grace = settings.MAP_FILE_GRACE
+    paths = load_paths_replaced_between(system_id, previous - grace, done - grace)
+    for path in paths:
+        storage.delete_file(path)
+    return len(paths)
+
+
+def remove_stored_files(system_id: str, current: str, now: datetime) -> int:
+    """The system's stored map files whose grace has passed, found by listing its folder: a
+    file a compile published once the compile after it has been done for the grace (the
+    records say when, so a failed compile's file in between shortens nothing); a file no
+    compile published (its compile failed after writing it) once written that long ago. The
+    current file is kept, and so is the newest, which may be a running compile's."""
+    written = {
+        path: time
+        for path in storage.list_map_files(system_id)
+        if (time := storage.map_file_time(path))
+    }
+    if not written:
+        return 0
+    newest = max(written, key=written.__getitem__)
+    replaced = load_replacement_times(system_id, list(written), min(written.values()))
+    deadline = now - settings.MAP_FILE_GRACE
+    removed = 0
+    for path, written_on in written.items():
+        gone_after = replaced.get(path, written_on)
+        if path not in (current, newest) and gone_after is not None and gone_after <= deadline:
+            storage.delete_file(path)
+            removed += 1
+    return removed
 
 
 def sweep_replaced_files(now: datetime) -> int:
-    """Replaced files of systems that have not been compiled since their grace ran out
-    (a compile removes its own system's). Only systems compiled within three grace periods
-    are listed: run every grace period, the sweep reaches each such system's last files
-    after their grace and before the system leaves that window."""
+    """Files a compile left: the last ones replaced before a system went quiet, still in
+    their grace at its last compile, and those of a failed compile or removal. Only systems
+    compiled within three grace periods are listed: run every grace period, the sweep reaches
+    each such system's last files after their grace and before the system leaves that
+    window."""
     since = now - 3 * settings.MAP_FILE_GRACE
     return sum(
-        remove_replaced_files(system_id, current, now)
+        remove_stored_files(system_id, current, now)
         for system_id, current in load_recently_compiled_systems(since)
     )
+
+
+def remove_all_files(system_id: str) -> int:
+    """A deleted system's map files, at once: its legacy document and public map are gone, so
+    nobody is to be handed their names again. One listing (deletions are rare), which finds
+    failed compiles' files too."""
+    paths = storage.list_map_files(system_id)
+    for path in paths:
+        storage.delete_file(path)
+    return len(paths)
 
 
 def compile_pending(system_id: str) -> str | None:
@@ -230,11 +290,9 @@ def compile_pending(system_id: str) -> str | None:
             CompileRequest.objects.filter(pk__in=pending).update(
                 started_on=started, done_on=done, published_path=published
             )
-            # Robust: a failed delete is logged and leaves the files to a later compile or
-            # sweep, never an error here, where it would look like a failed compile.
-            transaction.on_commit(
-                lambda: remove_replaced_files(system_id, published, timezone.now()), robust=True
-            )
+            # Robust: a failed delete is logged and leaves the files to the sweep, never an
+            # error here, where it would look like a failed compile.
+            transaction.on_commit(lambda: remove_replaced_files(system_id, done), robust=True)
     except BaseException:
         storage.delete_file(published)
         raise

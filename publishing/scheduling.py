@@ -1,5 +1,6 @@
 """The compile outbox: every write's compile request, recorded in the write's transaction and
-queued once that transaction commits, unless a compile is already coming for the system."""
+queued once that transaction commits, unless a compile is already coming for the system. Also
+a deleted system's unpublishing, queued once its deletion commits."""
 
 from datetime import timedelta
 
@@ -7,7 +8,8 @@ from django.db import transaction
 from django.db.models import Q
 
 from publishing.models import CompileRequest
-from publishing.tasks import enqueue_compile
+from publishing.publisher import wait_for_compile
+from publishing.tasks import enqueue_compile, enqueue_unpublish
 
 # A pending request older than this is taken as one whose compile was lost (broker down, a
 # compile that failed), so a newer write queues a compile of its own rather than rely on it.
@@ -54,3 +56,11 @@ def compile_now(system_or_id) -> CompileRequest:
     """POST /trail-systems/:id/compile: a compile request of its own, queued on commit."""
     with transaction.atomic():
         return record_compile_request(system_or_id, "requested through the API")
+
+
+def on_unpublish_requested(sender, *, system_id: str, **kwargs) -> None:
+    """Receiver of core.compiles.unpublish_requested, in the deleting transaction: a running
+    compile of the system ends first (none can follow: its requests go with the system), and
+    once the deletion commits its files are removed and the all-systems file rebuilt."""
+    wait_for_compile(system_id)
+    transaction.on_commit(lambda: enqueue_unpublish(system_id), robust=True)

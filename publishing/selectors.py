@@ -17,6 +17,7 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast
 
 from publishing.compile import ActivityRow, PointRow, SystemRows, TrailRow, UpdateRow
+from publishing.models import CompileRequest
 from trails.fields import POINT, PUBLISHED, TRAIL
 from trails.models import Point, Trail, TrailActivity, TrailSystem
 from updates.models import Update
@@ -158,3 +159,49 @@ def load_recently_compiled_systems(since: datetime) -> list[tuple[str, str]]:
     return list(
         TrailSystem.objects.filter(compiled_on__gte=since).values_list("id", "geo_json_path")
     )
+
+
+def _publications(system_id: str):
+    """The compiles of the system as (done_on, published_path), by time: a compile's requests
+    share both (a row each; `distinct()` makes it one), and names never repeat. Read along
+    the index of done requests, so a system's long history costs nothing."""
+    return (
+        CompileRequest.objects.filter(trail_system_id=system_id, done_on__isnull=False)
+        .exclude(published_path="")
+        .values_list("done_on", "published_path")
+        .order_by("done_on")
+    )
+
+
+def load_previous_publication_time(system_id: str, done: datetime) -> datetime | None:
+    """When the compile before the one done at `done` was done."""
+    previous = _publications(system_id).filter(done_on__lt=done).order_by("-done_on").first()
+    return previous[0] if previous else None
+
+
+def load_paths_replaced_between(system_id: str, since: datetime, until: datetime) -> list[str]:
+    """The system's map files replaced by a compile done in (since, until], as recorded: the
+    file each such compile found published, that of the compile done before it."""
+    replacing = list(
+        _publications(system_id).filter(done_on__gt=since, done_on__lte=until).distinct()
+    )
+    if not replacing:
+        return []
+    before = _publications(system_id).filter(done_on__lte=since).order_by("-done_on").first()
+    return [path for _, path in ([before] if before else []) + replacing[:-1]]
+
+
+def load_replacement_times(
+    system_id: str, paths: list[str], written_since: datetime
+) -> dict[str, datetime | None]:
+    """When each file among `paths` (written since `written_since`, so done since then too)
+    that a compile published was replaced: when the compile that published the next of them
+    was done (the next compile, unless its file is gone, which only makes the time later); None
+    for the last of them. Paths no compile published are left out."""
+    published = list(
+        _publications(system_id)
+        .filter(done_on__gte=written_since, published_path__in=paths)
+        .distinct()
+    )
+    replaced = [done for done, _ in published[1:]] + [None]
+    return {path: replaced_on for (_, path), replaced_on in zip(published, replaced, strict=True)}

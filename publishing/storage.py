@@ -3,13 +3,13 @@
 Map files get a new name on every compile (date and random suffix), so they can be cached
 for a year; the all-systems file keeps one name and a short cache lifetime. A replaced map
 file stays for a grace period (settings.MAP_FILE_GRACE): a poller that read a legacy document
-just before a compile fetches the file it names just after.
+just before a compile fetches the file it names just after (publishing.publisher decides when
+a file goes).
 """
 
 import mimetypes
 import secrets
-from datetime import UTC, datetime, timedelta
-from itertools import pairwise
+from datetime import UTC, datetime
 
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
@@ -40,34 +40,23 @@ def new_map_name(system_id: str, now: datetime) -> str:
     return f"{MAP_FILES_DIR}/{system_id}/{now:{_MAP_STAMP}}-{secrets.token_hex(8)}.geojson"
 
 
-def _map_file_time(file_name: str) -> datetime | None:
+def map_file_time(path: str) -> datetime | None:
+    """When the compile that wrote the file started, from its name (None: not a map file)."""
     try:
-        return datetime.strptime(file_name.split("-", 1)[0], _MAP_STAMP).replace(tzinfo=UTC)
+        stamp = path.rsplit("/", 1)[-1].split("-", 1)[0]
+        return datetime.strptime(stamp, _MAP_STAMP).replace(tzinfo=UTC)
     except ValueError:
         return None
 
 
-def remove_replaced_map_files(system_id: str, current: str, now: datetime, grace: timedelta) -> int:
-    """Delete the system's map files replaced more than grace before now; returns how many.
-
-    No record of replacements is kept: a file was replaced when the compile that wrote the
-    next name started, the time in that name. The newest file is never deleted (it is the
-    current one, or a compile's that has not committed yet), nor the current one (a newer
-    file may be the leftover of a failed compile). Files not named by new_map_name are left
-    alone."""
+def list_map_files(system_id: str) -> list[str]:
+    """The paths of the system's stored map files: one listing of its folder, a LIST request
+    on an object storage, so only the sweep and a system's deletion call it, never a compile."""
     directory = f"{MAP_FILES_DIR}/{system_id}"
     try:
-        files = default_storage.listdir(directory)[1]
+        return [f"{directory}/{name}" for name in default_storage.listdir(directory)[1]]
     except FileNotFoundError:
-        return 0
-    stamped = sorted((time, name) for name in files if (time := _map_file_time(name)))
-    removed = 0
-    for (_, name), (replaced_on, _) in pairwise(stamped):
-        path = f"{directory}/{name}"
-        if replaced_on <= now - grace and path != current:
-            default_storage.delete(path)
-            removed += 1
-    return removed
+        return []
 
 
 def write_file(name: str, body: bytes) -> str:

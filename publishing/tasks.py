@@ -13,6 +13,7 @@ from publishing.publisher import (
     SystemBusy,
     build_all_systems_file,
     compile_pending,
+    remove_all_files,
     sweep_replaced_files,
 )
 
@@ -25,18 +26,17 @@ logger = logging.getLogger(__name__)
 SETTLE_SECONDS = 0.05
 
 
-@shared_task(bind=True, acks_late=True)
-def compile_system(self, system_id: str) -> bool:
+@shared_task(acks_late=True)
+def compile_system(system_id: str) -> bool:
     """Serve the system's pending requests with one compile; returns whether it compiled.
     After its commit, a compile queues the next one if requests arrived meanwhile (their
     writes queued none: scheduling.compile_is_coming). A task that finds another compile
-    running asks again shortly, in case that compile fails before it can do so; in-process
-    (no broker) the other compile's thread serves them."""
+    running ends: that compile queues the next one after its commit if requests are pending,
+    so it needs no retry of its own; a compile that fails leaves its requests to the sweep,
+    busy or not."""
     try:
         published = compile_pending(system_id)
     except SystemBusy:
-        if not self.request.is_eager:
-            enqueue_compile(system_id, countdown=SETTLE_SECONDS)
         return False
     if published and CompileRequest.objects.pending().filter(trail_system_id=system_id).exists():
         enqueue_compile(system_id, countdown=SETTLE_SECONDS)
@@ -60,17 +60,38 @@ def sweep_replaced_map_files() -> int:
 
 @shared_task(acks_late=True)
 def rebuild_all_systems_file() -> None:
-    """Every 3 hours (beat) for the legacy list."""
+    """For the legacy list: every 3 hours (beat), and after a system is deleted."""
     build_all_systems_file()
 
 
-def enqueue_compile(system_id: str, countdown: float = 0.0) -> None:
-    """Never fails the caller: the write is committed and its request stays pending until a
-    compile serves it, so a broker error (or, in-process, a compile error) only delays it."""
+@shared_task(acks_late=True)
+def remove_system_files(system_id: str) -> int:
+    """After a system is deleted: its map files."""
+    return remove_all_files(system_id)
+
+
+def _queue(task, *arguments: str, countdown: float = 0.0) -> bool:
+    """Never fails the caller, whose transaction has committed: a broker error (or, in-process,
+    an error of the task) is logged; returns whether the task was queued."""
     try:
-        compile_system.apply_async((system_id,), countdown=countdown or None)
+        task.apply_async(arguments, countdown=countdown or None)
     except Exception:
-        logger.exception("compile of %s not queued; the sweep will retry it", system_id)
+        logger.exception("%s%r not queued or failed", task.name, arguments)
+        return False
+    return True
+
+
+def enqueue_compile(system_id: str, countdown: float = 0.0) -> None:
+    """The request stays pending until a compile serves it, so a failure only delays it: the
+    sweep queues it again."""
+    _queue(compile_system, system_id, countdown=countdown)
+
+
+def enqueue_unpublish(system_id: str) -> None:
+    """A deleted system's files and the all-systems file; if either is not queued, the
+    all-systems file waits for its 3-hourly rebuild and the files stay."""
+    _queue(remove_system_files, system_id)
+    _queue(rebuild_all_systems_file)
 
 
 @shared_task

@@ -15,7 +15,7 @@ from django.db import models, transaction
 from django.utils import timezone
 
 from core.actors import Actor, Via
-from core.compiles import request_compile
+from core.compiles import request_compile, request_unpublish
 from core.errors import Invalid, NotFound
 from core.limits import TEXT_LIMIT, categories_problem, some_of
 from core.links import check_links, is_http_url
@@ -119,8 +119,9 @@ def change_trail_system(*, system: TrailSystem, changes: Mapping, actor: Actor) 
 
 @transaction.atomic
 def delete_trail_system(*, system: TrailSystem, actor: Actor) -> None:
-    """Removed for good with everything in it (the operators' web app; no compile is left to
-    ask for)."""
+    """Removed for good with everything in it (the operators' web app). Its published files go
+    and the all-systems file is rebuilt without it once this commits."""
+    request_unpublish(system.pk)
     TrailSystem.objects.filter(pk=system.pk).delete()
 
 

@@ -6,9 +6,10 @@ from urllib.parse import urlsplit
 
 import orjson
 import pytest
-from django.core.files.storage import default_storage
+from django.core.files.storage import FileSystemStorage, default_storage
 from django.core.management import call_command
 from django.db import connection, transaction
+from django.db.models import F
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -27,8 +28,9 @@ from publishing.storage import (
     GEOJSON_CONTENT_TYPE,
     IMMUTABLE_CACHE_CONTROL,
     MAP_FILES_DIR,
+    new_map_name,
     public_url,
-    remove_replaced_map_files,
+    write_file,
 )
 from publishing.storage_backends import PublishedGoogleCloudStorage, PublishedS3Storage
 from publishing.tasks import sweep_pending_compiles, sweep_replaced_map_files
@@ -167,8 +169,37 @@ def map_files(system: TrailSystem) -> list[str]:
     return sorted(default_storage.listdir(f"{MAP_FILES_DIR}/{system.pk}")[1])
 
 
+def file_name(path: str) -> str:
+    return path.rsplit("/", 1)[1]
+
+
+class ListingCountingStorage(FileSystemStorage):
+    """The local storage, counting its folder listings (a LIST request on S3 or GCS)."""
+
+    listings = 0
+
+    def listdir(self, path):
+        type(self).listings += 1
+        return super().listdir(path)
+
+
+@pytest.fixture
+def counted_listings(settings):
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "default": {"BACKEND": f"{__name__}.ListingCountingStorage"},
+    }
+    ListingCountingStorage.listings = 0
+    return ListingCountingStorage
+
+
+def time_passes(delta: timedelta) -> None:
+    """The compiles so far were done `delta` earlier: the grace of their files runs from then."""
+    CompileRequest.objects.update(done_on=F("done_on") - delta)
+
+
 @pytest.mark.parametrize("storage_backend", ["local", "memory"])
-def test_replaced_files_are_removed_once_their_grace_has_passed(
+def test_a_compile_removes_the_files_replaced_more_than_the_grace_ago(
     system, django_capture_on_commit_callbacks, settings, storage_backend
 ):
     if storage_backend == "memory":
@@ -178,19 +209,32 @@ def test_replaced_files_are_removed_once_their_grace_has_passed(
         }
     for _ in range(3):
         write(system, django_capture_on_commit_callbacks)
-    system.refresh_from_db()
-    files = map_files(system)
+    first, second, third = files = map_files(system)
     assert len(files) == 3
 
-    # A later compile removes what its grace lets go, keeping the current file.
-    remove_replaced_map_files(
-        system.pk,
-        system.geo_json_path,
-        timezone.now() + settings.MAP_FILE_GRACE,
-        settings.MAP_FILE_GRACE,
-    )
-    assert map_files(system) == files[-1:]
-    assert system.geo_json_path.endswith(files[-1])
+    # The second and third compiles were done a grace period and a second ago: the first file
+    # was replaced that long ago, the second file by the third compile, a moment later.
+    time_passes(settings.MAP_FILE_GRACE + timedelta(seconds=1))
+    write(system, django_capture_on_commit_callbacks)
+
+    system.refresh_from_db()
+    assert map_files(system) == [third, file_name(system.geo_json_path)]
+    assert second not in map_files(system) and first not in map_files(system)
+
+
+def test_a_compile_lists_no_storage_and_the_sweep_lists_each_system_once(
+    system, django_capture_on_commit_callbacks, settings, counted_listings
+):
+    for _ in range(3):
+        write(system, django_capture_on_commit_callbacks)
+    time_passes(settings.MAP_FILE_GRACE + timedelta(seconds=1))
+    write(system, django_capture_on_commit_callbacks)
+    assert counted_listings.listings == 0
+    assert len(map_files(system)) == 2  # what the compile removed, it removed by name
+    counted_listings.listings = 0
+
+    assert sweep_replaced_files(timezone.now() + settings.MAP_FILE_GRACE) == 1
+    assert counted_listings.listings == 1
 
 
 def test_the_sweep_removes_replaced_files_of_systems_no_longer_compiled(
@@ -204,8 +248,31 @@ def test_the_sweep_removes_replaced_files_of_systems_no_longer_compiled(
 
     assert sweep_replaced_files(timezone.now() + settings.MAP_FILE_GRACE) == 2
 
-    assert map_files(system) == [system.geo_json_path.rsplit("/", 1)[1]]
+    assert map_files(system) == [file_name(system.geo_json_path)]
     assert published(system)["features"]
+
+
+def test_a_failed_compiles_file_does_not_shorten_the_grace_of_the_file_it_follows(
+    system, django_capture_on_commit_callbacks, settings
+):
+    write(system, django_capture_on_commit_callbacks)
+    system.refresh_from_db()
+    replaced = system.geo_json_path
+    # A compile that wrote its file and died before its commit: its name is older than the
+    # next compile's, which replaces the first file only when it is done.
+    orphan = write_file(new_map_name(system.pk, timezone.now()), b"{}")
+    write(system, django_capture_on_commit_callbacks)
+    replaced_on = CompileRequest.objects.latest("done_on").done_on
+    grace = settings.MAP_FILE_GRACE
+
+    sweep_replaced_files(replaced_on + grace - timedelta(microseconds=1))
+    assert default_storage.exists(replaced)
+    assert not default_storage.exists(orphan)
+
+    sweep_replaced_files(replaced_on + grace)
+    assert not default_storage.exists(replaced)
+    system.refresh_from_db()
+    assert map_files(system) == [file_name(system.geo_json_path)]
 
 
 def test_a_storage_failure_leaves_the_previous_file_published(

@@ -16,7 +16,6 @@ from django.utils import timezone
 from core.actors import Actor
 from core.compiles import request_compile
 from core.errors import DomainError, Invalid, NotFound
-from core.limits import some_of
 from core.models import Trashable
 from trails import history
 from trails.models import Point, Trail
@@ -60,12 +59,14 @@ def _sort(model: type[Trashable], rows: Sequence[Trashable], *, trashed: bool) -
 
 
 def _request_compiles(rows: list[Trashable], reason: str) -> None:
-    """One compile request for each system the rows belong to."""
+    """One compile request for each system the rows belong to; its reason names the row, or
+    counts the rows (ids may be long, and the reason is short)."""
     by_system: dict[str, list[str]] = {}
     for row in rows:
         by_system.setdefault(row.trail_system_id, []).append(row.pk)
     for system_id, ids in sorted(by_system.items()):
-        request_compile(system_id, reason=f"{reason} {some_of(ids)}")
+        named = ids[0] if len(ids) == 1 else f"({len(ids)})"
+        request_compile(system_id, reason=f"{reason} {named}")
 
 
 def _move_many(

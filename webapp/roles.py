@@ -29,6 +29,7 @@ _ALL = ("view", "add", "change", "delete")
 RULES: dict[str, dict[str, str]] = {
     "trails.trailsystem": {"view": ADMINISTRATOR, "change": ADMINISTRATOR},
     "trails.membership": dict.fromkeys(_ALL, ADMINISTRATOR),
+    # Deleting a live trail or point moves it to the trash, as the API's DELETE does.
     "trails.trail": dict.fromkeys(_ALL, MEMBER),
     "trails.trailactivity": dict.fromkeys(_ALL, MEMBER),
     "trails.point": dict.fromkeys(_ALL, MEMBER),

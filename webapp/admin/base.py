@@ -4,9 +4,11 @@ from dataclasses import dataclass, field
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin import actions as django_actions
 from django.contrib.admin import helpers
 from django.contrib.admin.utils import model_ngettext
 from django.db import transaction
+from django.http import HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
@@ -115,9 +117,9 @@ class RefusedForm(forms.BaseForm):
 
 
 class DeleteThroughService(RoleScopedAdmin):
-    """Delete for good (the row's page, or the list's "Delete selected") through the service
-    that owns the removal and its compile request: the selected rows the person may delete,
-    in one transaction. `delete_function` takes the row as `row_name`, and the actor."""
+    """Delete (the row's page, or the list's "Delete selected") through the service that owns
+    the removal and its compile request: the selected rows the person may delete, in one
+    transaction. `delete_function` takes the row as `row_name`, and the actor."""
 
     delete_function = None
     row_name = ""
@@ -129,6 +131,58 @@ class DeleteThroughService(RoleScopedAdmin):
         with transaction.atomic():
             for obj in self.scoped(request, queryset, "delete"):
                 self.delete_model(request, obj)
+
+    def delete_view(self, request, object_id, extra_context=None):
+        """A row the service refuses (someone else moved it meanwhile) is told on the list,
+        with nothing done, rather than failing the page."""
+        try:
+            return super().delete_view(request, object_id, extra_context)
+        except DomainError as error:
+            self.message_user(request, error.message, messages.ERROR)
+            return HttpResponseRedirect(
+                reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_changelist")
+            )
+
+
+@admin.action(permissions=["delete"], description=django_actions.delete_selected.short_description)
+def delete_selected(model_admin, request, queryset):
+    """The admin's "Delete selected" (its confirmation page first), done by one call of the
+    admin's `bulk_delete_function`: one transaction and one compile request per system. As
+    the other list actions, a refused row is named with the reason and the others are done.
+    A selection holding a row the person may not delete is the admin's: its page says so,
+    and nothing is deleted."""
+    _, _, perms_needed, protected = model_admin.get_deleted_objects(queryset, request)
+    if not request.POST.get("post") or perms_needed or protected:
+        return django_actions.delete_selected(model_admin, request, queryset)
+    rows = list(model_admin.scoped(request, queryset, "delete"))
+    outcome = ActionOutcome()
+    with transaction.atomic():
+        done = run_bulk(model_admin, request, rows, model_admin.bulk_delete_function, outcome)
+        model_admin.log_deletions(request, done)
+    report_outcome(
+        model_admin,
+        request,
+        outcome,
+        done=model_admin.deleted_message,
+        not_done=model_admin.not_deleted_message,
+    )
+
+
+class BulkDeleteThroughService(DeleteThroughService):
+    """ "Delete selected" through a bulk service (`bulk_delete_function`, which takes the rows
+    as `rows_name` and returns a trails.trash.BulkOutcome)."""
+
+    bulk_delete_function = None
+    rows_name = ""
+    deleted_message = _("Deleted for good: %(count)d.")
+    not_deleted_message = _("Not deleted")
+
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        if "delete_selected" in actions:
+            description = actions["delete_selected"][2]
+            actions["delete_selected"] = (delete_selected, "delete_selected", description)
+        return actions
 
 
 class ReadOnlyAdmin(RoleScopedAdmin):
@@ -206,15 +260,21 @@ def _vanished(request, seen: set[str]) -> int:
     return len(set(request.POST.getlist(helpers.ACTION_CHECKBOX_NAME)) - seen)
 
 
+def run_bulk(model_admin, request, rows: list, service, outcome: ActionOutcome) -> list:
+    """Run a bulk service (trails.trash) on `rows` as the signed-in user, the admin naming them
+    the way the service does (`rows_name`: trails, points), and add what it did and refused
+    to `outcome`; the rows done."""
+    if not rows:
+        return []
+    result = service(**{model_admin.rows_name: rows}, actor=web_actor(request))
+    for row, error in result.refused:
+        outcome.refuse([row], error.message)
+    outcome.count(result.done)
+    return result.done
+
+
 def apply_to_selected(model_admin, request, queryset, service, done: str, not_done: str) -> None:
-    """Run a trash service on each selected row as the signed-in user, and report the outcome;
-    the admin names the row the way the service does (`row_name`: trail, point)."""
+    """Run a bulk service on the selected rows, and report the outcome."""
     outcome = ActionOutcome()
-    for obj in queryset:
-        try:
-            service(**{model_admin.row_name: obj}, actor=web_actor(request))
-        except DomainError as error:
-            outcome.refuse([obj], error.message)
-        else:
-            outcome.count([obj])
+    run_bulk(model_admin, request, list(queryset), service, outcome)
     report_outcome(model_admin, request, outcome, done=done, not_done=not_done)

@@ -7,9 +7,11 @@ it queues a recompile and records the history in the same transaction, as an API
 import json
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.contrib.admin.templatetags.admin_urls import add_preserved_filters
 from django.core.exceptions import ValidationError
-from django.urls import path
+from django.http import HttpResponseRedirect
+from django.urls import path, reverse
 from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
 from django.utils.timezone import localtime
@@ -31,6 +33,7 @@ from trails.models import (
 )
 from webapp import grooming_page, roles, system_pages
 from webapp.admin.base import (
+    BulkDeleteThroughService,
     DeleteThroughService,
     ServiceAdmin,
     SystemLinkOnViewMixin,
@@ -239,11 +242,19 @@ class TrailForm(forms.ModelForm):
             raise ValidationError(str(error)) from None
 
 
-class TrashActionMixin:
-    """`Move to the trash` for live rows: the same service the API's DELETE calls."""
+MOVED_TO_TRASH = _("Moved to the trash, where they can be restored: %(count)d.")
 
-    trash_function = None
+
+class ToTrashAdmin(BulkDeleteThroughService):
+    """A live trail or point: Delete (its page, or "Delete selected") and "Move selected to the
+    trash" call the services the API's DELETE calls, which move it to the trash; it is
+    restored from there, and deleted for good only from there, by an Administrator."""
+
     actions = ["move_to_trash"]
+    delete_confirmation_template = "webapp/trash_confirmation.html"
+    delete_selected_confirmation_template = "webapp/trash_selected_confirmation.html"
+    deleted_message = MOVED_TO_TRASH
+    not_deleted_message = _("Not moved to the trash")
 
     @admin.action(description=_("Move selected to the trash"), permissions=["change"])
     def move_to_trash(self, request, queryset):
@@ -251,10 +262,30 @@ class TrashActionMixin:
             self,
             request,
             queryset,
-            self.trash_function,
-            done=_("Moved to the trash: %(count)d."),
-            not_done=_("Not moved to the trash"),
+            self.bulk_delete_function,
+            done=MOVED_TO_TRASH,
+            not_done=self.not_deleted_message,
         )
+
+    def get_deleted_objects(self, objs, request):
+        """Only the rows themselves move; nothing related is deleted, so nothing needs a
+        permission or is protected."""
+        return [str(obj) for obj in objs], {}, set(), []
+
+    def log_deletions(self, request, queryset) -> list:
+        """Nothing is deleted: the status history records the move (field `trashed`)."""
+        return []
+
+    def response_delete(self, request, obj_display, obj_id):
+        self.message_user(
+            request,
+            _("The %(name)s “%(obj)s” was moved to the trash, where it can be restored.")
+            % {"name": self.opts.verbose_name, "obj": obj_display},
+            messages.SUCCESS,
+        )
+        changelist = reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_changelist")
+        preserved = {"preserved_filters": self.get_preserved_filters(request), "opts": self.opts}
+        return HttpResponseRedirect(add_preserved_filters(preserved, changelist))
 
 
 HISTORY_COLUMNS = (_("When"), _("Field"), _("Activity"), _("From"), _("To"), _("Who"), _("Path"))
@@ -305,15 +336,16 @@ def activities_of(formset) -> list[dict] | None:
 
 
 @admin.register(Trail)
-class TrailAdmin(TrashActionMixin, DeleteThroughService, ServiceAdmin):
+class TrailAdmin(ToTrashAdmin, ServiceAdmin):
     """Saved by one service call (create_trail or change_trail) with the inline's activities,
     so the web app applies the API's rules: Closed closes every activity, a new geometry gets
     new elevations, every status change is recorded."""
 
     form = TrailForm
     row_name = "trail"
-    trash_function = staticmethod(trash.trash_trail)
-    delete_function = staticmethod(trash.delete_trail)
+    rows_name = "trails"
+    delete_function = staticmethod(trash.trash_trail)
+    bulk_delete_function = staticmethod(trash.trash_trails)
     inlines = [TrailActivityInline]
     actions = [*STATUS_ACTIONS, "move_to_trash"]
     list_display = ["name", "trail_system", "status", "activity_list", "difficulty", "distance"]
@@ -383,10 +415,11 @@ class PointForm(forms.ModelForm):
 
 
 @admin.register(Point)
-class PointAdmin(TrashActionMixin, DeleteThroughService, ServiceAdmin):
+class PointAdmin(ToTrashAdmin, ServiceAdmin):
     row_name = "point"
-    trash_function = staticmethod(trash.trash_point)
-    delete_function = staticmethod(trash.delete_point)
+    rows_name = "points"
+    delete_function = staticmethod(trash.trash_point)
+    bulk_delete_function = staticmethod(trash.trash_points)
     list_display = ["name", "trail_system", "marker_class", "status", "hidden", "created_on"]
     list_filter = ["status", "marker_class", "trail_system"]
     ordering = ["trail_system_id", "-created_on"]  # as the system's points index reads
@@ -410,7 +443,7 @@ class PointAdmin(TrashActionMixin, DeleteThroughService, ServiceAdmin):
         obj._state.adding = False
 
 
-class TrashAdmin(SystemLinkOnViewMixin, DeleteThroughService):
+class TrashAdmin(SystemLinkOnViewMixin, BulkDeleteThroughService):
     """Trashed rows, read-only; restore puts them back, delete removes them for good."""
 
     restore_function = None
@@ -446,12 +479,16 @@ class TrashAdmin(SystemLinkOnViewMixin, DeleteThroughService):
 @admin.register(TrashedTrail)
 class TrashedTrailAdmin(TrashAdmin):
     row_name = "trail"
-    restore_function = staticmethod(trash.restore_trail)
+    rows_name = "trails"
+    restore_function = staticmethod(trash.restore_trails)
     delete_function = staticmethod(trash.delete_trail)
+    bulk_delete_function = staticmethod(trash.delete_trails)
 
 
 @admin.register(TrashedPoint)
 class TrashedPointAdmin(TrashAdmin):
     row_name = "point"
-    restore_function = staticmethod(trash.restore_point)
+    rows_name = "points"
+    restore_function = staticmethod(trash.restore_points)
     delete_function = staticmethod(trash.delete_point)
+    bulk_delete_function = staticmethod(trash.delete_points)

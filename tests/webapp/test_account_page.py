@@ -7,13 +7,16 @@ from tests.factories import TrailSystemFactory, UserFactory, create_api_key
 pytestmark = pytest.mark.django_db
 
 
-def test_the_account_page_says_whether_an_invitation_waits_for_its_holder(client):
+def test_the_account_page_says_whether_an_invitation_waits_and_offers_no_groups(client):
+    """Groups and model permissions grant nothing here (roles do), so the page does not offer
+    them."""
     operator = UserFactory(uid="operator", is_super_admin=True)
     invited = UserFactory(uid="invited", invitation_pending=True)
     client.force_login(operator, backend="webapp.backends.RoleBackend")
     page = client.get(f"/admin/apikeys/user/{invited.pk}/change/").content.decode()
     assert 'name="is_super_admin"' in page
     assert "Invitation pending" in page
+    assert 'name="groups"' not in page and 'name="user_permissions"' not in page
 
 
 def test_the_keys_list_says_what_each_key_may_do_in_words(client):

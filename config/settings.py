@@ -7,7 +7,7 @@ topology (PostgreSQL, Celery worker and beat over Redis). DJANGO_PROFILE=product
 the settings ``manage.py check --deploy`` asks for (HTTPS only, HSTS, secure cookies).
 
 A git-ignored ``.env`` at the root of the checkout (written by ``make run``: a generated
-SECRET_KEY and DEBUG on) is read first, so ``manage.py`` gets what ``make run`` uses; variables
+SECRET_KEY, DEBUG off) is read first, so ``manage.py`` gets what ``make run`` uses; variables
 of the environment win over it. ENV_FILE names another file; empty, none is read (tests).
 """
 

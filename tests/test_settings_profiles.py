@@ -115,4 +115,4 @@ def test_make_runs_env_file_gives_manage_py_its_development_settings(tmp_path):
         "shell", "-c", "from django.conf import settings; print(settings.DEBUG)",
         tmp_path=tmp_path, ENV_FILE=str(env_file),
     )  # fmt: skip
-    assert debug.stdout.strip().splitlines()[-1] == "True"
+    assert debug.stdout.strip().splitlines()[-1] == "False", "never a debug page for a person"

@@ -4,18 +4,17 @@ Every write to trails and points (and updates, see webapp.admin.updates) is a se
 it queues a recompile and records the history in the same transaction, as an API write does.
 """
 
-import json
-
 from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.urls import path
-from django.utils.formats import date_format
+from django.utils.formats import date_format, number_format
 from django.utils.html import format_html, format_html_join
 from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
 
 from trails import selectors, services, trash
+from trails.enums import Difficulty, TrailStatus
 from trails.fields import ACTIVITY, POINT, TRAIL, WEB_APP
 from trails.geometry import GeometryError
 from trails.geometry import validate as validate_geometry
@@ -258,6 +257,25 @@ class TrashActionMixin:
 
 
 HISTORY_COLUMNS = (_("When"), _("Field"), _("Activity"), _("From"), _("To"), _("Who"), _("Path"))
+# The history's field names (the API's, trails.history) and values, in the person's words.
+HISTORY_FIELDS = {
+    "status": _("Status"),
+    "difficulty": _("Difficulty"),
+    "waitTime": _("Wait time"),
+    "trashed": _("In the trash"),
+}
+HISTORY_VALUES = {
+    "status": dict(TrailStatus.choices),
+    "difficulty": dict(Difficulty.choices),
+    "trashed": {True: _("Yes"), False: _("No")},
+}
+
+
+def history_value(field: str, value) -> str:
+    """A recorded value as a label ("Open", "Circle"), not as JSON; none is a dash."""
+    if value is None:
+        return "-"
+    return str(HISTORY_VALUES.get(field, {}).get(value, value))
 
 
 @admin.display(description=_("Status history (newest first)"))
@@ -276,10 +294,10 @@ def status_history(obj) -> str:
         (
             (
                 date_format(localtime(change.at), "DATETIME_FORMAT"),
-                change.field,
+                HISTORY_FIELDS.get(change.field, change.field),
                 activity_label(change.activity) if change.activity else "",
-                json.dumps(change.old_value),
-                json.dumps(change.new_value),
+                history_value(change.field, change.old_value),
+                history_value(change.field, change.new_value),
                 change.uid,
                 f"{change.get_via_display()} {change.key_id}".strip(),
             )
@@ -304,6 +322,12 @@ def activities_of(formset) -> list[dict] | None:
     ]
 
 
+@admin.display(description=_("Distance (km)"), ordering="distance")
+def distance_km(trail: Trail) -> str:
+    """To the metre, in the page's number format, not the float's sixteen digits."""
+    return number_format(trail.distance, 3)
+
+
 @admin.register(Trail)
 class TrailAdmin(TrashActionMixin, DeleteThroughService, ServiceAdmin):
     """Saved by one service call (create_trail or change_trail) with the inline's activities,
@@ -316,7 +340,7 @@ class TrailAdmin(TrashActionMixin, DeleteThroughService, ServiceAdmin):
     delete_function = staticmethod(trash.delete_trail)
     inlines = [TrailActivityInline]
     actions = [*STATUS_ACTIONS, "move_to_trash"]
-    list_display = ["name", "trail_system", "status", "activity_list", "difficulty", "distance"]
+    list_display = ["name", "trail_system", "status", "activity_list", "difficulty", distance_km]
     list_filter = ["status", ActivityFilter, CategoryFilter, "difficulty", "trail_system"]
     # System by system, each in its order: the index a page of half a million trails reads.
     ordering = ["trail_system_id", "order"]
@@ -325,7 +349,7 @@ class TrailAdmin(TrashActionMixin, DeleteThroughService, ServiceAdmin):
     autocomplete_fields = ["trail_system"]
     readonly_fields = [
         "id",
-        "distance",
+        distance_km,
         "lat",
         "lng",
         "created_on",

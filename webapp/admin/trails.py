@@ -325,7 +325,7 @@ def activities_of(formset) -> list[dict] | None:
 @admin.display(description=_("Distance (km)"), ordering="distance")
 def distance_km(trail: Trail) -> str:
     """To the metre, in the page's number format, not the float's sixteen digits."""
-    return number_format(trail.distance, 3)
+    return number_format(round(trail.distance, 3), 3)
 
 
 @admin.register(Trail)

@@ -168,6 +168,9 @@ STATICFILES_FINDERS = [
 # straight from the finders, so no collectstatic step stands between a checkout and a
 # styled page.
 WHITENOISE_USE_FINDERS = True
+# Re-read on every request instead of once at start-up: an edited script or stylesheet is
+# served at once under `make run` (its .env turns this on; DEBUG does too).
+WHITENOISE_AUTOREFRESH = env_flag("STATIC_AUTOREFRESH", DEBUG)
 MEDIA_URL = os.environ.get("MEDIA_URL", "/media/")
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
 # Serve MEDIA_ROOT from Django itself; on by default for local-disk storage.

@@ -2,6 +2,7 @@
 
 import pytest
 
+from apikeys.services import ensure_account
 from tests.factories import TrailSystemFactory, UserFactory, create_api_key
 
 pytestmark = pytest.mark.django_db
@@ -28,3 +29,12 @@ def test_the_keys_list_says_what_each_key_may_do_in_words(client):
     assert "Read only" in rows and "Bear Creek Nordic" in rows
     assert "Read and write" in rows and "Every system its account manages" in rows
     assert "[&quot;read&quot;" not in rows
+
+
+def test_an_account_made_on_the_fly_is_offered_no_password_change(client):
+    """It signs in with Firebase or a link: there is no old password to give."""
+    system = TrailSystemFactory(owner=ensure_account(uid="signed-in-by-link"))
+    client.force_login(system.owner, backend="webapp.backends.RoleBackend")
+    page = client.get("/admin/").content.decode()
+    assert "/admin/logout/" in page
+    assert "/admin/password_change/" not in page

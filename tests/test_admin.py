@@ -217,7 +217,7 @@ def trail_form(system, geometry, activities: list[dict]) -> dict:
         "type": "Standard",
         "line_style": "Solid",
         "order": "0",
-        "categories": '["Nordic"]',
+        "categories": "Nordic\n Loops \n",
         "geometry": json.dumps(geometry),
         "activities-TOTAL_FORMS": str(len(activities)),
         "activities-INITIAL_FORMS": "0",
@@ -240,6 +240,7 @@ def test_adding_a_trail_derives_distance_and_position_and_queues_a_compile(staff
     assert response.status_code == 302
     trail = Trail.objects.get(name="New loop")
     assert 0.2 < trail.distance < 0.3
+    assert trail.categories == ["Nordic", "Loops"]  # one per line, not JSON
     assert (trail.lat, trail.lng) == (45.7, -113.9)
     assert (trail.created_by, trail.updated_by) == ("uid-staff", "uid-staff")
     assert list(trail.activities.values_list("value", "status")) == [

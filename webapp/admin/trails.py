@@ -224,7 +224,24 @@ class TrailActivityInline(RoleScopedTabularInline):
     form = TrailActivityForm
 
 
+class LinesField(forms.CharField):
+    """A list of names, one per line (a trail's categories), rather than the JSON list it is
+    stored as: a manager types `Nordic`, not `["Nordic"]`."""
+
+    widget = forms.Textarea(attrs={"rows": 3})
+
+    def prepare_value(self, value):
+        return "\n".join(value) if isinstance(value, list) else value
+
+    def to_python(self, value) -> list[str]:
+        return [line.strip() for line in super().to_python(value).splitlines() if line.strip()]
+
+
 class TrailForm(forms.ModelForm):
+    categories = LinesField(
+        label=_("Categories"), required=False, help_text=_("One per line, e.g. Nordic.")
+    )
+
     class Meta:
         model = Trail
         fields = ["trail_system", *TRAIL.names(WEB_APP), "geometry"]

@@ -60,6 +60,12 @@ class User(AbstractBaseUser, PermissionsMixin):
     def __str__(self) -> str:
         return self.email or self.uid
 
+    def has_usable_password(self) -> bool:
+        """Accounts made on the fly (a Firebase sign-in, an import, the demo) store no password
+        at all (''): they sign in with Firebase or a link, so the web app offers no password
+        change, which would ask for an old password they never had."""
+        return bool(self.password) and super().has_usable_password()
+
     def get_short_name(self) -> str:
         """How the web app greets the person: the address, not the opaque uid."""
         return str(self)

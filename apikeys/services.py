@@ -81,36 +81,17 @@ def ensure_account(*, uid: str, email: str = "") -> User:
     return user
 
 
-# An account's many-to-many fields (the web app's account page); the rest are columns.
-_ACCOUNT_RELATIONS = ("groups", "user_permissions")
-
-
-def _columns_and_relations(fields: Mapping) -> tuple[dict, dict]:
-    relations = {name: fields[name] for name in _ACCOUNT_RELATIONS if name in fields}
-    return {k: v for k, v in fields.items() if k not in relations}, relations
-
-
-def _set_relations(user: User, relations: Mapping) -> None:
-    for name, rows in relations.items():
-        getattr(user, name).set(rows)
-
-
 @transaction.atomic
 def create_account(*, uid: str, fields: Mapping) -> User:
     """An account made by an operator (the web app's account page), without a password."""
-    columns, relations = _columns_and_relations(fields)
-    user = User.objects.create_user(uid, **columns)
-    _set_relations(user, relations)
-    return user
+    return User.objects.create_user(uid, **fields)
 
 
 @transaction.atomic
 def change_account(*, user: User, changes: Mapping) -> None:
     """An operator's change of an account: one UPDATE of only the columns given."""
-    columns, relations = _columns_and_relations(changes)
-    if columns:
-        User.objects.filter(pk=user.pk).update(**columns)
-    _set_relations(user, relations)
+    if changes:
+        User.objects.filter(pk=user.pk).update(**changes)
 
 
 @transaction.atomic

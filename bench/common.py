@@ -32,7 +32,7 @@ def setup_django(database: str = BENCH_DATABASE, *, fresh: bool = True) -> None:
             conn.execute(f"CREATE DATABASE {database}")
     os.environ["DATABASE_URL"] = url
     os.environ.setdefault("SECRET_KEY", "bench-only-secret-key")
-    # Measured with the production settings, never the developer's .env (DEBUG on).
+    # Measured with the production settings, never the developer's .env.
     os.environ["ENV_FILE"] = ""
     # Figures only: no line per compile or request from this process or those it starts.
     os.environ.setdefault("LOG_LEVEL", "WARNING")

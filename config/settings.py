@@ -7,7 +7,7 @@ topology (PostgreSQL, Celery worker and beat over Redis). DJANGO_PROFILE=product
 the settings ``manage.py check --deploy`` asks for (HTTPS only, HSTS, secure cookies).
 
 A git-ignored ``.env`` at the root of the checkout (written by ``make run``: a generated
-SECRET_KEY and DEBUG on) is read first, so ``manage.py`` gets what ``make run`` uses; variables
+SECRET_KEY, DEBUG off) is read first, so ``manage.py`` gets what ``make run`` uses; variables
 of the environment win over it. ENV_FILE names another file; empty, none is read (tests).
 """
 
@@ -168,6 +168,9 @@ STATICFILES_FINDERS = [
 # straight from the finders, so no collectstatic step stands between a checkout and a
 # styled page.
 WHITENOISE_USE_FINDERS = True
+# Re-read on every request instead of once at start-up: an edited script or stylesheet is
+# served at once under `make run` (its .env turns this on; DEBUG does too).
+WHITENOISE_AUTOREFRESH = env_flag("STATIC_AUTOREFRESH", DEBUG)
 MEDIA_URL = os.environ.get("MEDIA_URL", "/media/")
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
 # Serve MEDIA_ROOT from Django itself; on by default for local-disk storage.

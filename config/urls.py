@@ -31,3 +31,6 @@ def serve_media(request, path: str):
 if settings.SERVE_MEDIA and settings.STORAGE_BACKEND == "local":
     prefix = settings.MEDIA_URL.lstrip("/")
     urlpatterns.append(re_path(rf"^{prefix}(?P<path>.*)$", serve_media))
+
+handler404 = "config.errors.page_not_found"
+handler500 = "config.errors.server_error"

@@ -1,7 +1,9 @@
 """The demo trail system `make run` loads: Lost Trail Powder Mountain from OpenStreetMap.
 
 The OSM extract (data/, ODbL) is converted to the published-file format by `trails.osm`, given a
-mix of statuses and a few points, and imported by `trails.importing` like any migrated file.
+mix of statuses and a few points, and imported by `trails.importing` like any migrated file. It
+is on a paid tier and gets its first weather snapshot at once (the configured provider; `fixed`
+by default), so every weather route answers from the start, not after beat's first hour.
 """
 
 import json
@@ -13,6 +15,7 @@ from django.utils import timezone
 
 from apikeys.services import ensure_account
 from core.actors import Actor, Via
+from publishing import weather
 from trails import osm
 from trails.enums import TrailStatus
 from trails.importing import create_trail_system
@@ -24,6 +27,7 @@ DEMO_SYSTEM_ID = "demoLostTrailPowder1"
 DEMO_OWNER_UID = "demo-owner"
 DEMO_OWNER_EMAIL = "owner@demo.test"
 DEMO_TRUSTEE_UID = "demo-trustee"
+DEMO_TIER = "pro"  # a tier that collects weather (publishing.weather.WEATHER_TIERS)
 DATA_FILE = settings.BASE_DIR / "data" / "lost_trail_powder_mtn_osm.geojson"
 # Long enough that a demo started months later still shows its updates (the spec's maximum).
 UPDATE_LIFETIME = timedelta(hours=8760)
@@ -167,6 +171,10 @@ def load_demo() -> tuple[TrailSystem, bool]:
             depth_measurement="inches",
             length_measurement="miles",
             temp_measurement="fahrenheit",
+            tier=DEMO_TIER,
         )
         _post_updates(system, nordic_ids)
+    # Outside the transaction: a provider may be a network call, and one that fails leaves the
+    # demo loaded without a snapshot until beat's next collection.
+    weather.collect([system])
     return system, True

@@ -86,6 +86,11 @@ TEXTS: dict[str, dict[str, str]] = {
         "not_found_heading": "Trail system not found",
         "not_found": "There is no public trail map at this address.",
         "see_all": "See all trail systems",
+        "page_not_found_heading": "Page not found",
+        "page_not_found": "There is no page at this address.",
+        "server_error_heading": "Something went wrong",
+        "server_error": "This page could not be shown because of an error on our side. "
+        "Please try again in a moment.",
         "embed_heading": "Embed this map",
         "embed_map": "Map",
         "embed_list": "Status list",
@@ -172,6 +177,11 @@ TEXTS: dict[str, dict[str, str]] = {
         "not_found_heading": "Réseau de sentiers introuvable",
         "not_found": "Il n'y a pas de carte publique des sentiers à cette adresse.",
         "see_all": "Voir tous les réseaux de sentiers",
+        "page_not_found_heading": "Page introuvable",
+        "page_not_found": "Il n'y a pas de page à cette adresse.",
+        "server_error_heading": "Une erreur s'est produite",
+        "server_error": "Cette page n'a pas pu être affichée à cause d'une erreur de notre côté. "
+        "Veuillez réessayer dans un instant.",
         "embed_heading": "Intégrer cette carte",
         "embed_map": "Carte",
         "embed_list": "Liste d'état",

@@ -12,7 +12,9 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.translation import get_language
 from django.views.decorators.cache import cache_control
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.http import require_GET, require_POST
@@ -54,8 +56,32 @@ def _allow_map_sources(response: HttpResponse) -> HttpResponse:
     return csp_update({name: value for name, value in config.items() if value})(lambda: response)()
 
 
+def _message(texts: dict[str, str], name: str, language: str) -> dict:
+    """The context of public/message.html: a heading and a sentence of the texts table."""
+    heading, message = texts[f"{name}_heading"], texts[name]
+    return {"t": texts, "heading": heading, "message": message, "language": language}
+
+
 def not_found(request: HttpRequest, language: str = "en") -> HttpResponse:
-    return render(request, "public/not_found.html", {"t": texts_for(language)}, status=404)
+    context = _message(texts_for(language), "not_found", language)
+    return render(request, "public/message.html", context, status=404)
+
+
+def page_not_found(request: HttpRequest) -> HttpResponse:
+    """Any other address of the site (handler404), in the visitor's language: never Django's
+    own page."""
+    language = get_language()
+    context = _message(texts_for(language), "page_not_found", language)
+    return render(request, "public/message.html", context, status=404)
+
+
+def server_error() -> HttpResponse:
+    """handler500's page, rendered without the request: the database may be what failed."""
+    language = get_language()
+    page = render_to_string(
+        "public/message.html", _message(texts_for(language), "server_error", language)
+    )
+    return HttpResponse(page, status=500)
 
 
 def _map_config(system: TrailSystem) -> dict:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Write the development settings of this checkout (default: .env at its root) unless the file
-# exists: a generated SECRET_KEY, DEBUG on and plain-text log lines. config/settings.py reads the file, so
+# exists: a generated SECRET_KEY, DEBUG off, static files re-read and plain-text log lines. config/settings.py reads the file, so
 # `manage.py` gets the same settings as `make run`; variables set in the environment win.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +13,11 @@ secret=$(python3 -c "import secrets; print(secrets.token_urlsafe(50))")
 cat > "$file" <<ENV
 # Development settings written by \`make run\` (scripts/dev_env.sh); git-ignored.
 SECRET_KEY=$secret
-DEBUG=1
+# Off, so a page a person sees is the site's own, never Django's debug page; tracebacks go to
+# the terminal. 1 turns Django's debug pages on for a developer hunting a bug.
+DEBUG=0
+# Edited scripts and stylesheets are served without a restart.
+STATIC_AUTOREFRESH=1
 LOG_FORMAT=text
 ENV
-echo "Wrote $file (development settings: generated SECRET_KEY, DEBUG on, text logs)."
+echo "Wrote $file (development settings: generated SECRET_KEY, DEBUG off, static files re-read, text logs)."

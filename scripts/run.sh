@@ -7,7 +7,7 @@ port=${2:-8000}
 py=.venv/bin/python
 
 if [ -z "${SECRET_KEY:-}" ]; then
-  # No secret configured: a developer's machine. The settings read .env (secret, DEBUG on),
+  # No secret configured: a developer's machine. The settings read .env (secret, text logs),
   # and so does every later `.venv/bin/python manage.py ...` in this checkout.
   scripts/dev_env.sh
 fi

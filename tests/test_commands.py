@@ -325,3 +325,12 @@ def test_the_demo_looks_alive():
     groomed = updates.filter(type="surfaceConditions").first()
     assert groomed.trails.exists()
     assert all("Nordic" in t.categories for t in groomed.trails.all())
+
+
+def test_the_demo_shows_its_weather_on_the_legacy_route_from_the_start(client):
+    """make run's demo shows a working weather service, not the legacy 500 of missing data."""
+    run("load_demo")
+    response = client.get(f"/legacy/weather/{DEMO_SYSTEM_ID}")
+    assert response.status_code == 200
+    [forecast] = response.json()
+    assert (forecast["temperature"], forecast["source"]) == (-4.0, "fixed")

@@ -112,7 +112,9 @@ def test_make_runs_env_file_gives_manage_py_its_development_settings(tmp_path):
     check = manage("check", tmp_path=tmp_path, ENV_FILE=str(env_file))
     assert check.returncode == 0, check.stderr
     debug = manage(
-        "shell", "-c", "from django.conf import settings; print(settings.DEBUG)",
+        "shell", "-c",
+        "from django.conf import settings; print(settings.DEBUG, settings.WHITENOISE_AUTOREFRESH)",
         tmp_path=tmp_path, ENV_FILE=str(env_file),
     )  # fmt: skip
-    assert debug.stdout.strip().splitlines()[-1] == "True"
+    # Never a debug page for a person; edited static files served without a restart.
+    assert debug.stdout.strip().splitlines()[-1] == "False True"

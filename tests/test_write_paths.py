@@ -184,13 +184,13 @@ def test_the_trail_and_point_pages_show_the_status_history(system, manager, staf
     manager.patch(f"/api/v1/trails/{trail.pk}", {"status": "Caution"}, format="json")
     page = staff.get(change_page(trail)).content.decode()
     assert "Status history" in page
-    assert "<td>&quot;Open&quot;</td><td>&quot;Caution&quot;</td>" in page
+    assert "<td>Status</td><td></td><td>Open</td><td>Caution</td>" in page  # words, not JSON
     assert "ID token" in page  # the path it came by
 
     point = PointFactory(trail_system=system, wait_time=5)
     manager.patch(f"/api/v1/points/{point.pk}", {"waitTime": 25}, format="json")
     page = staff.get(reverse("admin:trails_point_change", args=[point.pk])).content.decode()
-    assert "<td>waitTime</td><td></td><td>5</td><td>25</td>" in page
+    assert "<td>Wait time</td><td></td><td>5</td><td>25</td>" in page
 
 
 @pytest.mark.parametrize("path", ["api", "web app", "importer", "bulk status"])

@@ -1,6 +1,9 @@
 """The admin site as the managers' web app: who may enter, and the sign-in routes."""
 
 from django.contrib import admin
+from django.http import HttpRequest, HttpResponse, HttpResponseServerError
+from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.urls import path
 from django.utils.translation import gettext_lazy as _
 
@@ -34,3 +37,14 @@ class TrailsAdminSite(admin.AdminSite):
     def login(self, request, extra_context=None):
         context = {**signin.login_context(request), **(extra_context or {})}
         return signin.allow_firebase(super().login(request, context))
+
+    def page_not_found(self, request: HttpRequest) -> HttpResponse:
+        """An unknown address or a row that is not the person's (handler404 under /admin/)."""
+        context = {**self.each_context(request), "title": _("Page not found")}
+        return render(request, "admin/404.html", context, status=404)
+
+    def server_error(self) -> HttpResponse:
+        """handler500's page under /admin/, rendered without the request: its session, the
+        person's roles and the database itself may be what failed."""
+        context = {"site_header": self.site_header, "site_title": self.site_title}
+        return HttpResponseServerError(render_to_string("webapp/500.html", context))

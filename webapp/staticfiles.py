@@ -27,10 +27,13 @@ class NpmFilesFinder(BaseFinder):
             self.storages[prefix] = (storage, names)
 
     def find(self, path, find_all=False, **kwargs):
+        """Like Django's own finders, [] when not found (also without find_all): a None would
+        reach django.contrib.staticfiles.finders.find's list of matches, which WhiteNoise then
+        takes for a path and fails on (a 500 for any missing file when it re-reads files)."""
         prefix, _, name = path.rpartition("/")
         storage, names = self.storages.get(prefix, (None, ()))
         if name not in names or not storage.exists(name):
-            return [] if find_all else None
+            return []
         found = storage.path(name)
         return [found] if find_all else found
 

@@ -60,7 +60,8 @@ class Instance:
         self.log_path = log_path
         self.log = open(log_path, "ab")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "config.wsgi", "-b", f"127.0.0.1:{port}", "-w", "1"],
+            [sys.executable, "-m", "gunicorn", "config.wsgi", "-b", f"127.0.0.1:{port}", "-w", "1",
+             "--no-control-socket"],
             cwd=settings.BASE_DIR, env=env, stdout=self.log, stderr=subprocess.STDOUT,
         )  # fmt: skip
 

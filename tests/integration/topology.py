@@ -276,6 +276,7 @@ class Topology:
                 "config.wsgi",
                 *("--workers", "2", "--bind", f"127.0.0.1:{self.web_port}"),
                 *("--graceful-timeout", "5"),
+                "--no-control-socket",  # the default socket path is shared by every gunicorn
             ],
         )
         self.worker = self._service(

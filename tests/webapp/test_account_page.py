@@ -2,18 +2,22 @@
 
 import pytest
 
+from apikeys.services import ensure_account
 from tests.factories import TrailSystemFactory, UserFactory, create_api_key
 
 pytestmark = pytest.mark.django_db
 
 
-def test_the_account_page_says_whether_an_invitation_waits_for_its_holder(client):
+def test_the_account_page_says_whether_an_invitation_waits_and_offers_no_groups(client):
+    """Groups and model permissions grant nothing here (roles do), so the page does not offer
+    them."""
     operator = UserFactory(uid="operator", is_super_admin=True)
     invited = UserFactory(uid="invited", invitation_pending=True)
     client.force_login(operator, backend="webapp.backends.RoleBackend")
     page = client.get(f"/admin/apikeys/user/{invited.pk}/change/").content.decode()
     assert 'name="is_super_admin"' in page
     assert "Invitation pending" in page
+    assert 'name="groups"' not in page and 'name="user_permissions"' not in page
 
 
 def test_the_keys_list_says_what_each_key_may_do_in_words(client):
@@ -25,3 +29,12 @@ def test_the_keys_list_says_what_each_key_may_do_in_words(client):
     assert "Read only" in rows and "Bear Creek Nordic" in rows
     assert "Read and write" in rows and "Every system its account manages" in rows
     assert "[&quot;read&quot;" not in rows
+
+
+def test_an_account_made_on_the_fly_is_offered_no_password_change(client):
+    """It signs in with Firebase or a link: there is no old password to give."""
+    system = TrailSystemFactory(owner=ensure_account(uid="signed-in-by-link"))
+    client.force_login(system.owner, backend="webapp.backends.RoleBackend")
+    page = client.get("/admin/").content.decode()
+    assert "/admin/logout/" in page
+    assert "/admin/password_change/" not in page

@@ -73,3 +73,10 @@ def test_the_trail_page_has_no_blank_activity_rows_and_a_map_preview(trustee_cli
         assert 'name="activities-TOTAL_FORMS" value="0"' in page
         assert 'class="trail-map"' in page
         assert "/static/vendor/leaflet/leaflet.js" in page
+
+
+def test_the_trail_page_lists_categories_one_per_line_not_as_json(trustee_client):
+    trail = TrailFactory(trail_system=trustee_client.system, categories=["Nordic", "Easy"])
+    page = trustee_client.get(f"{TRAILS}{trail.pk}/change/").content.decode()
+    assert "Nordic\nEasy</textarea>" in page
+    assert "[&quot;Nordic&quot;" not in page

@@ -67,6 +67,23 @@ def test_changing_an_update_offers_no_notify(client):
     assert 'name="notify"' not in page
 
 
+def test_a_notices_page_shows_the_notice_fields_alone_and_saves_a_change(client):
+    """Its type is fixed, so the empty snow report and surface condition fields are not offered."""
+    update = UpdateFactory(type="notice", description="Lift 2 closed.")
+    signed_in(client, update.trail_system.owner)
+    page = client.get(f"{UPDATES}{update.pk}/change/").content.decode()
+    assert 'name="description"' in page
+    assert 'name="base_depth"' not in page and 'name="conditions"' not in page
+    response = client.post(
+        f"{UPDATES}{update.pk}/change/",
+        {"expiration_date_0": "2099-01-01", "expiration_date_1": "12:00:00",
+         "description": "Lift 2 open again.", "severity": "info"},
+    )  # fmt: skip
+    assert response.status_code == 302
+    update.refresh_from_db()
+    assert (update.description, update.severity) == ("Lift 2 open again.", "info")
+
+
 def test_a_trustee_lists_subscribers_but_may_not_unsubscribe_or_export(client):
     membership = MembershipFactory(user__uid="trustee")
     subscriber = SubscriberFactory(trail_system=membership.trail_system)

@@ -37,13 +37,11 @@ class UserAdmin(DeleteThroughService, ServiceAdmin):
         "is_superuser",
         "is_active",
         "invitation_pending",
-        "groups",
-        "user_permissions",
         "date_joined",
         "last_login",
     ]
+    # No groups or model permissions: they grant nothing here (webapp.backends), roles do.
     readonly_fields = ["invitation_pending", "date_joined", "last_login"]
-    filter_horizontal = ["groups", "user_permissions"]
 
     def get_readonly_fields(self, request, obj=None):
         # The uid is the Firebase identity: set once, never edited.
@@ -57,9 +55,6 @@ class UserAdmin(DeleteThroughService, ServiceAdmin):
         user = create_account(uid=fields.pop("uid"), fields=fields)
         obj.pk = user.pk
         obj._state.adding = False
-
-    def save_related(self, request, form, formsets, change):
-        """The service has set the account's groups and permissions."""
 
 
 ACCESS_LABELS = {"write": _("Read and write"), "read": _("Read only")}

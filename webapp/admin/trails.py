@@ -4,20 +4,19 @@ Every write to trails and points (and updates, see webapp.admin.updates) is a se
 it queues a recompile and records the history in the same transaction, as an API write does.
 """
 
-import json
-
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.templatetags.admin_urls import add_preserved_filters
 from django.core.exceptions import ValidationError
 from django.http import HttpResponseRedirect
 from django.urls import path, reverse
-from django.utils.formats import date_format
+from django.utils.formats import date_format, number_format
 from django.utils.html import format_html, format_html_join
 from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
 
 from trails import selectors, services, trash
+from trails.enums import Difficulty, TrailStatus
 from trails.fields import ACTIVITY, POINT, TRAIL, WEB_APP
 from trails.geometry import GeometryError
 from trails.geometry import validate as validate_geometry
@@ -228,7 +227,24 @@ class TrailActivityInline(RoleScopedTabularInline):
     form = TrailActivityForm
 
 
+class LinesField(forms.CharField):
+    """A list of names, one per line (a trail's categories), rather than the JSON list it is
+    stored as: a manager types `Nordic`, not `["Nordic"]`."""
+
+    widget = forms.Textarea(attrs={"rows": 3})
+
+    def prepare_value(self, value):
+        return "\n".join(value) if isinstance(value, list) else value
+
+    def to_python(self, value) -> list[str]:
+        return [line.strip() for line in super().to_python(value).splitlines() if line.strip()]
+
+
 class TrailForm(forms.ModelForm):
+    categories = LinesField(
+        label=_("Categories"), required=False, help_text=_("One per line, e.g. Nordic.")
+    )
+
     class Meta:
         model = Trail
         fields = ["trail_system", *TRAIL.names(WEB_APP), "geometry"]
@@ -289,6 +305,25 @@ class ToTrashAdmin(BulkDeleteThroughService):
 
 
 HISTORY_COLUMNS = (_("When"), _("Field"), _("Activity"), _("From"), _("To"), _("Who"), _("Path"))
+# The history's field names (the API's, trails.history) and values, in the person's words.
+HISTORY_FIELDS = {
+    "status": _("Status"),
+    "difficulty": _("Difficulty"),
+    "waitTime": _("Wait time"),
+    "trashed": _("In the trash"),
+}
+HISTORY_VALUES = {
+    "status": dict(TrailStatus.choices),
+    "difficulty": dict(Difficulty.choices),
+    "trashed": {True: _("Yes"), False: _("No")},
+}
+
+
+def history_value(field: str, value) -> str:
+    """A recorded value as a label ("Open", "Circle"), not as JSON; none is a dash."""
+    if value is None:
+        return "-"
+    return str(HISTORY_VALUES.get(field, {}).get(value, value))
 
 
 @admin.display(description=_("Status history (newest first)"))
@@ -307,10 +342,10 @@ def status_history(obj) -> str:
         (
             (
                 date_format(localtime(change.at), "DATETIME_FORMAT"),
-                change.field,
+                HISTORY_FIELDS.get(change.field, change.field),
                 activity_label(change.activity) if change.activity else "",
-                json.dumps(change.old_value),
-                json.dumps(change.new_value),
+                history_value(change.field, change.old_value),
+                history_value(change.field, change.new_value),
                 change.uid,
                 f"{change.get_via_display()} {change.key_id}".strip(),
             )
@@ -335,6 +370,12 @@ def activities_of(formset) -> list[dict] | None:
     ]
 
 
+@admin.display(description=_("Distance (km)"), ordering="distance")
+def distance_km(trail: Trail) -> str:
+    """To the metre, in the page's number format, not the float's sixteen digits."""
+    return number_format(round(trail.distance, 3), 3)
+
+
 @admin.register(Trail)
 class TrailAdmin(ToTrashAdmin, ServiceAdmin):
     """Saved by one service call (create_trail or change_trail) with the inline's activities,
@@ -348,7 +389,7 @@ class TrailAdmin(ToTrashAdmin, ServiceAdmin):
     bulk_delete_function = staticmethod(trash.trash_trails)
     inlines = [TrailActivityInline]
     actions = [*STATUS_ACTIONS, "move_to_trash"]
-    list_display = ["name", "trail_system", "status", "activity_list", "difficulty", "distance"]
+    list_display = ["name", "trail_system", "status", "activity_list", "difficulty", distance_km]
     list_filter = ["status", ActivityFilter, CategoryFilter, "difficulty", "trail_system"]
     # System by system, each in its order: the index a page of half a million trails reads.
     ordering = ["trail_system_id", "order"]
@@ -357,7 +398,7 @@ class TrailAdmin(ToTrashAdmin, ServiceAdmin):
     autocomplete_fields = ["trail_system"]
     readonly_fields = [
         "id",
-        "distance",
+        distance_km,
         "lat",
         "lng",
         "created_on",

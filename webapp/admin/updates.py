@@ -148,14 +148,13 @@ class UpdateAdmin(DeleteThroughService, ServiceAdmin):
         return [system_overview_link, "type"] if obj is not None else []
 
     def get_fieldsets(self, request, obj=None):
-        """One section per update type, so the person fills in only their type's part."""
+        """One section per update type, so the person fills in only their type's part; an
+        existing update keeps its type, so its page shows that type's section alone."""
         common = ["expiration_date", "trails", "all_trails"]
+        kinds = TYPE_FIELDS if obj is None else {obj.type: TYPE_FIELDS[obj.type]}
         sections = [
             (None, {"fields": [*self.get_readonly_fields(request, obj), *common]}),
-            *(
-                (UpdateType(kind).label, {"fields": list(names)})
-                for kind, names in TYPE_FIELDS.items()
-            ),
+            *((UpdateType(kind).label, {"fields": list(names)}) for kind, names in kinds.items()),
         ]
         if obj is None:
             sections[0][1]["fields"][:0] = ["trail_system", "type"]

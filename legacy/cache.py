@@ -36,12 +36,12 @@ def _store(key: tuple[str, str], entry: _Entry) -> None:
     with _lock:
         old = _entries.pop(key, None)
         if old is not None:
-            _size -= old.answer.held_bytes
+            _size -= len(old.answer.body)
         _entries[key] = entry
-        _size += entry.answer.held_bytes
+        _size += len(entry.answer.body)
         while _size > MAX_BYTES and len(_entries) > 1:
             _, evicted = _entries.popitem(last=False)
-            _size -= evicted.answer.held_bytes
+            _size -= len(evicted.answer.body)
 
 
 def current(
@@ -70,6 +70,5 @@ def current(
         entry.stamp = stamp
         return entry.answer
     answer = build()
-    answer.spool()
     _store(key, _Entry(version, stamp, answer))
     return answer

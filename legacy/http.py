@@ -3,17 +3,14 @@ conditional GET (ETag, Last-Modified) for pollers."""
 
 import hashlib
 import logging
-import os
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import wraps
-from typing import BinaryIO
 
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist
-from django.http import FileResponse, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import http_date
 from django.views.decorators.csrf import csrf_exempt
@@ -27,12 +24,6 @@ ALLOWED_METHODS = "GET, HEAD, OPTIONS"
 PREFLIGHT_MAX_AGE = "86400"
 
 
-# Below this a body is cheaper to copy through Python than to open and send from a file.
-SPOOL_MIN_BYTES = 64 * 1024
-# An anonymous in-memory file, re-opened per request (its own offset: threads never share one).
-_CAN_SPOOL = hasattr(os, "memfd_create") and os.path.isdir("/proc/self/fd")
-
-
 @dataclass
 class Answer:
     """An encoded body with its validators; the ETag is a digest of the exact bytes."""
@@ -40,32 +31,9 @@ class Answer:
     body: bytes
     last_modified: datetime | None = None
     etag: str = field(init=False)
-    spooled_fd: int | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.etag = f'"{hashlib.blake2b(self.body, digest_size=16).hexdigest()}"'
-
-    def spool(self) -> None:
-        """Keep a large body that will be served many times in an in-memory file as well, so
-        gunicorn sends it with sendfile: the kernel copies it once, where writing the bytes
-        from Python copies them twice. The cached hot routes then cost the server less per
-        request than a static file of the same bytes."""
-        if self.spooled_fd is not None or not _CAN_SPOOL or len(self.body) < SPOOL_MIN_BYTES:
-            return
-        fd = os.memfd_create("legacy-body", os.MFD_CLOEXEC)
-        with open(fd, "wb", closefd=False) as spooled:
-            spooled.write(self.body)
-        self.spooled_fd = fd
-        weakref.finalize(self, os.close, fd)
-
-    @property
-    def held_bytes(self) -> int:
-        """Memory the answer holds: a spooled body is held twice."""
-        return len(self.body) * (1 if self.spooled_fd is None else 2)
-
-    def open_spooled(self) -> BinaryIO:
-        """A reader of the spooled body with its own offset, closed with its response."""
-        return os.fdopen(os.open(f"/proc/self/fd/{self.spooled_fd}", os.O_RDONLY), "rb")
 
 
 class UnknownRoute(Exception):
@@ -95,30 +63,21 @@ def _preflight(request: HttpRequest) -> HttpResponse:
 
 def _conditional(request: HttpRequest, answer: Answer) -> HttpResponse:
     """200 with validators, or 304 when the poller already holds these exact bytes."""
-    validators = HttpResponse(content_type="application/json")
-    validators["ETag"] = answer.etag
+    response = HttpResponse(answer.body, content_type="application/json")
+    response["ETag"] = answer.etag
     # Pollers must revalidate every time; a 304 costs them nothing.
-    validators["Cache-Control"] = "no-cache"
+    response["Cache-Control"] = "no-cache"
     modified = None
     if answer.last_modified is not None:
         modified = int(answer.last_modified.timestamp())
-        validators["Last-Modified"] = http_date(modified)
-    conditional = get_conditional_response(
-        request, etag=answer.etag, last_modified=modified, response=validators
-    )
-    if conditional is not validators:
-        return conditional
+        response["Last-Modified"] = http_date(modified)
     if request.method == "HEAD":
         # The GET's length, no body: the server must not send one (RFC 9110).
-        validators["Content-Length"] = str(len(answer.body))
-        return validators
-    if answer.spooled_fd is None:
-        validators.content = answer.body
-        return validators
-    response = FileResponse(answer.open_spooled(), content_type="application/json")
-    for header, value in validators.items():
-        response[header] = value
-    return response
+        response.content = b""
+        response["Content-Length"] = str(len(answer.body))
+    return get_conditional_response(
+        request, etag=answer.etag, last_modified=modified, response=response
+    )
 
 
 def _failure(request: HttpRequest, exc: Exception) -> HttpResponse:

@@ -1,16 +1,12 @@
 """The legacy rules every route shares: 500 with an empty body, origins, conditional GET."""
 
-import gc
-import json
 import logging
-import os
 
 import pytest
 from django.utils import timezone
 from django.utils.http import http_date
 
-from legacy.http import SPOOL_MIN_BYTES
-from tests.factories import TrailActivityFactory, TrailFactory, TrailSystemFactory, line
+from tests.factories import TrailActivityFactory, TrailFactory, TrailSystemFactory
 from tests.legacy.conftest import ALLOWED_ORIGIN
 from trails.models import Trail, TrailActivity, TrailSystem
 
@@ -289,45 +285,3 @@ def test_a_trail_created_moved_or_deleted_shows_on_the_next_poll_of_both_systems
 
     Trail.objects.filter(pk=created.pk).delete()
     assert client.get(other_path).json() == []
-
-
-def body_of(response) -> bytes:
-    return b"".join(response.streaming_content) if response.streaming else response.content
-
-
-def test_a_large_cached_body_is_served_whole_with_its_validators(client):
-    """Bodies past the spooling size are sent from an in-memory file (sendfile): the bytes,
-    length and validators a poller gets must be those of the document."""
-    system = TrailSystemFactory()
-    TrailFactory(trail_system=system, geometry=line(n=4000))
-    path = f"/legacy/trails/{system.id}"
-
-    first, cached = client.get(path), client.get(path)
-
-    body = body_of(first)
-    assert len(body) > SPOOL_MIN_BYTES
-    assert body_of(cached) == body
-    assert json.loads(body)[0]["id"]
-    for response in (first, cached):
-        assert response["Content-Type"] == "application/json"
-        assert response["Content-Length"] == str(len(body))
-        assert response["ETag"] == first["ETag"]
-        assert response["Cache-Control"] == "no-cache"
-        assert "Content-Disposition" not in response
-    assert client.head(path)["Content-Length"] == str(len(body))
-    assert client.get(path, headers={"If-None-Match": first["ETag"]}).status_code == 304
-
-
-def test_rebuilding_a_large_body_again_and_again_leaks_no_file(client):
-    system = TrailSystemFactory()
-    trail = TrailFactory(trail_system=system, geometry=line(n=4000))
-    path = f"/legacy/trails/{system.id}"
-    body_of(client.get(path))
-    open_files = len(os.listdir("/proc/self/fd"))
-
-    for n in range(20):
-        Trail.objects.filter(pk=trail.pk).update(name=f"Renamed {n}")
-        assert json.loads(body_of(client.get(path)))[0]["name"] == f"Renamed {n}"
-
-    gc.collect()
-    assert len(os.listdir("/proc/self/fd")) <= open_files

@@ -91,6 +91,8 @@ MIDDLEWARE = [
     "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # /legacy answers here, past the request log, metrics and security headers only.
+    "config.middleware.LegacyRouteMiddleware",
     "csp.middleware.CSPMiddleware",
     "corsheaders.middleware.CorsMiddleware",
     "config.middleware.ControlCharacterPathMiddleware",

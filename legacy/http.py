@@ -112,6 +112,10 @@ def legacy_route(*, preflight: bool = True) -> Callable:
             except Exception as exc:
                 response = _failure(request, exc)
             _allow_origin(request, response)
+            if "Content-Length" not in response:
+                # Answered before CommonMiddleware (config.middleware.LegacyRouteMiddleware),
+                # which would have set it; without it the server would send chunks.
+                response["Content-Length"] = str(len(response.content))
             return response
 
         return wrapped

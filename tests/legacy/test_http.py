@@ -5,6 +5,7 @@ import logging
 import pytest
 from django.utils import timezone
 from django.utils.http import http_date
+from prometheus_client.parser import text_string_to_metric_families
 
 from tests.factories import TrailActivityFactory, TrailFactory, TrailSystemFactory
 from tests.legacy.conftest import ALLOWED_ORIGIN
@@ -285,3 +286,38 @@ def test_a_trail_created_moved_or_deleted_shows_on_the_next_poll_of_both_systems
 
     Trail.objects.filter(pk=created.pk).delete()
     assert client.get(other_path).json() == []
+
+
+def test_an_answer_carries_its_length_and_the_security_headers_and_no_page_headers(client, system):
+    """Legacy routes are answered before the page middleware (sessions, locale, framing,
+    CSP): an embed gets the body's length and the security headers, and nothing of a page."""
+    response = client.get(f"/legacy/trails/{system.id}")
+
+    assert response["Content-Length"] == str(len(response.content))
+    assert response["X-Content-Type-Options"] == "nosniff"
+    assert response["X-Request-ID"]
+    assert "Accept-Language" not in response.get("Vary", "")
+    assert not response.cookies
+    assert client.get("/legacy/nope")["Content-Length"] == "0"
+
+
+def test_legacy_answers_are_counted_per_route_in_the_metrics(client, system):
+    def served(status: str) -> float:
+        page = client.get("/metrics").content.decode()
+        for family in text_string_to_metric_families(page):
+            for sample in family.samples:
+                if (
+                    sample.name == "django_http_responses_total_by_status_view_method_total"
+                    and sample.labels["view"] == "legacy.views.trail_list"
+                    and sample.labels["status"] == status
+                ):
+                    return sample.value
+        return 0.0
+
+    before = served("200"), served("500")
+
+    client.get(f"/legacy/trails/{system.id}")
+    client.get(f"/legacy/trails/{system.id}")
+    client.get("/legacy/trails/doesNotExist0000000")
+
+    assert (served("200"), served("500")) == (before[0] + 2, before[1] + 1)

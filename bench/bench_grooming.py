@@ -20,6 +20,8 @@ import time
 import uuid
 from datetime import UTC, datetime, timedelta
 
+from bench.common import real_broker
+
 TRAILS = 500
 TRACK_POINTS = 10_000
 RUNS = 5
@@ -149,26 +151,18 @@ def _measure(client, url: str, data: bytes, trails) -> dict:
 
 
 def run() -> dict[str, dict]:
-    from django.conf import settings
     from rest_framework.test import APIClient
 
     from apikeys.tokens import mint_emulator_token
-    from config.celery import app
 
     rng = random.Random(14)
     system, trails, geod = _system(rng)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {mint_emulator_token(system.owner_id)}")
     url = f"/api/v1/trail-systems/{system.pk}/grooming-tracks"
-    broker_url = settings.CELERY_BROKER_URL or "redis://127.0.0.1:6379/15"
-    queue = f"bench-grooming-{uuid.uuid4().hex[:8]}"
-    app.conf.update(broker_url=broker_url, task_always_eager=False, task_default_queue=queue)
-    try:
+    with real_broker("bench-grooming"):
         drifting = _measure(client, url, _track_gpx(geod, trails, _drifting(rng)), trails)
         jitter = _measure(client, url, _track_gpx(geod, trails, _jitter(rng)), trails)
-    finally:
-        with app.connection_for_write() as connection:
-            connection.default_channel.queue_delete(queue)
     load_average = round(os.getloadavg()[0], 1)
     return {
         "grooming: 10,000-point GPX track, 500-trail system": {

@@ -5,8 +5,9 @@ response waits for) to the last delivery recorded."""
 import os
 import tempfile
 import time
-import uuid
 from pathlib import Path
+
+from bench.common import real_broker
 
 SUBSCRIBERS = 10_000
 UNFINISHED = ("pending", "sending")
@@ -18,6 +19,11 @@ def measure_fan_out(system, subscribers: int) -> dict:
     """A notify update on `system`, whose `subscribers` each have an email address and a phone
     number: seconds from its commit to the last delivery recorded, messages sent, and the
     update's id."""
+    with real_broker("bench-notifications") as queue:
+        return _fan_out(system, subscribers, queue)
+
+
+def _fan_out(system, subscribers: int, queue: str) -> dict:
     # Django is set up by the runner before this is called.
     from django.conf import settings
     from django.db import transaction
@@ -28,11 +34,6 @@ def measure_fan_out(system, subscribers: int) -> dict:
     from updates.models import Delivery, Update
     from updates.tasks import notify_subscribers_on_commit
 
-    # Celery reads its configuration from the Django settings (CELERY_*).
-    settings.CELERY_BROKER_URL = settings.CELERY_BROKER_URL or "redis://127.0.0.1:6379/15"
-    queue = f"bench-{uuid.uuid4().hex[:8]}"
-    settings.CELERY_TASK_ALWAYS_EAGER = False
-    settings.CELERY_TASK_DEFAULT_QUEUE = queue
     expected = 2 * subscribers
 
     # The integration tests' worker: prefork, 2 processes, on this queue and database.

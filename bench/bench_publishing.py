@@ -12,7 +12,6 @@ import random
 import tempfile
 import time
 import tracemalloc
-import uuid
 from datetime import timedelta
 from itertools import pairwise
 from pathlib import Path
@@ -23,7 +22,7 @@ from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from bench.common import ROOT
+from bench.common import ROOT, real_broker
 from publishing.compile import compile_rows
 from publishing.models import CompileRequest
 from publishing.publisher import compile_pending, kept_compiles, paused_gc
@@ -324,14 +323,7 @@ def measure_latency(
     """Switch to the production topology: real broker, a worker process of our own."""
     from tests.integration.conftest import Worker  # imports models: Django is set up first
 
-    broker_url = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/15"
-    # Celery reads its configuration from the Django settings (CELERY_*).
-    with override_settings(
-        MEDIA_ROOT=media,
-        CELERY_BROKER_URL=broker_url,
-        CELERY_TASK_ALWAYS_EAGER=False,
-        CELERY_TASK_DEFAULT_QUEUE=f"bench-{uuid.uuid4().hex[:8]}",
-    ):
+    with override_settings(MEDIA_ROOT=media), real_broker("bench-publishing"):
         worker = Worker(media, media / "worker.log")
         worker.start()
         try:

@@ -3,6 +3,9 @@
 import os
 import subprocess
 import sys
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlparse, urlunparse
 
@@ -70,3 +73,31 @@ def cpu_seconds(pids: list[int]) -> float:
             break
         wanted |= more
     return sum(times.get(pid, 0.0) for pid in wanted)
+
+
+@contextmanager
+def real_broker(prefix: str) -> Iterator[str]:
+    """Tasks this process sends go through Redis (REDIS_URL, default db 15) to a queue of the
+    bench's own, which the worker it starts (tests.integration.conftest.Worker) listens to;
+    afterwards the queue is deleted and the Celery app configured as before. The app reads
+    the Django settings once, so both are switched, whatever ran first in this process."""
+    from django.test import override_settings
+
+    from config.celery import app
+
+    broker_url = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/15"
+    queue = f"{prefix}-{uuid.uuid4().hex[:8]}"
+    switched = {"broker_url": broker_url, "task_always_eager": False, "task_default_queue": queue}
+    before = {key: app.conf[key] for key in switched}
+    with override_settings(
+        CELERY_BROKER_URL=broker_url,
+        CELERY_TASK_ALWAYS_EAGER=False,
+        CELERY_TASK_DEFAULT_QUEUE=queue,
+    ):
+        app.conf.update(switched)
+        try:
+            yield queue
+        finally:
+            with app.connection_for_write() as connection:
+                connection.default_channel.queue_delete(queue)
+            app.conf.update(before)

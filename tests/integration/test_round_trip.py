@@ -29,6 +29,8 @@ FIRST_PORT, SECOND_PORT = 18600, 18601
 START_TIMEOUT = 60
 TIMESTAMP_KEYS = {"createdOn", "updatedOn"}
 ADDRESS_KEYS = {"geoJsonUrl"}
+# Each instance collects its own from the weather service, hourly; an import does not move it.
+COLLECTED_KEYS = {"weather"}
 
 
 def environment(database: str, media_root, port: int) -> dict[str, str]:
@@ -134,7 +136,7 @@ def without(value, keys: set[str]):
 
 
 def comparable(value):
-    return without(value, TIMESTAMP_KEYS | ADDRESS_KEYS)
+    return without(value, TIMESTAMP_KEYS | ADDRESS_KEYS | COLLECTED_KEYS)
 
 
 def enrich(system: TrailSystem) -> None:

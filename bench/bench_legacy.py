@@ -91,6 +91,8 @@ def _start_server(media_root: Path) -> subprocess.Popen:
             f"{HOST}:{PORT}",
             # Another gunicorn on this machine (make run) owns the default control socket.
             "--no-control-socket",
+            "--log-level",
+            "warning",
         ],
         cwd=ROOT,
         env=env,

@@ -87,9 +87,10 @@ class Update(Audited):
         ]
 
     def __str__(self) -> str:
+        """Lists that show updates read their systems with them (list_select_related)."""
         return _("%(type)s on %(system)s until %(date)s") % {
             "type": self.get_type_display(),
-            "system": self.trail_system_id,
+            "system": self.trail_system.name,
             "date": f"{self.expiration_date:%Y-%m-%d %H:%M}",
         }
 

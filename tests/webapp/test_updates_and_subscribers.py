@@ -111,3 +111,14 @@ def test_an_administrator_exports_and_unsubscribes_only_their_systems_subscriber
     client.post(SUBSCRIBERS, {"action": "unsubscribe", "_selected_action": [ours.pk, theirs.pk]})
     assert Subscriber.objects.get(pk=ours.pk).unsubscribed_on is not None
     assert Subscriber.objects.get(pk=theirs.pk).unsubscribed_on is None
+
+
+def test_an_update_page_is_titled_with_its_system_name(client):
+    system = TrailSystemFactory(name="Lost Trail Powder Mountain")
+    update = UpdateFactory(trail_system=system, type="notice")
+    signed_in(client, system.owner)
+
+    page = client.get(f"{UPDATES}{update.pk}/change/").content.decode()
+
+    assert "Notice on Lost Trail Powder Mountain until" in page
+    assert f"Notice on {system.pk}" not in page

@@ -132,6 +132,11 @@ class UpdateAdmin(DeleteThroughService, ServiceAdmin):
     date_hierarchy = "expiration_date"
     autocomplete_fields = ["trail_system", "trails"]
 
+    def get_queryset(self, request):
+        """With each update's system, whose name is in its title (Update.__str__): on the
+        delete pages, in the messages and in the log."""
+        return super().get_queryset(request).select_related("trail_system")
+
     def get_form(self, request, obj=None, change=False, **kwargs):
         form = super().get_form(request, obj, change, **kwargs)
         if obj is not None:
@@ -293,4 +298,4 @@ class DeliveryAdmin(ReadOnlyAdmin):
 
     list_display = ["update", "subscriber", "channel", "state", "attempts", "sent_on"]
     list_filter = ["channel", "state"]
-    list_select_related = ["update", "subscriber"]
+    list_select_related = ["update__trail_system", "subscriber"]

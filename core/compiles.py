@@ -13,6 +13,8 @@ from django.dispatch import Signal
 compile_requested = Signal()
 # Sent with system_id, inside the transaction that deletes the system.
 unpublish_requested = Signal()
+# Sent inside a transaction that adds a system or changes what the all-systems list shows.
+listing_changed = Signal()
 
 
 def _send(signal: Signal, **arguments: str) -> None:
@@ -30,3 +32,10 @@ def request_unpublish(system_id: str) -> None:
     """Ask, before deleting the system in this transaction, for its published files to go and
     the all-systems file to be rebuilt without it once the transaction commits."""
     _send(unpublish_requested, system_id=system_id)
+
+
+def request_listing_rebuild() -> None:
+    """Ask for the legacy all-systems file to be rebuilt once this transaction commits: a
+    system was added, or what the list shows of one changed (name, place, inactive, blocked,
+    hidden activities). Its trail counts are the 3-hourly rebuild's."""
+    _send(listing_changed)

@@ -2,7 +2,7 @@ from django.apps import AppConfig
 from django.db.models.signals import post_migrate
 from django.utils.translation import gettext_lazy as _
 
-from core.compiles import compile_requested, unpublish_requested
+from core.compiles import compile_requested, listing_changed, unpublish_requested
 
 
 class PublishingConfig(AppConfig):
@@ -18,4 +18,5 @@ class PublishingConfig(AppConfig):
         unpublish_requested.connect(
             scheduling.on_unpublish_requested, dispatch_uid="publishing.unpublish"
         )
+        listing_changed.connect(scheduling.on_listing_changed, dispatch_uid="publishing.listing")
         post_migrate.connect(publisher.build_missing_all_systems_file, sender=self)

@@ -9,7 +9,7 @@ from django.db.models import Q
 
 from publishing.models import CompileRequest
 from publishing.publisher import wait_for_compile
-from publishing.tasks import enqueue_compile, enqueue_unpublish
+from publishing.tasks import enqueue_compile, enqueue_listing_rebuild, enqueue_unpublish
 
 # A pending request older than this is taken as one whose compile was lost (broker down, a
 # compile that failed), so a newer write queues a compile of its own rather than rely on it.
@@ -64,3 +64,8 @@ def on_unpublish_requested(sender, *, system_id: str, **kwargs) -> None:
     once the deletion commits its files are removed and the all-systems file rebuilt."""
     wait_for_compile(system_id)
     transaction.on_commit(lambda: enqueue_unpublish(system_id), robust=True)
+
+
+def on_listing_changed(sender, **kwargs) -> None:
+    """Receiver of core.compiles.listing_changed, in the writing transaction."""
+    transaction.on_commit(enqueue_listing_rebuild, robust=True)

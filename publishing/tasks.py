@@ -91,6 +91,11 @@ def enqueue_unpublish(system_id: str) -> None:
     """A deleted system's files and the all-systems file; if either is not queued, the
     all-systems file waits for its 3-hourly rebuild and the files stay."""
     _queue(remove_system_files, system_id)
+    enqueue_listing_rebuild()
+
+
+def enqueue_listing_rebuild() -> None:
+    """If it is not queued, the all-systems file waits for its 3-hourly rebuild."""
     _queue(rebuild_all_systems_file)
 
 

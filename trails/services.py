@@ -15,7 +15,7 @@ from django.db import models, transaction
 from django.utils import timezone
 
 from core.actors import Actor, Via
-from core.compiles import request_compile, request_unpublish
+from core.compiles import request_compile, request_listing_rebuild, request_unpublish
 from core.errors import Invalid, NotFound
 from core.limits import TEXT_LIMIT, categories_problem, some_of
 from core.links import check_links, is_http_url
@@ -101,6 +101,7 @@ def create_trail_system(
         ]
     )
     request_compile(system, "trail system created")
+    request_listing_rebuild()
     return system
 
 
@@ -109,12 +110,19 @@ def _on_trail(activity: TrailActivity, trail: Trail) -> TrailActivity:
     return activity
 
 
+# What the legacy all-systems list shows of a system, besides the compile's trail counts.
+LISTED_FIELDS = frozenset({"name", "lat", "lng", "inactive", "blocked", "hidden_activities"})
+
+
 @transaction.atomic
 def change_trail_system(*, system: TrailSystem, changes: Mapping, actor: Actor) -> None:
-    """Public details only (PATCH /trail-systems/:id): no recompile."""
+    """Public details only (PATCH /trail-systems/:id): no recompile; the all-systems list is
+    rebuilt when what it shows changed."""
     if "website" in changes:
         changes = {**changes, "website": normalize_website(changes["website"])}
     write_fields(TrailSystem, system.pk, changes, actor.uid)
+    if LISTED_FIELDS & changes.keys():
+        request_listing_rebuild()
 
 
 @transaction.atomic

@@ -5,8 +5,10 @@ from datetime import UTC, datetime
 
 import pytest
 
+from core.actors import Actor, Via
 from tests.factories import TrailActivityFactory, TrailFactory, TrailSystemFactory
 from tests.legacy.conftest import ACTIVITY_TOTALS, WEATHER
+from trails import services
 
 pytestmark = pytest.mark.django_db
 
@@ -229,6 +231,32 @@ def test_all_systems_file_lists_active_unblocked_systems_as_points(client, syste
         "activities": system.activity_totals,
     }
     assert [entry["value"] for entry in system.activity_totals] == ["nordic-classic"]
+
+
+def test_the_list_shows_a_new_system_and_a_change_to_what_it_lists_once_committed(
+    client, django_capture_on_commit_callbacks
+):
+    """Not only every 3 hours: an embed listing systems sees a new one, a new name and an
+    inactive one leave, as soon as the write commits."""
+    actor = Actor("uid-admin", Via.WEB_APP)
+
+    def listed() -> list[str]:
+        collection = get_json(client, "/legacy/trail-systems")
+        return [feature["properties"]["name"] for feature in collection["features"]]
+
+    with django_capture_on_commit_callbacks(execute=True):
+        created = services.create_trail_system(
+            name="Fresh Powder", owner_uid=None, actor=actor, fields={"lat": 45.7, "lng": -114.0}
+        )
+    assert listed() == ["Fresh Powder"]
+
+    with django_capture_on_commit_callbacks(execute=True):
+        services.change_trail_system(system=created, changes={"name": "Deep Powder"}, actor=actor)
+    assert listed() == ["Deep Powder"]
+
+    with django_capture_on_commit_callbacks(execute=True):
+        services.change_trail_system(system=created, changes={"inactive": True}, actor=actor)
+    assert listed() == []
 
 
 def test_timestamps_before_1970_floor_seconds_and_keep_nanoseconds_positive(client):

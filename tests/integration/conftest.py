@@ -88,6 +88,7 @@ class Worker:
                 raise RuntimeError(f"Celery worker exited; see {self.log_path}")
             if celery_app.control.ping(destination=[self.name], timeout=0.5):
                 return
+        self.stop()  # never left running behind the error
         raise RuntimeError(f"Celery worker did not answer within {WORKER_START_TIMEOUT}s")
 
     def kill(self) -> None:

@@ -27,6 +27,8 @@ def test_a_trustee_reviews_the_timber_trail_track_on_the_map_and_saves_it(
     page.on("pageerror", lambda error: problems.append(str(error)))
     sign_in(page, live_server, User.objects.get(pk=DEMO_TRUSTEE_UID))
     page.goto(f"{live_server.url}/admin/trails/trailsystem/{system.pk}/overview/")
+    expect(page.locator(".map-qr svg")).to_be_visible()
+    screenshot("webapp-overview-demo", docs=True)
     page.click("#grooming-link")
 
     page.set_input_files("#id_file", str(TRACK))

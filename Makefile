@@ -9,7 +9,8 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/trails
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint format messages bench bench-scale venv assets fuzz faults docs docs-serve
+.PHONY: run test lint format messages bench bench-scale venv assets fuzz faults docs docs-serve \
+	screenshots
 DOCS_PORT ?= 8100
 # Material for MkDocs prints a banner about MkDocs 2.0 at every build; we pin mkdocs<2.
 export NO_MKDOCS_2_WARNING := 1
@@ -47,6 +48,12 @@ docs: venv
 
 docs-serve: venv
 	$(BIN)/mkdocs serve --strict --dev-addr $(HOST):$(DOCS_PORT)
+
+# The pictures of the docs (docs/screenshots/), taken again by the browser tests that take
+# them (screenshot(name, docs=True)); commit the ones a change of a page altered.
+screenshots: venv assets
+	DOCS_SCREENSHOTS=1 DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/pytest \
+		$$(grep -rl --include='*.py' 'docs=True)' tests) $(PYTEST_ARGS)
 
 lint: venv
 	$(BIN)/ruff check .

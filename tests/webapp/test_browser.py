@@ -1,7 +1,7 @@
 """The web app in a real browser (Debian's chromium): the managers' daily tasks end to end.
 
 Screenshots of the main pages go to test-output/screenshots/, and those the manager's guide
-shows to docs/screenshots/ too.
+shows to docs/screenshots/ too with DOCS_SCREENSHOTS=1 (make screenshots).
 """
 
 import json

@@ -278,7 +278,8 @@ class Hub:
             listening.listener().subscribe(self)
 
     def stop(self) -> None:
-        """End the hub's thread and forget every feed (tests, before their database goes)."""
+        """End the hub's thread and every open stream, and forget every feed (tests, before
+        their database goes)."""
         thread = self.thread
         if thread is None:
             return
@@ -286,7 +287,9 @@ class Hub:
         thread.join()
         with self.lock:
             self.thread = None
+            streams = [stream for feed in self.feeds.values() for stream in feed.streams]
             self.feeds.clear()
+        self._send(streams, _END)
 
     def _run(self) -> None:
         forgotten = time.monotonic()

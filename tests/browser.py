@@ -1,10 +1,12 @@
 """Real-browser fixtures: Playwright driving Debian's chromium against pytest-django's live server.
 
 Tests that take `page` also need the `live_server` fixture (and so a transactional database).
-Screenshots go to `test-output/screenshots/` (or `SCREENSHOT_DIR`) for a person to look at.
+Screenshots go to `test-output/screenshots/` (or `SCREENSHOT_DIR`) for a person to look at;
+those the docs show are copied to `docs/screenshots/` as well.
 """
 
 import os
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from playwright.sync_api import Browser, Page, sync_playwright
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking"]
 SCREENSHOT_DIR = Path(os.environ.get("SCREENSHOT_DIR", "test-output/screenshots"))
+DOCS_SCREENSHOT_DIR = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 
 
 @pytest.fixture(scope="session")
@@ -37,14 +40,22 @@ def page(browser: Browser) -> Iterator[Page]:
     context.close()
 
 
+def save_screenshot(page: Page, name: str, *, docs: bool = False, full_page: bool = True) -> Path:
+    """`<name>.png` in the screenshot folder, and in docs/screenshots/ too when the docs show it."""
+    SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOT_DIR / f"{name}.png"
+    page.screenshot(path=str(path), full_page=full_page)
+    if docs:
+        DOCS_SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, DOCS_SCREENSHOT_DIR / path.name)
+    return path
+
+
 @pytest.fixture
-def screenshot(page: Page) -> Callable[[str], Path]:
+def screenshot(page: Page) -> Callable[..., Path]:
     """Save the page as `<name>.png` in the screenshot folder and return its path."""
 
-    def take(name: str) -> Path:
-        SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
-        path = SCREENSHOT_DIR / f"{name}.png"
-        page.screenshot(path=str(path), full_page=True)
-        return path
+    def take(name: str, **options) -> Path:
+        return save_screenshot(page, name, **options)
 
     return take

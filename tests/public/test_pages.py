@@ -137,7 +137,8 @@ def test_the_embed_list_shows_each_visible_trail_with_status_and_activities(
     html = client.get(f"/embed/{published_system.pk}/list").content.decode()
 
     rows = re.findall(
-        r'<tr class="trail-row" data-trail-id="[^"]+" data-status="(\w+)">\s*<th scope="row">([^<]+)',
+        r'<tr class="trail-row" data-trail-id="[^"]+" data-status="(\w+)">'
+        r'\s*<th scope="row">([^<]+)',
         html,
     )
     assert [(status, name.strip()) for status, name in rows] == [

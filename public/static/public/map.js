@@ -597,12 +597,17 @@
     }, CHANGES_SECONDS * 1000);
   }
 
-  function fetchJson(url, cache) {
-    return fetch(url, { cache: cache || "no-store", credentials: "omit" }).then(function (response) {
+  function fetchJson(url, options) {
+    return fetch(url, options).then(function (response) {
       if (!response.ok) throw new Error(url + " answered " + response.status);
       return response.json();
     });
   }
+
+  // The system document changes under its address: never from a cache.
+  var SYSTEM_FETCH = { cache: "no-store", credentials: "omit" };
+  // A map file never changes under its name; these options match the page's preload of it.
+  var FILE_FETCH = { cache: "default", credentials: "same-origin" };
 
   function showSystem(system) {
     state.system = system;
@@ -615,8 +620,8 @@
   // never change under a name, so the browser may keep them.
   function load(fileUrl, publishedAt) {
     var number = ++loads;
-    var file = fileUrl && fileUrl !== state.url ? fetchJson(fileUrl, "default") : null;
-    return Promise.all([fetchJson(config.systemUrl), file]).then(function (answers) {
+    var file = fileUrl && fileUrl !== state.url ? fetchJson(fileUrl, FILE_FETCH) : null;
+    return Promise.all([fetchJson(config.systemUrl, SYSTEM_FETCH), file]).then(function (answers) {
       if (number < shownLoad) return;
       shownLoad = number;
       var system = answers[0];
@@ -638,7 +643,7 @@
 
   // A poll: the system document names the current file; a new name means a new compile.
   function poll() {
-    return fetchJson(config.systemUrl)
+    return fetchJson(config.systemUrl, SYSTEM_FETCH)
       .then(function (system) {
         if (system.geoJsonUrl && system.geoJsonUrl !== state.url) return load(system.geoJsonUrl, null);
         showSystem(system);

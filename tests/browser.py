@@ -2,7 +2,8 @@
 
 Tests that take `page` also need the `live_server` fixture (and so a transactional database).
 Screenshots go to `test-output/screenshots/` (or `SCREENSHOT_DIR`) for a person to look at;
-those the docs show are copied to `docs/screenshots/` as well.
+those the documentation shows (`screenshot(name, docs=True)`) also to `docs/screenshots/`, so
+the pictures of the docs are what the last run of the tests saw.
 """
 
 import os
@@ -53,7 +54,8 @@ def save_screenshot(page: Page, name: str, *, docs: bool = False, full_page: boo
 
 @pytest.fixture
 def screenshot(page: Page) -> Callable[..., Path]:
-    """Save the page as `<name>.png` in the screenshot folder and return its path."""
+    """Save the page as `<name>.png` in the screenshot folder and return its path; with
+    `docs=True` also as `docs/screenshots/<name>.png`, where the documentation reads it."""
 
     def take(name: str, **options) -> Path:
         return save_screenshot(page, name, **options)

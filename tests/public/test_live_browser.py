@@ -167,7 +167,7 @@ def test_the_map_on_a_phone(live, browser):
     for trail in outlying:
         path = page.locator(f'path.trail-line[data-trail-id="{trail.pk}"]').first
         assert not inside(path.bounding_box())
-    save_screenshot(page, "map-phone", docs=True, full_page=False)
+    save_screenshot(page, "map-phone-first-view", docs=True, full_page=False)
 
     page.locator("#legend summary").tap()
     expect(legend.locator("ul")).to_be_visible()

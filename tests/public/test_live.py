@@ -10,10 +10,10 @@ import asyncio
 import queue
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import orjson
 import pytest
-from asgiref.sync import async_to_sync
 from asgiref.testing import ApplicationCommunicator
 from django.db import transaction
 
@@ -310,8 +310,15 @@ async def _asgi_stream(path: str, headers: list, wanted: int) -> tuple[dict, lis
     return start, bodies
 
 
+def asgi_stream(path: str, headers: list, wanted: int) -> tuple[dict, list[bytes]]:
+    """In an event loop of its own thread, as the stream process runs (this thread may hold
+    the browser tests' loop)."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, _asgi_stream(path, headers, wanted)).result()
+
+
 def test_the_asgi_process_streams_without_the_middleware_chain(system):
-    start, bodies = async_to_sync(_asgi_stream)(f"/map/{system.pk}/events", [], 1)
+    start, bodies = asgi_stream(f"/map/{system.pk}/events", [], 1)
 
     headers = dict(start["headers"])
     assert start["status"] == 200
@@ -324,7 +331,7 @@ def test_the_asgi_process_streams_without_the_middleware_chain(system):
 
 
 def test_the_asgi_process_answers_an_unknown_system_and_other_routes_as_django_does(system):
-    start, _ = async_to_sync(_asgi_stream)("/map/nope/events", [], 1)
+    start, _ = asgi_stream("/map/nope/events", [], 1)
     assert start["status"] == 404
-    start, _ = async_to_sync(_asgi_stream)("/healthz", [], 1)
+    start, _ = asgi_stream("/healthz", [], 1)
     assert start["status"] == 200

@@ -24,10 +24,13 @@ $(STAMP): requirements.lock
 	@rm -f $(VENV)/.installed-* && touch $@
 
 # Browser libraries (Leaflet, the Firebase Web SDK) from the npm registry, exactly as locked.
-assets: $(ASSETS_STAMP)
+assets: venv $(ASSETS_STAMP)
 
-$(ASSETS_STAMP): package-lock.json
+$(ASSETS_STAMP): package-lock.json | $(STAMP)
 	npm ci --no-audit --no-fund --loglevel=error
+	@# WhiteNoise sends a file's .gz beside it to browsers that accept gzip: Leaflet is most
+	@# of a phone's first map load (docs/operators/streams.md).
+	$(BIN)/python -m whitenoise.compress --quiet node_modules/leaflet/dist
 	@rm -f node_modules/.installed-* && touch $@
 
 # Fresh machine -> running service. Embedded default unless DATABASE_URL/REDIS_URL are set.

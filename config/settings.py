@@ -324,6 +324,12 @@ ELEVATION_PROVIDER = os.environ.get("ELEVATION_PROVIDER", "fixed")
 MAP_POLL_SECONDS = max(float(os.environ.get("MAP_POLL_SECONDS", "60")), 1.0)
 MAP_TILE_URL = os.environ.get("MAP_TILE_URL", "")
 MAP_TILE_ATTRIBUTION = os.environ.get("MAP_TILE_ATTRIBUTION", "")
+# Live map streams (/map/<id>/events, public/live.py) are served by the ASGI process (the
+# Procfile's `stream` line); STREAM_BASE_URL is where browsers reach it when it is not behind
+# the pages' own origin (empty: a reverse proxy routes the streams' path to it). Heartbeats
+# keep proxies from closing an idle stream.
+STREAM_BASE_URL = os.environ.get("STREAM_BASE_URL", "").rstrip("/")
+STREAM_HEARTBEAT_SECONDS = max(float(os.environ.get("STREAM_HEARTBEAT_SECONDS", "15")), 1.0)
 # Rate limits of the public sign-up count in this cache: Redis when there is one, so every
 # web process shares the counts; process memory in the embedded default.
 CACHES = {

@@ -9,6 +9,7 @@ change every run, and every branch's copies would conflict).
 """
 
 import os
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -43,18 +44,24 @@ def page(browser: Browser) -> Iterator[Page]:
     context.close()
 
 
+def save_screenshot(page: Page, name: str, *, docs: bool = False, full_page: bool = True) -> Path:
+    """`<name>.png` in the screenshot folder, and in docs/screenshots/ too when the docs show it."""
+    SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOT_DIR / f"{name}.png"
+    page.screenshot(path=str(path), full_page=full_page)
+    if docs and WRITE_DOCS_SCREENSHOTS:
+        DOCS_SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, DOCS_SCREENSHOT_DIR / path.name)
+    return path
+
+
 @pytest.fixture
 def screenshot(page: Page) -> Callable[..., Path]:
     """Save the page as `<name>.png` in the screenshot folder and return its path; with
     `docs=True` also as `docs/screenshots/<name>.png`, where the documentation reads it, when
     DOCS_SCREENSHOTS=1."""
 
-    def take(name: str, *, docs: bool = False) -> Path:
-        SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
-        path = SCREENSHOT_DIR / f"{name}.png"
-        page.screenshot(path=str(path), full_page=True)
-        if docs and WRITE_DOCS_SCREENSHOTS:
-            (DOCS_SCREENSHOT_DIR / path.name).write_bytes(path.read_bytes())
-        return path
+    def take(name: str, **options) -> Path:
+        return save_screenshot(page, name, **options)
 
     return take

@@ -19,6 +19,7 @@ from core.compiles import request_compile, request_listing_rebuild, request_unpu
 from core.errors import Invalid, NotFound
 from core.limits import TEXT_LIMIT, categories_problem, some_of
 from core.links import check_links, is_http_url
+from core.text import check_single_line
 from trails import history
 from trails.enums import ActivityStatus, TrailStatus
 from trails.geometry import GeometryError
@@ -62,6 +63,7 @@ def create_trail_system(
 ) -> TrailSystem:
     """A system with its owner and members and, when imported, its trails (each with its
     activities) and points, given as unsaved rows; queues elevations and the first compile."""
+    check_single_line({"name": name}, "name")
     fields = dict(fields or {})
     if "website" in fields:
         fields["website"] = normalize_website(fields["website"])
@@ -118,6 +120,7 @@ LISTED_FIELDS = frozenset({"name", "lat", "lng", "inactive", "blocked", "hidden_
 def change_trail_system(*, system: TrailSystem, changes: Mapping, actor: Actor) -> None:
     """Public details only (PATCH /trail-systems/:id): no recompile; the all-systems list is
     rebuilt when what it shows changed."""
+    check_single_line(changes, "name")
     if "website" in changes:
         changes = {**changes, "website": normalize_website(changes["website"])}
     write_fields(TrailSystem, system.pk, changes, actor.uid)
@@ -172,10 +175,12 @@ def create_trail(
 
 
 def _check_categories(fields: Mapping) -> None:
-    """The count limit on every write path (the API's serializer checks it first)."""
+    """The count limit on every write path (the API's serializer checks it first), and one
+    line of text for the name and each category."""
     problem = categories_problem(fields.get("categories") or ())
     if problem:
         raise Invalid("invalid_field", problem)
+    check_single_line(fields, "name", "categories")
 
 
 @transaction.atomic
@@ -339,6 +344,7 @@ POINT_HISTORY_FIELDS = {"status": history.STATUS, "wait_time": history.WAIT_TIME
 
 @transaction.atomic
 def create_point(*, system: TrailSystem, fields: Mapping, actor: Actor) -> Point:
+    check_single_line(fields, "name")
     check_links(fields, "web_cam_url")
     point = Point.objects.create(
         trail_system=system, created_by=actor.uid, updated_by=actor.uid, **fields
@@ -349,6 +355,7 @@ def create_point(*, system: TrailSystem, fields: Mapping, actor: Actor) -> Point
 
 @transaction.atomic
 def change_point(*, point: Point, changes: Mapping, actor: Actor) -> None:
+    check_single_line(changes, "name")
     check_links(changes, "web_cam_url")
     locked = Point.objects.select_for_update().filter(pk=point.pk).first()
     if locked is None:

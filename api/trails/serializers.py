@@ -12,6 +12,7 @@ from api.fields import (
     HttpUrlField,
     JsDateTimeField,
     RequiredFieldsMixin,
+    SingleLineCharField,
     StrictBooleanField,
     StrictCharField,
     StrictFloatField,
@@ -102,7 +103,7 @@ class TrailSystemSerializer(TrailSystemListSerializer):
 class TrailSystemChangeSerializer(serializers.Serializer):
     """PATCH /trail-systems/:id: every field optional, text at most 2000 characters."""
 
-    name = StrictCharField(max_length=TEXT_LIMIT, required=False)
+    name = SingleLineCharField(max_length=TEXT_LIMIT, required=False)
     description = StrictCharField(max_length=TEXT_LIMIT, required=False, allow_blank=True)
     phone_number = StrictCharField(max_length=TEXT_LIMIT, required=False, allow_blank=True)
     website = StrictCharField(max_length=TEXT_LIMIT, required=False, allow_blank=True)
@@ -147,7 +148,7 @@ class TrailWithGeoJsonSerializer(TrailSerializer):
 class TrailFieldsSerializer(serializers.Serializer):
     """The editable trail fields, all optional (PATCH); creation requires some of them."""
 
-    name = StrictCharField(max_length=200, required=False)
+    name = SingleLineCharField(max_length=200, required=False)
     description = StrictCharField(max_length=5000, required=False, allow_blank=True)
     status = serializers.ChoiceField(enums.TrailStatus.choices, required=False)
     difficulty = serializers.ChoiceField(enums.Difficulty.choices, required=False)
@@ -160,7 +161,7 @@ class TrailFieldsSerializer(serializers.Serializer):
         required=False, min_value=-limits.TRAIL_ORDER_MAX, max_value=limits.TRAIL_ORDER_MAX
     )
     categories = serializers.ListField(
-        child=StrictCharField(max_length=limits.CATEGORY_LENGTH_MAX),
+        child=SingleLineCharField(max_length=limits.CATEGORY_LENGTH_MAX),
         required=False,
         max_length=limits.CATEGORIES_MAX,
     )
@@ -275,7 +276,7 @@ class PointFieldsSerializer(serializers.Serializer):
 
     ALIASES = {"latitude": "lat", "longitude": "lng"}
 
-    name = StrictCharField(max_length=200, required=False)
+    name = SingleLineCharField(max_length=200, required=False)
     marker_class = serializers.ChoiceField(enums.MarkerClass.choices, required=False)
     lat = StrictFloatField(
         min_value=-limits.LATITUDE_MAX, max_value=limits.LATITUDE_MAX, required=False

@@ -21,6 +21,7 @@ from core.limits import TEXT_LIMIT, categories_problem, some_of
 from core.links import check_links, is_http_url
 from core.text import check_single_line
 from trails import history
+from trails.countries import normalized_countries
 from trails.enums import ActivityStatus, TrailStatus
 from trails.geometry import GeometryError
 from trails.models import Membership, Point, Trail, TrailActivity, TrailSystem
@@ -35,6 +36,18 @@ def write_fields(model: type[models.Model], pk: str, changes: Mapping, by: str) 
 
 
 # Trail systems
+
+
+def _checked_system_fields(fields: Mapping) -> dict:
+    """A system's public details as stored: the website with a scheme, the SMS countries as
+    upper-case ISO codes (an unknown one refused)."""
+    fields = dict(fields)
+    check_single_line(fields, "name")
+    if "website" in fields:
+        fields["website"] = normalize_website(fields["website"])
+    if "sms_countries" in fields:
+        fields["sms_countries"] = normalized_countries(fields["sms_countries"])
+    return fields
 
 
 def normalize_website(website: str) -> str:
@@ -64,9 +77,7 @@ def create_trail_system(
     """A system with its owner and members and, when imported, its trails (each with its
     activities) and points, given as unsaved rows; queues elevations and the first compile."""
     check_single_line({"name": name}, "name")
-    fields = dict(fields or {})
-    if "website" in fields:
-        fields["website"] = normalize_website(fields["website"])
+    fields = _checked_system_fields(fields or {})
     user_model = get_user_model()
     # A system copied without an owner is managed by its members and super admins.
     owner = user_model.objects.get_or_create(uid=owner_uid)[0] if owner_uid else None
@@ -120,9 +131,7 @@ LISTED_FIELDS = frozenset({"name", "lat", "lng", "inactive", "blocked", "hidden_
 def change_trail_system(*, system: TrailSystem, changes: Mapping, actor: Actor) -> None:
     """Public details only (PATCH /trail-systems/:id): no recompile; the all-systems list is
     rebuilt when what it shows changed."""
-    check_single_line(changes, "name")
-    if "website" in changes:
-        changes = {**changes, "website": normalize_website(changes["website"])}
+    changes = _checked_system_fields(changes)
     write_fields(TrailSystem, system.pk, changes, actor.uid)
     if LISTED_FIELDS & changes.keys():
         request_listing_rebuild()

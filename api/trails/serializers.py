@@ -24,6 +24,7 @@ from core.ids import ID_MAX_LENGTH
 from core.limits import HISTORY_LIMIT, TEXT_LIMIT
 from trails import activities as catalog
 from trails import enums
+from trails.countries import COUNTRY_CODES, sms_countries
 from trails.fields import API, POINT, TRAIL, TRAIL_SYSTEM
 from trails.geometry import feature_collection
 from trails.models import Point, Trail, TrailActivity, TrailSystem
@@ -80,6 +81,10 @@ class TrailSystemSerializer(TrailSystemListSerializer):
     """The stored document without internal fields, plus id and the caller's role."""
 
     promoteTrailHUB = serializers.BooleanField(source="promote_trail_hub")
+    sms_countries = serializers.SerializerMethodField(
+        help_text="Countries whose mobile numbers may sign up by text message (ISO 3166-1 "
+        "alpha-2): the system's own list, or else the country of its location."
+    )
     activities = serializers.JSONField(source="activity_totals")
     updates = serializers.JSONField(source="published_updates")
     owner_id = serializers.CharField()
@@ -92,6 +97,10 @@ class TrailSystemSerializer(TrailSystemListSerializer):
             "total_distance", "open_distance", "activities", "updates", "weather",
             "subscription", "created_on", "updated_by", "owner_id",
         )  # fmt: skip
+
+    @extend_schema_field({"type": "array", "items": {"type": "string"}})
+    def get_sms_countries(self, system: TrailSystem) -> list[str]:
+        return sms_countries(system)
 
     def to_representation(self, instance) -> dict:
         data = super().to_representation(instance)
@@ -114,6 +123,25 @@ class TrailSystemChangeSerializer(serializers.Serializer):
     inactive = StrictBooleanField(required=False)
     hide_name = StrictBooleanField(required=False)
     promoteTrailHUB = StrictBooleanField(source="promote_trail_hub", required=False)
+    sms_countries = serializers.ListField(
+        child=serializers.ChoiceField(sorted(COUNTRY_CODES)),
+        required=False,
+        allow_null=True,
+        max_length=len(COUNTRY_CODES),
+        help_text="ISO 3166-1 alpha-2 codes of the countries whose mobile numbers may sign "
+        "up by text message; an empty list or null restores the default, the country of the "
+        "system's location.",
+    )
+    sms_confirmations_per_day = StrictIntegerField(
+        required=False,
+        min_value=0,
+        max_value=limits.SMS_CONFIRMATIONS_PER_DAY_MAX,
+        help_text="Confirmation text messages sent per day (UTC) at most to people signing "
+        "up on the public map; 0 turns sign-up by text off.",
+    )
+
+    def validate_sms_countries(self, codes: list[str] | None) -> list[str]:
+        return codes or []
 
 
 # Trails

@@ -27,6 +27,7 @@ from updates import sms, sms_budget
 from updates.metrics import sms_confirmations_refused
 from updates.models import PendingSubscription, Subscriber
 from updates.notifications.rendering import public_map_url
+from updates.notifications.sms_text import sms_name
 from updates.subscribers import check_sms_number, normalize_email, normalize_phone
 
 logger = logging.getLogger(__name__)
@@ -147,6 +148,7 @@ def _send_confirmations(pending: PendingSubscription, token: str, code: str) -> 
         except Exception:
             logger.exception("Confirmation e-mail for pending subscription %s failed", pending.pk)
     if code:
+        context["system_name"] = sms_name(system.name)
         try:
             sms.send_sms(pending.phone, part("confirm_sms.txt"))
         except Exception:

@@ -308,6 +308,12 @@ CELERY_BEAT_SCHEDULE["sweep-notifications"] = {
     "task": "updates.tasks.sweep_notifications",
     "schedule": timedelta(seconds=float(os.environ.get("NOTIFICATION_SWEEP_SECONDS", "300"))),
 }
+# Fan-outs a broker outage kept from being queued are queued this often, so notifications go
+# out within a minute of the broker's return (updates.tasks.queue_unqueued_fan_outs).
+CELERY_BEAT_SCHEDULE["queue-unqueued-fan-outs"] = {
+    "task": "updates.tasks.queue_unqueued_fan_outs",
+    "schedule": timedelta(seconds=float(os.environ.get("NOTIFICATION_QUEUE_SWEEP_SECONDS", "15"))),
+}
 CELERY_BEAT_SCHEDULE["purge-expired-confirmations"] = {
     "task": "updates.tasks.purge_expired_confirmations",
     "schedule": crontab(minute=30, hour=3),

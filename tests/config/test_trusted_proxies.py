@@ -127,40 +127,37 @@ def sign_up(session, base_url, system, email: str, client: str | None = None) ->
     return response.status_code
 
 
+def twelve_sign_ups(base_url, source: str, clients: list[str]) -> list[int]:
+    """Twelve riders' sign-ups to one system, sent from `source` naming `clients` in turn."""
+    system = TrailSystemFactory()
+    session = session_from(source)
+    return [
+        sign_up(session, base_url, system, f"rider{n}@example.test", client=clients[n % 12])
+        for n in range(12)
+    ]
+
+
+TWELVE_CLIENTS = [f"198.51.100.{n}" for n in range(1, 13)]
+
+
 @pytest.mark.django_db(transaction=True)
 def test_twelve_clients_behind_the_proxy_each_sign_up_once(base_url):
-    system = TrailSystemFactory()
-    proxy = session_from(PROXY)
-    answers = [
-        sign_up(proxy, base_url, system, f"rider{n}@example.test", client=f"198.51.100.{n}")
-        for n in range(1, 13)
-    ]
-    assert answers == [200] * 12
+    assert twelve_sign_ups(base_url, PROXY, TWELVE_CLIENTS) == [200] * 12
     assert PendingSubscription.objects.count() == 12
 
 
 @pytest.mark.django_db(transaction=True)
 def test_one_client_behind_the_proxy_signing_up_again_and_again_is_limited(base_url):
-    system = TrailSystemFactory()
-    proxy = session_from(PROXY)
-    answers = [
-        sign_up(proxy, base_url, system, f"rider{n}@example.test", client="198.51.100.77")
-        for n in range(12)
-    ]
-    assert answers == [200] * 10 + [429] * 2
+    assert twelve_sign_ups(base_url, PROXY, ["198.51.100.77"] * 12) == [200] * 10 + [429] * 2
     # Others behind the same proxy are not held back by that client.
-    assert sign_up(proxy, base_url, system, "other@example.test", client="198.51.100.78") == 200
+    system = TrailSystemFactory()
+    other = sign_up(session_from(PROXY), base_url, system, "x@example.test", client="198.51.100.78")
+    assert other == 200
 
 
 @pytest.mark.django_db(transaction=True)
 def test_from_an_untrusted_address_the_header_changes_nothing(base_url):
-    system = TrailSystemFactory()
-    elsewhere = session_from(ELSEWHERE)
-    answers = [
-        sign_up(elsewhere, base_url, system, f"rider{n}@example.test", client=f"198.51.100.{n}")
-        for n in range(1, 13)
-    ]
-    assert answers == [200] * 10 + [429] * 2
+    assert twelve_sign_ups(base_url, ELSEWHERE, TWELVE_CLIENTS) == [200] * 10 + [429] * 2
 
 
 @pytest.mark.django_db(transaction=True)

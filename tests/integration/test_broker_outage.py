@@ -3,7 +3,6 @@ with notify while Redis is down is e-mailed once Redis answers again, by the pro
 schedule (no shortened sweep), once per subscriber. The Redis stopped here is a private
 redis-server; the shared one of the other suites is never touched."""
 
-import socket
 import sys
 import time
 from pathlib import Path
@@ -12,14 +11,8 @@ import pytest
 
 from core.actors import Actor, Via
 from tests.factories import SubscriberFactory, TrailSystemFactory
-from tests.integration.conftest import Worker, worker_environment
-from tests.integration.topology import (
-    FakeSmtp,
-    PrivateRedis,
-    Service,
-    drop_broker_connections,
-    wait_until,
-)
+from tests.integration.conftest import Worker, free_port, worker_environment
+from tests.integration.topology import FakeSmtp, Service, wait_until
 from updates import services
 from updates.models import Update
 
@@ -28,30 +21,12 @@ pytestmark = [pytest.mark.integration, pytest.mark.faults]
 WITHIN_SECONDS = 90  # of the broker's return; the contract says "normally within a minute"
 
 
-def free_port() -> int:
-    """A port nobody listens on now (other suites on this machine start servers too)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture
 def smtp():
     server = FakeSmtp(free_port())
     server.start()
     yield server
     server.stop()
-
-
-@pytest.fixture
-def private_broker(broker, settings):
-    redis = PrivateRedis(free_port())
-    redis.start()
-    settings.CELERY_BROKER_URL = redis.url  # for this process and the processes it starts
-    drop_broker_connections()
-    yield redis
-    drop_broker_connections()
-    redis.stop()
 
 
 @pytest.fixture

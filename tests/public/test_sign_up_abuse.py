@@ -6,11 +6,13 @@ import html
 
 import pytest
 from django.core import mail
+from django.core.exceptions import ValidationError
 from prometheus_client import REGISTRY
 
 from tests.factories import MembershipFactory, TrailFactory, TrailSystemFactory, UserFactory, line
 from trails.countries import country_at
 from updates.models import PendingSubscription
+from updates.subscribers import add_subscriber
 
 pytestmark = pytest.mark.django_db
 pytest_plugins = ["tests.updates.notify_fixtures"]
@@ -286,3 +288,10 @@ def test_public_mailboxes_sign_up(subscribe, system):
     for address in (f"{'a' * 64}@example.test", "rider@mail.example.co.uk"):
         assert subscribe(system, email=address).status_code == 200
     assert len(mail.outbox) == 2
+
+
+def test_a_subscriber_added_by_hand_must_have_a_mobile_number_too(system):
+    with pytest.raises(ValidationError, match="cannot receive our text messages"):
+        add_subscriber(system=system, phone="+19005550123")
+    # A manager may add a number of another country by hand.
+    assert add_subscriber(system=system, phone="+33612345678").phone == "+33612345678"

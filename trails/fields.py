@@ -78,6 +78,8 @@ TRAIL_SYSTEM = Resource(
         Field("hide_name"),
         Field("promote_trail_hub", shown_as="promoteTrailHUB"),
         Field("blocked", _shown_in(WEB_APP)),  # withheld from the legacy list by operators
+        # Additive: the zone of scheduled changes; the API shows the derived one when unset.
+        Field("time_zone", _shown_in(API, API_BODY, WEB_APP)),
     ),
     # Shaped apart by the interfaces that show them: the owner and plan, the location, the
     # figures the compile writes, the weather, the legacy-only presentation fields.

@@ -1,7 +1,9 @@
 """Reads of the management interface: each list is a fixed number of queries, and a trail's
 geometry (and its elevations) is loaded only when the response shows it."""
 
-from django.db.models import Prefetch, Q, QuerySet
+from collections.abc import Iterable
+
+from django.db.models import Max, Min, Prefetch, Q, QuerySet
 
 from core.errors import NotFound
 from core.limits import HISTORY_LIMIT
@@ -104,3 +106,34 @@ def status_history(*, trail: Trail | None = None, point: Point | None = None, li
         else StatusChange.objects.filter(point=point)
     )
     return list(changes.order_by("-at", "-id")[: max(1, min(limit, HISTORY_LIMIT))])
+
+
+Location = tuple[float, float]  # (lat, lng)
+
+
+def system_locations(systems: Iterable[TrailSystem]) -> dict[str, Location | None]:
+    """Where each system is: its geolocation, else the centre of the box around its live
+    trails' first vertices, else None (no location and no trail). One query at most, for the
+    systems without a geolocation. The one place that decides a system's place for what
+    derives from it (its time zone)."""
+    located: dict[str, Location | None] = {}
+    unplaced = []
+    for system in systems:
+        if system.lat is not None and system.lng is not None:
+            located[system.pk] = (system.lat, system.lng)
+        else:
+            unplaced.append(system.pk)
+            located[system.pk] = None
+    if unplaced:
+        boxes = (
+            Trail.objects.filter(trail_system_id__in=unplaced)
+            .values("trail_system_id")
+            .annotate(s=Min("lat"), n=Max("lat"), w=Min("lng"), e=Max("lng"))
+        )
+        for box in boxes:
+            located[box["trail_system_id"]] = ((box["s"] + box["n"]) / 2, (box["w"] + box["e"]) / 2)
+    return located
+
+
+def system_location(system: TrailSystem) -> Location | None:
+    return system_locations([system])[system.pk]

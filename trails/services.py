@@ -24,6 +24,7 @@ from trails.enums import ActivityStatus, TrailStatus
 from trails.geometry import GeometryError
 from trails.models import Membership, Point, Trail, TrailActivity, TrailSystem
 from trails.tasks import request_elevations_on_commit
+from trails.timezones import check_zone
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
@@ -62,9 +63,7 @@ def create_trail_system(
 ) -> TrailSystem:
     """A system with its owner and members and, when imported, its trails (each with its
     activities) and points, given as unsaved rows; queues elevations and the first compile."""
-    fields = dict(fields or {})
-    if "website" in fields:
-        fields["website"] = normalize_website(fields["website"])
+    fields = _checked_system_fields(fields or {})
     user_model = get_user_model()
     # A system copied without an owner is managed by its members and super admins.
     owner = user_model.objects.get_or_create(uid=owner_uid)[0] if owner_uid else None
@@ -110,6 +109,15 @@ def _on_trail(activity: TrailActivity, trail: Trail) -> TrailActivity:
     return activity
 
 
+def _checked_system_fields(fields: Mapping) -> dict:
+    fields = dict(fields)
+    if "website" in fields:
+        fields["website"] = normalize_website(fields["website"])
+    if "time_zone" in fields:
+        fields["time_zone"] = check_zone(fields["time_zone"] or "")
+    return fields
+
+
 # What the legacy all-systems list shows of a system, besides the compile's trail counts.
 LISTED_FIELDS = frozenset({"name", "lat", "lng", "inactive", "blocked", "hidden_activities"})
 
@@ -118,8 +126,7 @@ LISTED_FIELDS = frozenset({"name", "lat", "lng", "inactive", "blocked", "hidden_
 def change_trail_system(*, system: TrailSystem, changes: Mapping, actor: Actor) -> None:
     """Public details only (PATCH /trail-systems/:id): no recompile; the all-systems list is
     rebuilt when what it shows changed."""
-    if "website" in changes:
-        changes = {**changes, "website": normalize_website(changes["website"])}
+    changes = _checked_system_fields(changes)
     write_fields(TrailSystem, system.pk, changes, actor.uid)
     if LISTED_FIELDS & changes.keys():
         request_listing_rebuild()

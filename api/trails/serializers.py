@@ -26,6 +26,7 @@ from trails import enums
 from trails.fields import API, POINT, TRAIL, TRAIL_SYSTEM
 from trails.geometry import feature_collection
 from trails.models import Point, Trail, TrailActivity, TrailSystem
+from trails.timezones import known_zones, known_zones_set, zone_name
 
 
 def activity_entry(activity: TrailActivity, language: str) -> dict:
@@ -79,6 +80,9 @@ class TrailSystemSerializer(TrailSystemListSerializer):
     """The stored document without internal fields, plus id and the caller's role."""
 
     promoteTrailHUB = serializers.BooleanField(source="promote_trail_hub")
+    time_zone = serializers.SerializerMethodField(
+        help_text="IANA name: the one set, else the zone of the system's location (UTC without one)"
+    )
     activities = serializers.JSONField(source="activity_totals")
     updates = serializers.JSONField(source="published_updates")
     owner_id = serializers.CharField()
@@ -92,11 +96,44 @@ class TrailSystemSerializer(TrailSystemListSerializer):
             "subscription", "created_on", "updated_by", "owner_id",
         )  # fmt: skip
 
+    def get_time_zone(self, system: TrailSystem) -> str:
+        return zone_name(system)
+
     def to_representation(self, instance) -> dict:
         data = super().to_representation(instance)
         if data["weather"] is None:
             del data["weather"]
         return data
+
+
+@extend_schema_field(
+    {
+        "type": "string",
+        "nullable": True,
+        "enum": [*known_zones(), None],
+        "description": "An IANA time zone name; null clears it, so the zone of the system's "
+        "location is used.",
+    }
+)
+class TimeZoneField(serializers.Field):
+    """A known IANA zone name, or null ("" stored: derived from the location)."""
+
+    default_error_messages = {
+        "invalid": "must be an IANA time zone name such as America/Denver, or null.",
+    }
+
+    def validate_empty_values(self, data):
+        if data is None:
+            return True, ""
+        return super().validate_empty_values(data)
+
+    def to_internal_value(self, data) -> str:
+        if not isinstance(data, str) or data not in known_zones_set():
+            self.fail("invalid")
+        return data
+
+    def to_representation(self, value: str) -> str:
+        return value
 
 
 class TrailSystemChangeSerializer(serializers.Serializer):
@@ -113,6 +150,7 @@ class TrailSystemChangeSerializer(serializers.Serializer):
     inactive = StrictBooleanField(required=False)
     hide_name = StrictBooleanField(required=False)
     promoteTrailHUB = StrictBooleanField(source="promote_trail_hub", required=False)
+    time_zone = TimeZoneField(required=False)
 
 
 # Trails

@@ -18,6 +18,7 @@ DOCUMENT_FIELDS = {
     "promoteTrailHUB", "geolocation", "totalTrails", "openTrails", "cautionTrails",
     "closedTrails", "totalDistance", "openDistance", "activities", "updates", "subscription",
     "createdOn", "updatedOn", "updatedBy", "ownerId",
+    "timeZone",  # additive (issue 23): the zone of scheduled changes
 }  # fmt: skip
 TEXT_FIELDS = [
     "name", "description", "phoneNumber", "website", "depthMeasurement", "lengthMeasurement",

@@ -22,6 +22,7 @@ from django.utils import timezone
 from core.actors import Actor, Via
 from core.errors import Invalid, NotFound
 from core.limits import some_of
+from core.names import camel
 from schedules import occurrences as timing
 from schedules.models import Action, Outcome, Repeat, Schedule, ScheduleRun
 from schedules.selectors import due_schedule_ids
@@ -34,18 +35,11 @@ logger = logging.getLogger(__name__)
 
 SCHEDULES_PER_SYSTEM_MAX = 200
 DAYS_AHEAD_MAX = 400  # how far ahead a schedule may start
-ONCE_ONLY = ("start_date", "end_date")
-DAILY_ONLY = ("first_date", "last_date")
-TIMES = ("start_time", "end_time")
-# The API's names of the fields, in refusals (the web app maps them to its form's).
-SHOWN_AS = {
-    "start_date": "startsAt",
-    "end_date": "endsAt",
-    "start_time": "startTime",
-    "end_time": "endTime",
-    "first_date": "firstDate",
-    "last_date": "lastDate",
-}
+# The services take a one-off schedule's start and end as local date-times (naive), and a
+# daily one's as times of day with its first and last days, as the API does.
+ONCE_FIELDS = {"starts_at": ("start_date", "start_time"), "ends_at": ("end_date", "end_time")}
+DAILY_FIELDS = ("start_time", "end_time", "first_date", "last_date")
+TIMING = ("start_date", "start_time", "end_date", "end_time", "first_date", "last_date")
 ONE_MICROSECOND = timedelta(microseconds=1)
 
 
@@ -84,20 +78,43 @@ def _check_activity(schedule: Schedule, trails: Sequence[Trail]) -> None:
             )
 
 
+def _assign(schedule: Schedule, fields: Mapping) -> set[str]:
+    """Set `fields` (the services' names) on the schedule; returns the names of the model's
+    fields whose value changed. A new kind (repeat) starts from no times at all."""
+    before = {name: getattr(schedule, name) for name in (*TIMING, "repeat", "status", "end_status")}
+    repeat = fields.get("repeat", schedule.repeat)
+    if repeat != schedule.repeat:
+        for name in TIMING:
+            setattr(schedule, name, None)
+    for name, value in fields.items():
+        if name in ONCE_FIELDS:
+            if repeat != Repeat.ONCE:
+                raise Invalid(
+                    "invalid_field",
+                    f"{camel(name)}: only for schedules that repeat once; a daily schedule "
+                    "takes startTime and endTime.",
+                )
+            day_name, time_name = ONCE_FIELDS[name]
+            setattr(schedule, day_name, value.date() if value else None)
+            setattr(schedule, time_name, value.time() if value else None)
+        elif name in DAILY_FIELDS:
+            if repeat != Repeat.DAILY:
+                raise Invalid(
+                    "invalid_field",
+                    f"{camel(name)}: only for daily schedules; a one-off schedule takes "
+                    "startsAt and endsAt.",
+                )
+            setattr(schedule, name, value)
+        else:
+            setattr(schedule, name, value)
+    return {name for name, value in before.items() if getattr(schedule, name) != value}
+
+
 def _check_kind(schedule: Schedule) -> None:
-    """The fields of the other kind are absent; the kind's own are complete."""
-    other = DAILY_ONLY if schedule.repeat == Repeat.ONCE else ONCE_ONLY
-    for name in other:
-        if getattr(schedule, name) is not None:
-            kind = "daily" if schedule.repeat == Repeat.ONCE else "once"
-            raise Invalid(
-                "invalid_field", f"{SHOWN_AS[name]}: only for schedules that repeat {kind}."
-            )
+    """The kind's own times are complete."""
     if schedule.repeat == Repeat.ONCE:
         if schedule.start_date is None or schedule.start_time is None:
             raise Invalid("missing_field", "startsAt: a one-off schedule needs its start.")
-        if (schedule.end_date is None) != (schedule.end_time is None):
-            raise Invalid("invalid_field", "endsAt: give both the day and the time of the end.")
     elif schedule.start_time is None:
         raise Invalid("missing_field", "startTime: a daily schedule needs its time of day.")
     if schedule.end_status and not schedule.has_end:
@@ -148,20 +165,26 @@ def _checked(schedule: Schedule, trails: Sequence[Trail], changed: set[str], now
 def create_schedule(
     *, system, fields: Mapping, actor: Actor, now: datetime | None = None
 ) -> Schedule:
-    """`fields`: trail_ids and the model's fields (Schedule). Refused with the API's codes."""
+    """`fields`: trail_ids, starts_at/ends_at (repeat once) or start_time, end_time,
+    first_date, last_date (repeat daily), and the model's other fields. Refused with the API's
+    codes and names."""
     now = now or timezone.now()
     fields = dict(fields)
     trail_ids = fields.pop("trail_ids", [])
+    for name in ("status", "repeat"):
+        if name not in fields:
+            raise Invalid("missing_field", f"{name}: required.")
     if Schedule.objects.filter(trail_system=system).count() >= SCHEDULES_PER_SYSTEM_MAX:
         raise Invalid(
             "too_many_schedules",
             f"A trail system has at most {SCHEDULES_PER_SYSTEM_MAX} schedules; delete one first.",
         )
     schedule = Schedule(
-        trail_system=system, created_by=actor.uid, updated_by=actor.uid, armed_on=now, **fields
+        trail_system=system, created_by=actor.uid, updated_by=actor.uid, armed_on=now
     )
+    changed = _assign(schedule, fields)
     trails = _live_trails(system.pk, trail_ids)
-    _checked(schedule, trails, {*fields, "repeat"}, now)
+    _checked(schedule, trails, changed, now)
     schedule.save(force_insert=True)
     schedule.trails.set(trails)
     return schedule
@@ -189,13 +212,7 @@ def change_schedule(
     _apply_due(locked, now)
     changes = dict(changes)
     trail_ids = changes.pop("trail_ids", None)
-    changed = {name for name, value in changes.items() if getattr(locked, name) != value}
-    if changes.get("repeat", locked.repeat) != locked.repeat:
-        for name in (*ONCE_ONLY, *DAILY_ONLY, *TIMES):
-            if name not in changes:
-                setattr(locked, name, None)
-    for name, value in changes.items():
-        setattr(locked, name, value)
+    changed = _assign(locked, changes)
     if trail_ids is not None:
         trails = _live_trails(locked.trail_system_id, trail_ids)
     else:

@@ -80,10 +80,6 @@ class LocalDateField(LocalField):
     example = "2026-12-01"
 
 
-def _split(moment: datetime | None) -> tuple[date | None, time | None]:
-    return (moment.date(), moment.time()) if moment else (None, None)
-
-
 class ScheduleFieldsSerializer(serializers.Serializer):
     """The body of POST (startsAt or startTime by repeat, trailIds, status and repeat
     required) and of PATCH (any of them). A one-off schedule takes startsAt and endsAt, a
@@ -130,14 +126,7 @@ class ScheduleFieldsSerializer(serializers.Serializer):
     )
 
     def to_internal_value(self, data) -> dict:
-        """The model's fields: startsAt and endsAt become their dates and times."""
         values = super().to_internal_value(data)
-        for name, date_name, time_name in (
-            ("starts_at", "start_date", "start_time"),
-            ("ends_at", "end_date", "end_time"),
-        ):
-            if name in values:
-                values[date_name], values[time_name] = _split(values.pop(name))
         for name in ("activity", "end_status"):
             if name in values and values[name] is None:
                 values[name] = ""

@@ -2,7 +2,7 @@
 called at chosen instants, never slept for."""
 
 import threading
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -163,10 +163,8 @@ def test_a_one_off_closure_puts_back_what_it_changed(system, trail):
         [trail],
         at(2026, 12, 14, 9),
         repeat="once",
-        start_date=date(2026, 12, 19),
-        start_time=time(16),
-        end_date=date(2026, 12, 20),
-        end_time=time(8),
+        starts_at=datetime(2026, 12, 19, 16),
+        ends_at=datetime(2026, 12, 20, 8),
         reason="Giant slalom race",
     )
     before = state(trail)
@@ -189,10 +187,8 @@ def test_a_change_made_by_hand_during_the_window_stands(system, trail):
         [trail],
         at(2026, 12, 14, 9),
         repeat="once",
-        start_date=date(2026, 12, 19),
-        start_time=time(16),
-        end_date=date(2026, 12, 20),
-        end_time=time(8),
+        starts_at=datetime(2026, 12, 19, 16),
+        ends_at=datetime(2026, 12, 20, 8),
     )
     tick(at(2026, 12, 19, 16))
     change_trail(trail=trail, changes={"status": "Caution"}, actor=MANAGER)
@@ -208,10 +204,8 @@ def test_a_change_due_while_nothing_ran_is_applied_late_and_once(system, trail):
         [trail],
         at(2026, 12, 14, 9),
         repeat="once",
-        start_date=date(2026, 12, 19),
-        start_time=time(16),
-        end_date=date(2026, 12, 20),
-        end_time=time(8),
+        starts_at=datetime(2026, 12, 19, 16),
+        ends_at=datetime(2026, 12, 20, 8),
     )
     assert tick(at(2026, 12, 19, 15, 59)) == 0
     # Beat is down from 15:59 to 18:30; its first pass applies the 16:00 closure.
@@ -246,10 +240,8 @@ def test_a_window_missed_entirely_changes_nothing(system, trail):
         [trail],
         at(2026, 12, 14, 9),
         repeat="once",
-        start_date=date(2026, 12, 19),
-        start_time=time(16),
-        end_date=date(2026, 12, 20),
-        end_time=time(8),
+        starts_at=datetime(2026, 12, 19, 16),
+        ends_at=datetime(2026, 12, 20, 8),
     )
     tick(at(2026, 12, 21, 9))
     assert state(trail)[0] == "Open"

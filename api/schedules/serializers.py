@@ -41,7 +41,6 @@ class LocalField(serializers.Field):
             {
                 "type": "string",
                 "pattern": cls.pattern,
-                "example": cls.example,
                 "description": "Local to the trail system's timeZone, without a zone.",
             }
         )(cls)

@@ -26,12 +26,20 @@ class State:
     next: Occurrence | None  # the next change, however far ahead
 
 
-def schedules_queryset() -> QuerySet[Schedule]:
-    """With the system, the live trails (no geometry) and the latest applied run."""
+def with_last_applied(schedules: QuerySet[Schedule]) -> QuerySet[Schedule]:
+    """Each schedule with `last_action` and `last_applied_at`: its latest applied run's."""
     applied = ScheduleRun.objects.filter(schedule=OuterRef("pk"), outcome=Outcome.APPLIED).order_by(
         "-due_at", "-id"
     )
-    return (
+    return schedules.annotate(
+        last_action=Subquery(applied.values("action")[:1]),
+        last_applied_at=Subquery(applied.values("due_at")[:1]),
+    )
+
+
+def schedules_queryset() -> QuerySet[Schedule]:
+    """With the system, the live trails (no geometry) and the latest applied run."""
+    return with_last_applied(
         Schedule.objects.select_related("trail_system")
         .defer(*HEAVY_SYSTEM_FIELDS)
         .prefetch_related(
@@ -39,10 +47,6 @@ def schedules_queryset() -> QuerySet[Schedule]:
                 "trails",
                 Trail.objects.only(*SHOWN_TRAIL_FIELDS).order_by("order", "created_on", "id"),
             )
-        )
-        .annotate(
-            last_action=Subquery(applied.values("action")[:1]),
-            last_applied_at=Subquery(applied.values("due_at")[:1]),
         )
     )
 

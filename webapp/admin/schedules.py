@@ -213,6 +213,9 @@ class ScheduleAdmin(DeleteThroughService, ServiceAdmin):
         return format_html_join("", "<div>{}: {} \u2014 {} ({})</div>", rows)
 
     def save_model(self, request, obj, form, change):
+        """An untouched form saves nothing."""
+        if change and not form.has_changed():
+            return
         fields = service_fields(form.cleaned_data)
         if change:
             services.change_schedule(schedule=obj, changes=fields, actor=web_actor(request))

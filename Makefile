@@ -9,7 +9,10 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/trails
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint format messages bench bench-scale venv assets fuzz faults
+.PHONY: run test lint format messages bench bench-scale venv assets fuzz faults docs docs-serve
+DOCS_PORT ?= 8100
+# Material for MkDocs prints a banner about MkDocs 2.0 at every build; we pin mkdocs<2.
+export NO_MKDOCS_2_WARNING := 1
 
 venv: $(STAMP)
 
@@ -30,11 +33,20 @@ $(ASSETS_STAMP): package-lock.json
 run: venv assets
 	@scripts/run.sh $(HOST) $(PORT)
 
-# The layer contracts (.importlinter), then the whole suite, on PostgreSQL, with a real Redis
-# and Celery worker for tests/integration.
+# The layer contracts (.importlinter), the docs site (a broken link or a missing page fails),
+# then the whole suite, on PostgreSQL, with a real Redis and Celery worker for tests/integration.
 test: venv assets
 	$(BIN)/lint-imports --no-cache
+	$(BIN)/mkdocs build --strict
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/pytest $(PYTEST_ARGS)
+
+# The documentation site (mkdocs.yml, docs/) into site/, the API reference generated from the
+# code at every build; docs-serve rebuilds on every edit, on http://$(HOST):$(DOCS_PORT).
+docs: venv
+	$(BIN)/mkdocs build --strict
+
+docs-serve: venv
+	$(BIN)/mkdocs serve --strict --dev-addr $(HOST):$(DOCS_PORT)
 
 lint: venv
 	$(BIN)/ruff check .
@@ -46,11 +58,11 @@ format: venv
 	$(BIN)/ruff check --fix .
 
 # The web app's French catalog (webapp/locale/fr): collect every marked string and compile;
-# translate the new entries, then run it again (README, "Web app").
+# translate the new entries, then run it again (docs/developers/architecture.md, "Translations").
 messages: venv
 	DJANGO_SETTINGS_MODULE=tests.settings $(BIN)/python manage.py translations
 
-# Long schema-driven run against /api/v1 (FUZZ_SECONDS per credential; README, "Operations").
+# Long schema-driven run against /api/v1 (FUZZ_SECONDS per credential; docs/developers/architecture.md).
 fuzz: venv
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} FUZZ_SECONDS=$${FUZZ_SECONDS:-600} \
 		$(BIN)/pytest tests/config/test_schema_fuzz.py $(PYTEST_ARGS)

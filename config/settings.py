@@ -314,7 +314,8 @@ NOTIFICATION_SWEEP_AFTER = timedelta(
     seconds=float(os.environ.get("NOTIFICATION_SWEEP_AFTER_SECONDS", "600"))
 )
 # A delivery claimed longer ago than this belongs to a dead worker (a chunk task is killed
-# at its time limit, well before): the sweep recovers it (README, "Notification delivery").
+# at its time limit, well before): the sweep recovers it (docs/developers/architecture.md,
+# "Notifications").
 DELIVERY_LEASE = timedelta(seconds=float(os.environ.get("DELIVERY_LEASE_SECONDS", "1800")))
 # Outcomes of a chunk's sends recorded together; a worker killed mid-chunk leaves at most this
 # many messages in doubt (not sent again). 1: at most one, at a third of the throughput.
@@ -449,7 +450,7 @@ LOGGING = {
     },
 }
 
-# Operations (README, "Operations"): /metrics answers this bearer token, or loopback only.
+# docs/operators/health-metrics-logs.md: /metrics answers this bearer token, or loopback only.
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 
 
@@ -489,7 +490,7 @@ if PRODUCTION:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
 
-# The web app (Django admin) for managers: sign-in and throttling (README, Web app).
+# The web app (Django admin) for managers: sign-in and throttling (docs/managers/index.md).
 AUTHENTICATION_BACKENDS = [
     # First, as django-axes asks: refuses a locked-out client before any other backend.
     "axes.backends.AxesStandaloneBackend",

@@ -1,7 +1,9 @@
 """Real-browser fixtures: Playwright driving Debian's chromium against pytest-django's live server.
 
 Tests that take `page` also need the `live_server` fixture (and so a transactional database).
-Screenshots go to `test-output/screenshots/` (or `SCREENSHOT_DIR`) for a person to look at.
+Screenshots go to `test-output/screenshots/` (or `SCREENSHOT_DIR`) for a person to look at;
+those the documentation shows (`screenshot(name, docs=True)`) also to `docs/screenshots/`, so
+the pictures of the docs are what the last run of the tests saw.
 """
 
 import os
@@ -14,6 +16,7 @@ from playwright.sync_api import Browser, Page, sync_playwright
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking"]
 SCREENSHOT_DIR = Path(os.environ.get("SCREENSHOT_DIR", "test-output/screenshots"))
+DOCS_SCREENSHOT_DIR = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 
 
 @pytest.fixture(scope="session")
@@ -38,13 +41,16 @@ def page(browser: Browser) -> Iterator[Page]:
 
 
 @pytest.fixture
-def screenshot(page: Page) -> Callable[[str], Path]:
-    """Save the page as `<name>.png` in the screenshot folder and return its path."""
+def screenshot(page: Page) -> Callable[..., Path]:
+    """Save the page as `<name>.png` in the screenshot folder and return its path; with
+    `docs=True` also as `docs/screenshots/<name>.png`, where the documentation reads it."""
 
-    def take(name: str) -> Path:
+    def take(name: str, *, docs: bool = False) -> Path:
         SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
         path = SCREENSHOT_DIR / f"{name}.png"
         page.screenshot(path=str(path), full_page=True)
+        if docs:
+            (DOCS_SCREENSHOT_DIR / path.name).write_bytes(path.read_bytes())
         return path
 
     return take

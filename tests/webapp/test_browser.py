@@ -1,6 +1,7 @@
 """The web app in a real browser (Debian's chromium): the managers' daily tasks end to end.
 
-Screenshots of the main pages go to test-output/screenshots/ (two are in the README).
+Screenshots of the main pages go to test-output/screenshots/, and those the manager's guide
+shows to docs/screenshots/ too.
 """
 
 import json
@@ -68,7 +69,7 @@ def test_sign_in_with_an_emailed_link(live_server, page, screenshot, mailoutbox)
     page.click("#use-link-form input[type=submit]")
     page.wait_for_selector("#my-systems")
     assert system.name in page.inner_text("#my-systems")
-    screenshot("webapp-index")
+    screenshot("webapp-index", docs=True)
 
 
 def test_sign_in_with_an_id_token(live_server, page, settings):
@@ -116,7 +117,7 @@ def test_a_trustee_bulk_closes_three_trails_and_the_published_file_shows_it(
     page.click("button[name=index]")
     page.wait_for_selector(".messagelist")
     assert "3 trail(s) set to Closed." in page.inner_text(".messagelist")
-    screenshot("webapp-trails")
+    screenshot("webapp-trails", docs=True)
 
     system.refresh_from_db()
     published = json.loads(default_storage.open(system.geo_json_path).read())
@@ -141,7 +142,7 @@ def test_a_trustee_adds_an_activity_and_sees_the_map(live_server, page, screensh
     page.wait_for_selector(".trail-map .leaflet-overlay-pane path")
     page.click("#activities-group .add-row a")
     page.select_option("select[name='activities-1-value']", "snowshoeing")
-    screenshot("webapp-trail")
+    screenshot("webapp-trail", docs=True)
     page.click("input[name=_save]")
     page.wait_for_selector(".messagelist")
     assert sorted(trail.activities.values_list("value", flat=True)) == [
@@ -169,7 +170,7 @@ def test_an_administrator_invites_a_trustee_who_then_signs_in(
     sign_in(page, live_server, system.owner)
     page.goto(f"{live_server.url}/admin/trails/trailsystem/{system.pk}/overview/")
     assert page.is_visible(".map-qr svg")
-    screenshot("webapp-overview")
+    screenshot("webapp-overview", docs=True)
     page.goto(f"{live_server.url}/admin/trails/trailsystem/{system.pk}/change/")
     page.click("#invite-link")
     page.fill("#id_email", "new.groomer@example.test")
@@ -196,7 +197,7 @@ def test_a_key_is_created_and_its_plaintext_shown_once(live_server, page, screen
     page.select_option("#id_expires_in_days", "90")
     page.click("input[name=_save]")
     plaintext = page.input_value("#new-key")
-    screenshot("webapp-key-created")
+    screenshot("webapp-key-created", docs=True)
 
     key = ApiKey.objects.get(name="Grooming tablet")
     assert plaintext.startswith(key.prefix)

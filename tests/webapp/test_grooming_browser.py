@@ -39,7 +39,7 @@ def test_a_trustee_reviews_the_timber_trail_track_on_the_map_and_saves_it(
     assert page.locator("#grooming-map path.trail").count() > 10
     page.dispatch_event("#grooming-map path.groomed-trail", "mouseover")
     expect(page.locator(".leaflet-tooltip")).to_have_text("Timber Trail")
-    screenshot("webapp-grooming-review")
+    screenshot("webapp-grooming-review", docs=True)
     assert not GroomingPass.objects.exists()
 
     page.click("#save-grooming")

@@ -64,9 +64,11 @@ class SchedulesView(APIView):
     ),
     delete=extend_schema(
         operation_id="schedules_destroy",
-        responses=done(
-            "ScheduleRemoved", id=serializers.CharField(), deleted=serializers.BooleanField()
-        ),
+        responses={
+            200: done(
+                "ScheduleRemoved", id=serializers.CharField(), deleted=serializers.BooleanField()
+            )
+        },
     ),
 )
 class ScheduleView(APIView):

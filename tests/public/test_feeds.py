@@ -164,18 +164,7 @@ def next_saturday() -> datetime:
 
 def test_the_calendar_holds_a_scheduled_closure(client, system, trail):
     start = next_saturday()
-    create_schedule(
-        system=system,
-        fields={
-            "trail_ids": [trail.pk],
-            "status": "Closed",
-            "repeat": "once",
-            "starts_at": start,
-            "ends_at": start + timedelta(hours=16),
-            "reason": "Giant slalom race",
-        },
-        actor=MANAGER,
-    )
+    closure(system, trail, start, hours=16, made=timezone.now(), reason="Giant slalom race")
     calendar = ics(client, system)
     assert str(calendar["x-wr-calname"]) == "Pine Hill Nordic: scheduled closures"
     (event,) = calendar.walk("VEVENT")
@@ -230,7 +219,8 @@ def test_a_schedule_that_closes_nothing_is_not_in_the_calendar(client, system, t
     assert ics(client, system).walk("VEVENT") == []
 
 
-def closure(system, trail, start: datetime, *, made: datetime, reason: str):
+def closure(system, trail, start: datetime, *, made: datetime, reason: str, hours: int = 3):
+    """A one-off closure from `start` (local) for `hours`, scheduled at `made`."""
     return create_schedule(
         system=system,
         fields={
@@ -238,7 +228,7 @@ def closure(system, trail, start: datetime, *, made: datetime, reason: str):
             "status": "Closed",
             "repeat": "once",
             "starts_at": start,
-            "ends_at": start + timedelta(hours=3),
+            "ends_at": start + timedelta(hours=hours),
             "reason": reason,
         },
         actor=MANAGER,

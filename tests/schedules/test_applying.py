@@ -55,6 +55,19 @@ def schedule(system, trails, now, **fields) -> Schedule:
     )
 
 
+def race_closure(system, trail) -> Schedule:
+    """Made on Monday 14 December: Closed from Saturday 16:00 to Sunday 08:00, then back."""
+    return schedule(
+        system,
+        [trail],
+        at(2026, 12, 14, 9),
+        repeat="once",
+        starts_at=datetime(2026, 12, 19, 16),
+        ends_at=datetime(2026, 12, 20, 8),
+        reason="Giant slalom race",
+    )
+
+
 def state(trail) -> tuple:
     trail = Trail.all_objects.get(pk=trail.pk)
     activities = dict(TrailActivity.objects.filter(trail=trail).values_list("value", "status"))
@@ -158,15 +171,7 @@ def test_a_one_off_closure_puts_back_what_it_changed(system, trail):
     the trail's status and each activity's."""
     trail.status = "Caution"
     trail.save()
-    schedule(
-        system,
-        [trail],
-        at(2026, 12, 14, 9),
-        repeat="once",
-        starts_at=datetime(2026, 12, 19, 16),
-        ends_at=datetime(2026, 12, 20, 8),
-        reason="Giant slalom race",
-    )
+    race_closure(system, trail)
     before = state(trail)
     tick(at(2026, 12, 19, 16))
     assert state(trail) == (
@@ -182,14 +187,7 @@ def test_a_one_off_closure_puts_back_what_it_changed(system, trail):
 
 
 def test_a_change_made_by_hand_during_the_window_stands(system, trail):
-    schedule(
-        system,
-        [trail],
-        at(2026, 12, 14, 9),
-        repeat="once",
-        starts_at=datetime(2026, 12, 19, 16),
-        ends_at=datetime(2026, 12, 20, 8),
-    )
+    race_closure(system, trail)
     tick(at(2026, 12, 19, 16))
     change_trail(trail=trail, changes={"status": "Caution"}, actor=MANAGER)
     tick(at(2026, 12, 20, 8))
@@ -199,14 +197,7 @@ def test_a_change_made_by_hand_during_the_window_stands(system, trail):
 
 
 def test_a_change_due_while_nothing_ran_is_applied_late_and_once(system, trail):
-    schedule(
-        system,
-        [trail],
-        at(2026, 12, 14, 9),
-        repeat="once",
-        starts_at=datetime(2026, 12, 19, 16),
-        ends_at=datetime(2026, 12, 20, 8),
-    )
+    race_closure(system, trail)
     assert tick(at(2026, 12, 19, 15, 59)) == 0
     # Beat is down from 15:59 to 18:30; its first pass applies the 16:00 closure.
     assert tick(at(2026, 12, 19, 18, 30)) == 1
@@ -235,14 +226,7 @@ def test_after_a_long_outage_only_the_state_that_should_hold_now_is_applied(syst
 
 
 def test_a_window_missed_entirely_changes_nothing(system, trail):
-    schedule(
-        system,
-        [trail],
-        at(2026, 12, 14, 9),
-        repeat="once",
-        starts_at=datetime(2026, 12, 19, 16),
-        ends_at=datetime(2026, 12, 20, 8),
-    )
+    race_closure(system, trail)
     tick(at(2026, 12, 21, 9))
     assert state(trail)[0] == "Open"
     assert scheduled_changes(trail) == []

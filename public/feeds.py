@@ -3,7 +3,7 @@
 /feeds/<id>/schedules.json (what the map lists under "Scheduled changes"). A system that is
 not on the public map (inactive) has none: 404, as its map."""
 
-from datetime import datetime, timedelta
+from datetime import date, datetime, time, timedelta
 
 from django.conf import settings
 from django.contrib.syndication.views import Feed
@@ -27,8 +27,8 @@ from public.feed_entries import (
 )
 from public.selectors import public_system
 from public.texts import texts_for
-from schedules.models import Repeat, Schedule
-from schedules.occurrences import instant
+from schedules.models import Action, Repeat, Schedule
+from schedules.occurrences import instant, occurrences
 from trails.enums import TrailStatus
 from trails.models import TrailSystem
 from trails.timezones import zone_of
@@ -127,18 +127,14 @@ def _closure_summary(schedule: Schedule, texts: dict) -> str:
     return texts["label_colon"].format(label=closed) + names
 
 
-def _closure_event(schedule: Schedule, system: TrailSystem, texts: dict) -> Event | None:
+def _closure_event(schedule: Schedule, system: TrailSystem, texts: dict) -> Event:
     """The closed period of a schedule: from its start to its end when it closes at its
     start; from its end to its next start when it closes at its end. A daily schedule is one
     recurring event (RRULE), ending with its last day."""
     zone = schedule.state.zone
     closes_at_start = schedule.status == TrailStatus.CLOSED
     daily = schedule.repeat == Repeat.DAILY
-    first_day = (
-        schedule.start_date
-        if not daily
-        else (schedule.first_date or schedule.created_on.astimezone(zone).date())
-    )
+    first_day = _first_window_day(schedule, zone) if daily else schedule.start_date
     start = datetime.combine(first_day, schedule.start_time, zone)
     end = None
     if schedule.has_end:
@@ -174,10 +170,25 @@ def _closure_event(schedule: Schedule, system: TrailSystem, texts: dict) -> Even
     if daily:
         rule = {"freq": "daily"}
         if schedule.last_date:
-            last = datetime.combine(schedule.last_date, schedule.start_time)
-            rule["until"] = instant(last.date(), last.time(), zone)  # UTC, as RFC 5545 asks
+            # The last closure begins on the last day's window, a day later for one that
+            # begins at its window's end the next morning; UTC, as RFC 5545 asks.
+            last_day = schedule.last_date + (start.date() - first_day)
+            rule["until"] = instant(last_day, start.time(), zone)
         event.add("rrule", rule)
     return event
+
+
+def _first_window_day(schedule: Schedule, zone) -> date:
+    """The day of a daily schedule's first window whose closing change happens: its start,
+    or its end for a schedule that closes at its end, after the schedule was set (armed_on)
+    and not before its first_date."""
+    closing = Action.START if schedule.status == TrailStatus.CLOSED else Action.END
+    after = schedule.armed_on
+    if schedule.first_date:
+        after = max(after, instant(schedule.first_date, time.min, zone))
+    soon = occurrences(schedule, zone, after=after, until=after + timedelta(days=3))
+    days = [occurrence.day for occurrence in soon if occurrence.action == closing]
+    return days[0] if days else after.astimezone(zone).date()
 
 
 @require_GET

@@ -200,7 +200,8 @@ def test_a_daily_closure_is_one_recurring_event(client, system, trail):
     )
     rule = event["rrule"]
     assert rule["FREQ"] == ["DAILY"]
-    assert rule["UNTIL"][0] == datetime.combine(last, time(8, 30), DENVER).astimezone(
+    # The last closure begins at 21:00 on the last day (its window's end).
+    assert rule["UNTIL"][0] == datetime.combine(last, time(21), DENVER).astimezone(
         ZoneInfo("UTC")
     )
 

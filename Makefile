@@ -9,7 +9,8 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/trails
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint format messages bench bench-scale venv assets fuzz faults docs docs-serve
+.PHONY: run test lint format messages bench bench-scale venv assets fuzz faults docs docs-serve \
+	screenshots
 DOCS_PORT ?= 8100
 # Material for MkDocs prints a banner about MkDocs 2.0 at every build; we pin mkdocs<2.
 export NO_MKDOCS_2_WARNING := 1
@@ -23,10 +24,13 @@ $(STAMP): requirements.lock
 	@rm -f $(VENV)/.installed-* && touch $@
 
 # Browser libraries (Leaflet, the Firebase Web SDK) from the npm registry, exactly as locked.
-assets: $(ASSETS_STAMP)
+assets: venv $(ASSETS_STAMP)
 
-$(ASSETS_STAMP): package-lock.json
+$(ASSETS_STAMP): package-lock.json | $(STAMP)
 	npm ci --no-audit --no-fund --loglevel=error
+	@# WhiteNoise sends a file's .gz beside it to browsers that accept gzip: Leaflet is most
+	@# of a phone's first map load (docs/operators/streams.md).
+	$(BIN)/python -m whitenoise.compress --quiet node_modules/leaflet/dist
 	@rm -f node_modules/.installed-* && touch $@
 
 # Fresh machine -> running service. Embedded default unless DATABASE_URL/REDIS_URL are set.
@@ -47,6 +51,12 @@ docs: venv
 
 docs-serve: venv
 	$(BIN)/mkdocs serve --strict --dev-addr $(HOST):$(DOCS_PORT)
+
+# The pictures of the docs (docs/screenshots/), taken again by the browser tests that take
+# them (screenshot(name, docs=True)); commit the ones a change of a page altered.
+screenshots: venv assets
+	DOCS_SCREENSHOTS=1 DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/pytest \
+		$$(grep -rl --include='*.py' 'docs=True)' tests) $(PYTEST_ARGS)
 
 lint: venv
 	$(BIN)/ruff check .

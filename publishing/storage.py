@@ -11,6 +11,7 @@ import mimetypes
 import secrets
 from datetime import UTC, datetime
 
+from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
@@ -79,3 +80,12 @@ def replace_file(name: str, body: bytes) -> None:
 
 def public_url(path: str) -> str:
     return default_storage.url(path) if path else ""
+
+
+def absolute_public_url(path: str) -> str | None:
+    """The file's address as pages on any site fetch it (the legacy geoJsonUrl, the live map
+    streams): storage URLs are relative for local disk, so PUBLIC_BASE_URL goes in front."""
+    url = public_url(path)
+    if not url:
+        return None
+    return url if "://" in url else f"{settings.PUBLIC_BASE_URL}{url}"

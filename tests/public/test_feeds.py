@@ -201,9 +201,7 @@ def test_a_daily_closure_is_one_recurring_event(client, system, trail):
     rule = event["rrule"]
     assert rule["FREQ"] == ["DAILY"]
     # The last closure begins at 21:00 on the last day (its window's end).
-    assert rule["UNTIL"][0] == datetime.combine(last, time(21), DENVER).astimezone(
-        ZoneInfo("UTC")
-    )
+    assert rule["UNTIL"][0] == datetime.combine(last, time(21), DENVER).astimezone(ZoneInfo("UTC"))
 
 
 def test_a_schedule_that_closes_nothing_is_not_in_the_calendar(client, system, trail):

@@ -1,14 +1,11 @@
 """Scheduled changes as people see them, in a real browser at a phone's size: the map's list
 with the reason and the times in the system's zone, and the web app's page that makes one.
-The screenshots are the docs' (docs/screenshots/)."""
+The screenshots are the docs' (docs/screenshots/, with DOCS_SCREENSHOTS=1)."""
 
-import shutil
 from datetime import datetime, time, timedelta
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from django.conf import settings
 from django.utils import timezone
 from playwright.sync_api import expect
 
@@ -23,12 +20,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 DENVER = ZoneInfo("America/Denver")
 MANAGER = Actor("manager-uid", Via.ID_TOKEN)
 PHONE = {"width": 390, "height": 844}
-DOCS_SCREENSHOTS = Path(settings.BASE_DIR) / "docs" / "screenshots"
-
-
-def for_the_docs(path: Path) -> None:
-    DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(path, DOCS_SCREENSHOTS / path.name)
 
 
 def local_minute(moment: datetime) -> datetime:
@@ -86,7 +77,7 @@ def test_the_map_lists_scheduled_changes_with_their_reasons(
     expect(items.nth(1)).to_contain_text("Lit Loop: Closed")
     expect(items.nth(1)).to_contain_text("(every day)")
     page.locator("#scheduled").scroll_into_view_if_needed()
-    for_the_docs(screenshot("map-scheduled-changes"))
+    screenshot("map-scheduled-changes", docs=True)
 
 
 def test_a_trustee_schedules_a_closure_on_a_phone(live_server, page, screenshot):
@@ -106,7 +97,7 @@ def test_a_trustee_schedules_a_closure_on_a_phone(live_server, page, screenshot)
     page.fill("#id_end_date", (day + timedelta(days=1)).isoformat())
     page.fill("#id_end_time", "08:00")
     page.fill("#id_reason", "Giant slalom race")
-    for_the_docs(screenshot("webapp-schedule"))
+    screenshot("webapp-schedule", docs=True)
     page.click("input[name=_continue]")
     expect(page.locator(".field-next_change")).to_contain_text(f"{day} 16:00 America/Denver")
     schedule = Schedule.objects.get()

@@ -21,7 +21,7 @@ _finder_lock = threading.Lock()
 
 @cache
 def _finder() -> TimezoneFinder:
-    return TimezoneFinder(in_memory=True)
+    return TimezoneFinder()  # reads its files as needed: not 35 MB more in every process
 
 
 @cache

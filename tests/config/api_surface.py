@@ -15,6 +15,7 @@ from tests.conftest import token_for
 from tests.factories import (
     MembershipFactory,
     PointFactory,
+    ScheduleFactory,
     TrailFactory,
     TrailSystemFactory,
     UpdateFactory,
@@ -59,6 +60,11 @@ ADDITIVE_TABLE = """
 | GET | /points/:id/history | any | read |
 | POST | /trail-systems/:id/grooming-tracks | any | write |
 | GET | /trail-systems/:id/grooming | any | read |
+| GET | /trail-systems/:id/schedules | any | read |
+| POST | /trail-systems/:id/schedules | any | write |
+| GET | /trail-systems/:id/schedules/:scheduleId | any | read |
+| PATCH | /trail-systems/:id/schedules/:scheduleId | any | write |
+| DELETE | /trail-systems/:id/schedules/:scheduleId | any | write |
 """
 
 
@@ -127,6 +133,13 @@ BODIES: dict[str, dict] = {
     "POST /trail-systems/:id/updates": {"type": "notice", "description": "Groomers out tonight."},
     "PATCH /updates/:id": {"description": "Groomers out at dawn."},
     # Along the world's trail (tests.factories.line), so the track grooms it.
+    "POST /trail-systems/:id/schedules": {
+        "trailIds": ["{trail}"],
+        "status": "Closed",
+        "repeat": "daily",
+        "startTime": "21:00",
+    },
+    "PATCH /trail-systems/:id/schedules/:scheduleId": {"reason": "Night grooming"},
     "POST /trail-systems/:id/grooming-tracks": {
         "type": "LineString",
         "coordinates": [[-113.95, 45.69], [-113.949, 45.691], [-113.948, 45.692]],
@@ -150,6 +163,7 @@ class World:
         self.trail = TrailFactory(trail_system=self.system)
         self.point = PointFactory(trail_system=self.system)
         self.update = UpdateFactory(trail_system=self.system)
+        self.schedule = ScheduleFactory(trail_system=self.system, trails=[self.trail])
         self.owner_key, _ = create_api_key(self.owner, name="to revoke")
         self.ids = {
             "system": self.system.pk,
@@ -157,10 +171,12 @@ class World:
             "point": self.point.pk,
             "update": self.update.pk,
             "key": self.owner_key.pk,
+            "schedule": self.schedule.pk,
         }
 
     def url(self, row: Row) -> str:
-        path = row.path.replace(":id", self.ids[row.resource]) if row.resource else row.path
+        path = row.path.replace(":scheduleId", self.ids["schedule"])
+        path = path.replace(":id", self.ids[row.resource]) if row.resource else path
         return BASE + path
 
     def body(self, row: Row) -> dict | None:

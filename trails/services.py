@@ -40,14 +40,16 @@ def write_fields(model: type[models.Model], pk: str, changes: Mapping, by: str) 
 
 
 def _checked_system_fields(fields: Mapping) -> dict:
-    """A system's public details as stored: the website with a scheme, the SMS countries as
-    upper-case ISO codes (an unknown one refused)."""
+    """A system's details as stored: the website with a scheme, the SMS countries as
+    upper-case ISO codes and the time zone as an IANA name (an unknown one refused)."""
     fields = dict(fields)
     check_single_line(fields, "name")
     if "website" in fields:
         fields["website"] = normalize_website(fields["website"])
     if "sms_countries" in fields:
         fields["sms_countries"] = normalized_countries(fields["sms_countries"])
+    if "time_zone" in fields:
+        fields["time_zone"] = check_zone(fields["time_zone"] or "")
     return fields
 
 
@@ -122,15 +124,6 @@ def create_trail_system(
 def _on_trail(activity: TrailActivity, trail: Trail) -> TrailActivity:
     activity.trail = trail
     return activity
-
-
-def _checked_system_fields(fields: Mapping) -> dict:
-    fields = dict(fields)
-    if "website" in fields:
-        fields["website"] = normalize_website(fields["website"])
-    if "time_zone" in fields:
-        fields["time_zone"] = check_zone(fields["time_zone"] or "")
-    return fields
 
 
 # What the legacy all-systems list shows of a system, besides the compile's trail counts.

@@ -11,6 +11,7 @@ import mimetypes
 import secrets
 from datetime import UTC, datetime
 
+from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
@@ -79,3 +80,10 @@ def replace_file(name: str, body: bytes) -> None:
 
 def public_url(path: str) -> str:
     return default_storage.url(path) if path else ""
+
+
+def absolute_url(path: str) -> str:
+    """The public address of a stored file, absolute: a local storage's /media/ address
+    is made absolute with PUBLIC_BASE_URL (a webhook's receiver is on another host)."""
+    url = public_url(path)
+    return url if "://" in url else f"{settings.PUBLIC_BASE_URL}{url}"

@@ -63,9 +63,10 @@ def record(
         ]
     WebhookMessage.objects.bulk_create(messages)
     WebhookDelivery.objects.bulk_create(deliveries)
-    for endpoint_id in sorted({delivery.endpoint_id for delivery in deliveries}):
+    endpoint_ids = sorted({delivery.endpoint_id for delivery in deliveries})
+    if endpoint_ids:
         # Robust: the change has committed; a broker error leaves the delivery to the sweep.
-        transaction.on_commit(lambda e=endpoint_id: queue_sending(e, now), robust=True)
+        transaction.on_commit(lambda: queue_sending(endpoint_ids, now), robust=True)
     return deliveries
 
 
@@ -84,21 +85,27 @@ def on_events_announced(
         record(endpoints, build(), timezone.now())
 
 
-def sending_is_coming(endpoint_id: str, recorded_on: datetime) -> bool:
-    """Whether an older first delivery of the endpoint, recent enough to trust, is still
-    pending: the task queued for it has not sent it yet, and that task (or the one holding
-    the endpoint, webhooks.delivery.send_due) looks for due deliveries again after each batch
-    until none is left, so it sends this one too. One queued task per endpoint instead of
-    one per write keeps the workers on sending."""
-    return WebhookDelivery.objects.filter(
-        endpoint_id=endpoint_id,
-        state=WebhookDelivery.State.PENDING,
-        attempts=0,
-        created_on__gte=recorded_on - TRUST_PENDING_FOR,
-        created_on__lt=recorded_on,
-    ).exists()
+def sending_is_coming(endpoint_ids: list[str], recorded_on: datetime) -> set[str]:
+    """The endpoints with an older first delivery, recent enough to trust, still pending:
+    the task queued for it has not sent it yet, and that task (or the one holding the
+    endpoint, webhooks.delivery.send_due) looks for due deliveries again after each batch
+    until none is left, so it sends the new one too. One queued task per endpoint instead
+    of one per write keeps the workers on sending."""
+    return set(
+        WebhookDelivery.objects.filter(
+            endpoint_id__in=endpoint_ids,
+            state=WebhookDelivery.State.PENDING,
+            attempts=0,
+            created_on__gte=recorded_on - TRUST_PENDING_FOR,
+            created_on__lt=recorded_on,
+        )
+        .values_list("endpoint_id", flat=True)
+        .distinct()
+    )
 
 
-def queue_sending(endpoint_id: str, recorded_on: datetime) -> None:
-    if not sending_is_coming(endpoint_id, recorded_on):
-        enqueue_sending(endpoint_id)
+def queue_sending(endpoint_ids: list[str], recorded_on: datetime) -> None:
+    coming = sending_is_coming(endpoint_ids, recorded_on)
+    for endpoint_id in endpoint_ids:
+        if endpoint_id not in coming:
+            enqueue_sending(endpoint_id)

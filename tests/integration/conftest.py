@@ -1,6 +1,7 @@
 """A real Celery worker process over a real Redis, against the test database."""
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -81,6 +82,7 @@ class Worker:
             cwd=settings.BASE_DIR,
             stdout=log,
             stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group, so kill() takes the pool too
         )
         deadline = time.monotonic() + WORKER_START_TIMEOUT
         while time.monotonic() < deadline:
@@ -92,9 +94,10 @@ class Worker:
         raise RuntimeError(f"Celery worker did not answer within {WORKER_START_TIMEOUT}s")
 
     def kill(self) -> None:
-        """SIGKILL, as an out-of-memory kill or a lost machine would."""
+        """SIGKILL to the worker and its pool processes, as an out-of-memory kill or a lost
+        machine would (a pool process outliving its parent would finish its task)."""
         if self.process and self.process.poll() is None:
-            self.process.kill()
+            os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(timeout=30)
 
     def stop(self) -> None:

@@ -9,9 +9,7 @@ from webhooks.models import WebhookEndpoint
 from webhooks.targets import URL_MAX_LENGTH, URL_PATTERN
 
 
-@extend_schema_field(
-    {"type": "string", "format": "uri", "maxLength": URL_MAX_LENGTH, "pattern": URL_PATTERN}
-)
+@extend_schema_field({"type": "string", "maxLength": URL_MAX_LENGTH, "pattern": URL_PATTERN})
 class WebhookUrlField(StrictCharField):
     """The receiver's URL; webhooks.targets checks its form and where it resolves to."""
 

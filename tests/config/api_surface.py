@@ -11,6 +11,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from apikeys import keys
+from core.actors import Actor, Via
 from tests.conftest import token_for
 from tests.factories import (
     MembershipFactory,
@@ -21,6 +22,7 @@ from tests.factories import (
     UserFactory,
     create_api_key,
 )
+from webhooks.services import create_endpoint
 
 BASE = "/api/v1"
 
@@ -59,6 +61,12 @@ ADDITIVE_TABLE = """
 | GET | /points/:id/history | any | read |
 | POST | /trail-systems/:id/grooming-tracks | any | write |
 | GET | /trail-systems/:id/grooming | any | read |
+| GET | /trail-systems/:id/webhooks | Administrator | write |
+| POST | /trail-systems/:id/webhooks | Administrator | write |
+| GET | /trail-systems/:id/webhooks/:id | Administrator | write |
+| PATCH | /trail-systems/:id/webhooks/:id | Administrator | write |
+| DELETE | /trail-systems/:id/webhooks/:id | Administrator | write |
+| POST | /trail-systems/:id/webhooks/:id/rotate-secret | Administrator | write |
 """
 
 
@@ -93,7 +101,7 @@ class Row:
     def success_status(self) -> int:
         if self.path.endswith("/compile"):
             return 202
-        creates = self.method == "POST" and not self.path.endswith("/status")
+        creates = self.method == "POST" and not self.path.endswith(("/status", "/rotate-secret"))
         return 201 if creates else 200
 
 
@@ -127,6 +135,11 @@ BODIES: dict[str, dict] = {
     "POST /trail-systems/:id/updates": {"type": "notice", "description": "Groomers out tonight."},
     "PATCH /updates/:id": {"description": "Groomers out at dawn."},
     # Along the world's trail (tests.factories.line), so the track grooms it.
+    "POST /trail-systems/:id/webhooks": {
+        "url": "https://hooks.example.org/trails",
+        "events": ["trail.status_changed"],
+    },
+    "PATCH /trail-systems/:id/webhooks/:id": {"active": False},
     "POST /trail-systems/:id/grooming-tracks": {
         "type": "LineString",
         "coordinates": [[-113.95, 45.69], [-113.949, 45.691], [-113.948, 45.692]],
@@ -151,6 +164,12 @@ class World:
         self.point = PointFactory(trail_system=self.system)
         self.update = UpdateFactory(trail_system=self.system)
         self.owner_key, _ = create_api_key(self.owner, name="to revoke")
+        self.webhook = create_endpoint(
+            system=self.system,
+            url="https://hooks.example.org/world",
+            events=["update.created"],
+            actor=Actor(self.owner.uid, Via.WEB_APP),
+        ).endpoint
         self.ids = {
             "system": self.system.pk,
             "trail": self.trail.pk,
@@ -160,8 +179,8 @@ class World:
         }
 
     def url(self, row: Row) -> str:
-        path = row.path.replace(":id", self.ids[row.resource]) if row.resource else row.path
-        return BASE + path
+        path = row.path.replace(":id", self.ids[row.resource], 1) if row.resource else row.path
+        return BASE + path.replace(":id", self.webhook.pk)  # the second :id of a system's path
 
     def body(self, row: Row) -> dict | None:
         body = BODIES.get(str(row))

@@ -16,6 +16,7 @@ from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
 
 from core.events import EVENT_TYPES
+from webapp import roles
 from webapp.admin.base import (
     DeleteThroughService,
     ReadOnlyAdmin,
@@ -176,10 +177,12 @@ class WebhookEndpointAdmin(DeleteThroughService, ServiceAdmin):
         return super().render_change_form(request, context, add, change, form_url, obj)
 
 
+ENDPOINT_FILTER = "endpoint__id__exact"
+
+
 def deliveries_url(endpoint: WebhookEndpoint) -> str:
-    return (
-        reverse("admin:webhooks_webhookdelivery_changelist") + f"?endpoint__id__exact={endpoint.pk}"
-    )
+    changelist = reverse("admin:webhooks_webhookdelivery_changelist")
+    return f"{changelist}?{ENDPOINT_FILTER}={endpoint.pk}"
 
 
 class EventFilter(admin.SimpleListFilter):
@@ -200,10 +203,7 @@ ATTEMPT_COLUMNS = (_("Time"), _("Response code"), _("Duration (ms)"), _("Error")
 class WebhookDeliveryAdmin(ReadOnlyAdmin):
     """Each endpoint's deliveries, written only by the sending task; "Send again"."""
 
-    list_display = [
-        "created_on", "event", "endpoint", "state", "response_status", "duration_ms",
-        "attempts", "next_attempt_on",
-    ]  # fmt: skip
+    list_display = ["created_on", "event", "endpoint", "state", "code", "duration", "attempts"]
     list_filter = ["endpoint", "state", EventFilter]
     list_select_related = ["message", "endpoint"]
     search_fields = ["message__id"]
@@ -222,6 +222,15 @@ class WebhookDeliveryAdmin(ReadOnlyAdmin):
     @admin.display(description=_("Event"), ordering="message__type")
     def event(self, delivery) -> str:
         return delivery.message.type
+
+    @admin.display(description=_("Code"), ordering="response_status")
+    def code(self, delivery) -> str:
+        """The last answer's status code; none when no answer came (see the error)."""
+        return str(delivery.response_status or "-")
+
+    @admin.display(description=_("Duration"), ordering="duration_ms")
+    def duration(self, delivery) -> str:
+        return "-" if delivery.duration_ms is None else f"{delivery.duration_ms} ms"
 
     @admin.display(description=_("Payload"))
     def payload(self, delivery) -> str:
@@ -249,6 +258,20 @@ class WebhookDeliveryAdmin(ReadOnlyAdmin):
             ),
         )
         return format_html("<table class='webhook-attempts'><tr>{}</tr>{}</table>", head, rows)
+
+    def get_list_display(self, request):
+        """One endpoint's deliveries (its page's link) need not name it on every row."""
+        if ENDPOINT_FILTER in request.GET:
+            return [name for name in self.list_display if name != "endpoint"]
+        return self.list_display
+
+    def changelist_view(self, request, extra_context=None):
+        wanted = WebhookEndpoint.objects.filter(pk=request.GET.get(ENDPOINT_FILTER, ""))
+        endpoint = roles.scoped(request.user, wanted).first()
+        if endpoint is not None:
+            title = _("Deliveries to %(url)s") % {"url": endpoint.url}
+            extra_context = {"title": title, **(extra_context or {})}
+        return super().changelist_view(request, extra_context)
 
     def has_resend_permission(self, request) -> bool:
         return request.user.has_perm("webhooks.resend_webhookdelivery")

@@ -9,7 +9,11 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/trails
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint format messages bench bench-scale venv assets fuzz faults
+.PHONY: run test lint format messages bench bench-scale venv assets fuzz faults docs docs-serve \
+	screenshots
+DOCS_PORT ?= 8100
+# Material for MkDocs prints a banner about MkDocs 2.0 at every build; we pin mkdocs<2.
+export NO_MKDOCS_2_WARNING := 1
 
 venv: $(STAMP)
 
@@ -20,21 +24,39 @@ $(STAMP): requirements.lock
 	@rm -f $(VENV)/.installed-* && touch $@
 
 # Browser libraries (Leaflet, the Firebase Web SDK) from the npm registry, exactly as locked.
-assets: $(ASSETS_STAMP)
+assets: venv $(ASSETS_STAMP)
 
-$(ASSETS_STAMP): package-lock.json
+$(ASSETS_STAMP): package-lock.json | $(STAMP)
 	npm ci --no-audit --no-fund --loglevel=error
+	@# WhiteNoise sends a file's .gz beside it to browsers that accept gzip: Leaflet is most
+	@# of a phone's first map load (docs/operators/streams.md).
+	$(BIN)/python -m whitenoise.compress --quiet node_modules/leaflet/dist
 	@rm -f node_modules/.installed-* && touch $@
 
 # Fresh machine -> running service. Embedded default unless DATABASE_URL/REDIS_URL are set.
 run: venv assets
 	@scripts/run.sh $(HOST) $(PORT)
 
-# The layer contracts (.importlinter), then the whole suite, on PostgreSQL, with a real Redis
-# and Celery worker for tests/integration.
+# The layer contracts (.importlinter), the docs site (a broken link or a missing page fails),
+# then the whole suite, on PostgreSQL, with a real Redis and Celery worker for tests/integration.
 test: venv assets
 	$(BIN)/lint-imports --no-cache
+	$(BIN)/mkdocs build --strict
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/pytest $(PYTEST_ARGS)
+
+# The documentation site (mkdocs.yml, docs/) into site/, the API reference generated from the
+# code at every build; docs-serve rebuilds on every edit, on http://$(HOST):$(DOCS_PORT).
+docs: venv
+	$(BIN)/mkdocs build --strict
+
+docs-serve: venv
+	$(BIN)/mkdocs serve --strict --dev-addr $(HOST):$(DOCS_PORT)
+
+# The pictures of the docs (docs/screenshots/), taken again by the browser tests that take
+# them (screenshot(name, docs=True)); commit the ones a change of a page altered.
+screenshots: venv assets
+	DOCS_SCREENSHOTS=1 DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/pytest \
+		$$(grep -rl --include='*.py' 'docs=True)' tests) $(PYTEST_ARGS)
 
 lint: venv
 	$(BIN)/ruff check .
@@ -46,11 +68,11 @@ format: venv
 	$(BIN)/ruff check --fix .
 
 # The web app's French catalog (webapp/locale/fr): collect every marked string and compile;
-# translate the new entries, then run it again (README, "Web app").
+# translate the new entries, then run it again (docs/developers/architecture.md, "Translations").
 messages: venv
 	DJANGO_SETTINGS_MODULE=tests.settings $(BIN)/python manage.py translations
 
-# Long schema-driven run against /api/v1 (FUZZ_SECONDS per credential; README, "Operations").
+# Long schema-driven run against /api/v1 (FUZZ_SECONDS per credential; docs/developers/architecture.md).
 fuzz: venv
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} FUZZ_SECONDS=$${FUZZ_SECONDS:-600} \
 		$(BIN)/pytest tests/config/test_schema_fuzz.py $(PYTEST_ARGS)

@@ -147,7 +147,7 @@ def api_exception_handler(exc, context) -> Response:
         return Response(envelope("forbidden", message), status=status.HTTP_403_FORBIDDEN)
     view = context.get("view")
     if isinstance(exc, OperationalError | InterfaceError):
-        # The database is down or restarting; the client may retry (README, "Operations").
+        # The database is down or restarting; the client may retry (docs/operators/production.md).
         logger.warning("Database unavailable in %s: %s", type(view).__name__, exc)
         response = Response(
             envelope("service_unavailable", "The service is briefly unavailable; retry soon."),

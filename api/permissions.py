@@ -1,4 +1,4 @@
-"""Scopes and roles. Checks run in one documented order (README, API section):
+"""Scopes and roles. Checks run in one documented order (docs/developers/api.md):
 credential (401) -> scope (403 insufficient_scope) -> existence (404, in the view) ->
 key restriction (403 key_restricted) -> role (403 forbidden, then admin_required).
 

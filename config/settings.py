@@ -201,10 +201,12 @@ AWS_DEFAULT_ACL = os.environ.get("AWS_DEFAULT_ACL", "public-read")
 GS_BUCKET_NAME = os.environ.get("GS_BUCKET_NAME")
 GS_QUERYSTRING_AUTH = False
 
-# Background work. Without a broker, tasks run in-process (eagerly) after the commit.
+# Background work. Without a broker, tasks run in-process (eagerly) after the commit. Celery
+# still takes a producer for them: the in-memory transport, not a URL without a host (kombu's
+# "No hostname was supplied" warning in every command).
 REDIS_URL = os.environ.get("REDIS_URL", "")
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL)
-CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+CELERY_TASK_ALWAYS_EAGER = not os.environ.get("CELERY_BROKER_URL", REDIS_URL)
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL) or "memory://localhost/"
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "trails")
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = None
@@ -304,7 +306,8 @@ NOTIFICATION_SWEEP_AFTER = timedelta(
     seconds=float(os.environ.get("NOTIFICATION_SWEEP_AFTER_SECONDS", "600"))
 )
 # A delivery claimed longer ago than this belongs to a dead worker (a chunk task is killed
-# at its time limit, well before): the sweep recovers it (README, "Notification delivery").
+# at its time limit, well before): the sweep recovers it (docs/developers/architecture.md,
+# "Notifications").
 DELIVERY_LEASE = timedelta(seconds=float(os.environ.get("DELIVERY_LEASE_SECONDS", "1800")))
 # Outcomes of a chunk's sends recorded together; a worker killed mid-chunk leaves at most this
 # many messages in doubt (not sent again). 1: at most one, at a third of the throughput.
@@ -337,6 +340,12 @@ ELEVATION_PROVIDER = os.environ.get("ELEVATION_PROVIDER", "fixed")
 MAP_POLL_SECONDS = max(float(os.environ.get("MAP_POLL_SECONDS", "60")), 1.0)
 MAP_TILE_URL = os.environ.get("MAP_TILE_URL", "")
 MAP_TILE_ATTRIBUTION = os.environ.get("MAP_TILE_ATTRIBUTION", "")
+# Live map streams (/map/<id>/events, public/live.py) are served by the ASGI process (the
+# Procfile's `stream` line); STREAM_BASE_URL is where browsers reach it when it is not behind
+# the pages' own origin (empty: a reverse proxy routes the streams' path to it). Heartbeats
+# keep proxies from closing an idle stream.
+STREAM_BASE_URL = os.environ.get("STREAM_BASE_URL", "").rstrip("/")
+STREAM_HEARTBEAT_SECONDS = max(float(os.environ.get("STREAM_HEARTBEAT_SECONDS", "15")), 1.0)
 # Rate limits of the public sign-up count in this cache: Redis when there is one, so every
 # web process shares the counts; process memory in the embedded default.
 CACHES = {
@@ -426,7 +435,10 @@ CORS_PREFLIGHT_MAX_AGE = 86400
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "config.request_log.RequestIdFilter"}},
+    "filters": {
+        "request_id": {"()": "config.request_log.RequestIdFilter"},
+        "in_process_tasks": {"()": "config.task_log.InProcessTaskFilter"},
+    },
     "formatters": {
         "json": {
             "()": "pythonjsonlogger.json.JsonFormatter",
@@ -440,7 +452,7 @@ LOGGING = {
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
-            "filters": ["request_id"],
+            "filters": ["request_id", "in_process_tasks"],
             "formatter": os.environ.get("LOG_FORMAT", "json"),
         }
     },
@@ -454,7 +466,7 @@ LOGGING = {
     },
 }
 
-# Operations (README, "Operations"): /metrics answers this bearer token, or loopback only.
+# docs/operators/health-metrics-logs.md: /metrics answers this bearer token, or loopback only.
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 
 
@@ -494,7 +506,7 @@ if PRODUCTION:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
 
-# The web app (Django admin) for managers: sign-in and throttling (README, Web app).
+# The web app (Django admin) for managers: sign-in and throttling (docs/managers/index.md).
 AUTHENTICATION_BACKENDS = [
     # First, as django-axes asks: refuses a locked-out client before any other backend.
     "axes.backends.AxesStandaloneBackend",

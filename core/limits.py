@@ -1,4 +1,4 @@
-"""Every bound the service puts on what it is sent, in one place (the README's limits table);
+"""Every bound the service puts on what it is sent, in one place (docs/developers/limits.md);
 every interface applies them alike.
 
 Each bound is far beyond any real value, so it never refuses real data; it exists so that a

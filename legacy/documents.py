@@ -10,12 +10,11 @@ the legacy views answer both with 500.
 from collections import defaultdict
 from datetime import datetime
 
-from django.conf import settings
 from django.db.models import F, QuerySet, TextField
 from django.db.models.functions import Cast
 
 from legacy.firestore import encode, geopoint, stored_json, timestamp, with_timestamps
-from publishing.storage import public_url
+from publishing.storage import absolute_public_url
 from trails.activities import activity_entry
 from trails.fields import LEGACY, POINT, TRAIL, TRAIL_SYSTEM
 from trails.geometry import feature_collection
@@ -62,13 +61,6 @@ def latest(*moments: datetime | None) -> datetime | None:
     return max((m for m in moments if m is not None), default=None)
 
 
-def absolute_url(url: str) -> str | None:
-    """Storage URLs are relative for local disk; embeds on other sites need an absolute one."""
-    if not url:
-        return None
-    return url if "://" in url else f"{settings.PUBLIC_BASE_URL}{url}"
-
-
 def _system_activity(entry: dict) -> dict:
     totals = {key: entry.get(key, 0) for key in ACTIVITY_TOTALS}
     return {
@@ -97,7 +89,7 @@ def system_document(system_id: str) -> tuple[dict, datetime | None]:
         "subscription": system.subscription,
         "createdOn": timestamp(system.created_on),
         "updatedOn": timestamp(system.updated_on),
-        "geoJsonUrl": absolute_url(public_url(system.geo_json_path)),
+        "geoJsonUrl": absolute_public_url(system.geo_json_path),
         "iconPath": system.icon_path or False,
     }
     if system.weather:

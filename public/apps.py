@@ -4,3 +4,10 @@ from django.apps import AppConfig
 class PublicConfig(AppConfig):
     name = "public"
     verbose_name = "Public map and embeds"
+
+    def ready(self) -> None:
+        from public.live import hub
+        from publishing.publisher import map_published
+
+        # Compiles of this process (the embedded default) reach its live map streams.
+        map_published.connect(hub.published, dispatch_uid="public.live.hub")

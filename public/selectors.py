@@ -26,16 +26,24 @@ def index_rows() -> list[dict]:
     ]
 
 
+def read_published(path: str) -> dict | None:
+    """A published file's FeatureCollection; None when it is gone (replaced long enough ago)."""
+    try:
+        with default_storage.open(path, "rb") as stored:
+            return orjson.loads(stored.read())
+    except FileNotFoundError:
+        return None
+
+
 def _published_collection(system: TrailSystem) -> dict:
     """The current published file; read again once if a compile replaced it meanwhile."""
     for _attempt in range(2):
         if not system.geo_json_path:
             break
-        try:
-            with default_storage.open(system.geo_json_path, "rb") as stored:
-                return orjson.loads(stored.read())
-        except FileNotFoundError:
-            system.refresh_from_db(fields=["geo_json_path"])
+        collection = read_published(system.geo_json_path)
+        if collection is not None:
+            return collection
+        system.refresh_from_db(fields=["geo_json_path"])
     return {"type": "FeatureCollection", "features": []}
 
 

@@ -7,6 +7,7 @@ from public import views
 urlpatterns = [
     path("", views.index_view, name="public-index"),
     path("map/<str:system_id>", views.map_view, name="public-map"),
+    path("map/<str:system_id>/events", views.events_view, name="public-events"),
     path("embed/<str:system_id>", views.embed_view, name="public-embed"),
     path("embed/<str:system_id>/list", views.embed_list_view, name="public-embed-list"),
     path("subscribe/confirm/<str:token>", views.confirm_email_view, name="subscribe-confirm"),

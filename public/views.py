@@ -7,10 +7,17 @@ site; every other page keeps the site-wide X-Frame-Options.
 
 from urllib.parse import urlsplit
 
+from asgiref.sync import sync_to_async
 from csp.decorators import csp_replace, csp_update
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.db import connection
+from django.http import (
+    HttpRequest,
+    HttpResponse,
+    HttpResponseNotAllowed,
+    StreamingHttpResponse,
+)
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -20,9 +27,11 @@ from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.http import require_GET, require_POST
 
 from core import ratelimit
+from core.dates import iso_ms
+from public import live
 from public.selectors import index_rows, public_system, published_trails
 from public.texts import texts_for
-from publishing.storage import public_url
+from publishing.storage import absolute_public_url, public_url
 from trails.models import TrailSystem
 from updates.confirmations import Outcome, confirm_email, confirm_phone, request_subscription
 from updates.subscribers import normalize_email, normalize_phone
@@ -47,7 +56,11 @@ def _origin(url: str) -> str | None:
 def _allow_map_sources(response: HttpResponse) -> HttpResponse:
     """The map script reads the published files, which may live on object storage, and may
     draw tiles from MAP_TILE_URL's server: the policy names those origins for this page."""
-    connect = {_origin(settings.PUBLIC_BASE_URL), _origin(public_url("published/maps/x"))}
+    connect = {
+        _origin(settings.PUBLIC_BASE_URL),
+        _origin(public_url("published/maps/x")),
+        _origin(settings.STREAM_BASE_URL),
+    }
     tiles = {_origin(settings.MAP_TILE_URL)}
     config = {
         "connect-src": sorted(o for o in connect if o),
@@ -84,11 +97,19 @@ def server_error() -> HttpResponse:
     return HttpResponse(page, status=500)
 
 
+def _events_url(system: TrailSystem) -> str:
+    return settings.STREAM_BASE_URL + reverse("public-events", args=[system.pk])
+
+
 def _map_config(system: TrailSystem) -> dict:
-    """What the map script needs, passed as JSON (never as an inline script)."""
+    """What the map script needs, passed as JSON (never as an inline script). The current
+    file's address and time let the page fetch it at once, beside the system document."""
     return {
         "systemId": system.pk,
         "systemUrl": f"/legacy/ts/{system.pk}",
+        "fileUrl": absolute_public_url(system.geo_json_path),
+        "compiledOn": iso_ms(system.compiled_on),
+        "eventsUrl": _events_url(system),
         "mapUrl": reverse("public-map", args=[system.pk]),
         "pollSeconds": settings.MAP_POLL_SECONDS,
         "tileUrl": settings.MAP_TILE_URL,
@@ -135,16 +156,22 @@ def embed_view(request: HttpRequest, system_id: str) -> HttpResponse:
     return _map_page(request, system_id, embed=True)
 
 
+LIST_TEXTS = ("updated", "live_updated", "reconnecting_updated")
+
+
 @require_GET
 @frameable
 @cache_control(public=True, max_age=60)
 def embed_list_view(request: HttpRequest, system_id: str) -> HttpResponse:
+    """The status table; its script follows the live stream and, on a change, swaps in the
+    table of this same page read again (one renderer: the template)."""
     system = public_system(system_id)
     if system is None:
         return not_found(request)
     texts = texts_for(system.language)
     trails = [
         {
+            "id": trail["trailId"],
             "name": trail["name"],
             "status": trail["status"],
             "status_label": texts[trail["status"].lower()],
@@ -153,8 +180,75 @@ def embed_list_view(request: HttpRequest, system_id: str) -> HttpResponse:
         }
         for trail in published_trails(system)
     ]
-    context = {"system": system, "t": texts, "trails": trails}
-    return render(request, "public/embed_list.html", context)
+    config = {
+        "eventsUrl": _events_url(system),
+        "pollSeconds": settings.MAP_POLL_SECONDS,
+        "version": live.Publication.of(system).version,
+        "compiledOn": iso_ms(system.compiled_on),
+        "language": system.language,
+        "texts": {name: texts[name] for name in LIST_TEXTS},
+    }
+    context = {"system": system, "t": texts, "trails": trails, "config": config}
+    return _allow_map_sources(render(request, "public/embed_list.html", context))
+
+
+def _stream_refused() -> HttpResponse:
+    response = HttpResponse(
+        "Live map streams are served by the ASGI process (docs/operators/streams.md).",
+        status=503,
+        content_type="text/plain; charset=utf-8",
+    )
+    response["Access-Control-Allow-Origin"] = "*"
+    return response
+
+
+def _publication(system_id: str) -> live.Publication | None:
+    """The public system's publication; None when it is not on the public map."""
+    system = public_system(system_id)
+    # Under ASGI every request has a database connection of its own, held until the response
+    # ends: a stream would hold one for hours. Its one query is done.
+    connection.close()
+    return live.Publication.of(system) if system is not None else None
+
+
+def _stream(request: HttpRequest, body) -> HttpResponse:
+    response = StreamingHttpResponse(body, content_type="text/event-stream")
+    # Never cached or compressed on the way (a compressor would hold the events back).
+    response["Cache-Control"] = "no-cache, no-transform"
+    response["X-Accel-Buffering"] = "no"
+    response["Access-Control-Allow-Origin"] = "*"
+    return response
+
+
+def _last_event_id(request: HttpRequest) -> str:
+    return request.headers.get("Last-Event-ID", "")[:100]
+
+
+@require_GET
+def events_view(request: HttpRequest, system_id: str) -> HttpResponse:
+    """The system's live stream (Server-Sent Events, public/live.py) in a WSGI process: only
+    where compiles run in it (the embedded default's runserver, a thread per connection);
+    elsewhere a stream would hold a worker, and the page falls back to polling. The ASGI
+    process answers with events_async_view (public/middleware.py)."""
+    if not settings.CELERY_TASK_ALWAYS_EAGER:
+        return _stream_refused()
+    live.hub.start()
+    current = live.hub.vouched(system_id) or _publication(system_id)
+    if current is None:
+        return not_found(request)
+    return _stream(request, live.frames(system_id, current, _last_event_id(request)))
+
+
+async def events_async_view(request: HttpRequest, system_id: str) -> HttpResponse:
+    """The stream in the ASGI process. Public data only, so any origin may read it. The row
+    is read only when the hub cannot vouch for the system (public/live.py)."""
+    if request.method not in ("GET", "HEAD"):
+        return HttpResponseNotAllowed(["GET", "HEAD"])
+    live.hub.start()
+    current = live.hub.vouched(system_id) or await sync_to_async(_publication)(system_id)
+    if current is None:
+        return await sync_to_async(not_found)(request)
+    return _stream(request, live.async_frames(system_id, current, _last_event_id(request)))
 
 
 # Subscribing

@@ -23,6 +23,7 @@ import orjson
 from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import connection, transaction
+from django.dispatch import Signal
 from django.utils import timezone
 
 from core import events
@@ -54,6 +55,11 @@ from publishing.selectors import (
 from trails.models import TrailSystem
 
 logger = logging.getLogger(__name__)
+
+# Sent with system_id once a compile's commit has published a new file, in the process that
+# compiled it. Other processes hear of it through PostgreSQL (core/listening.py); this is how
+# the embedded default, whose compiles run in the web process, tells its live map streams.
+map_published = Signal()
 
 
 class SystemBusy(Exception):
@@ -301,6 +307,9 @@ def compile_pending(system_id: str) -> str | None:
             # Robust: a failed delete is logged and leaves the files to the sweep, never an
             # error here, where it would look like a failed compile.
             transaction.on_commit(lambda: remove_replaced_files(system_id, done), robust=True)
+            transaction.on_commit(
+                lambda: map_published.send(sender=None, system_id=system_id), robust=True
+            )
     except BaseException:
         storage.delete_file(published)
         raise
@@ -316,7 +325,7 @@ def published_data(system_id: str, path: str, done: datetime) -> dict:
     values = TrailSystem.objects.filter(pk=system_id).values(*counts).first() or {}
     return {
         "trailSystemId": system_id,
-        "url": storage.absolute_url(path),
+        "url": storage.absolute_public_url(path),
         "publishedOn": iso_ms(done),
         **{camel(name): values.get(name) for name in counts},
     }

@@ -82,8 +82,10 @@ def public_url(path: str) -> str:
     return default_storage.url(path) if path else ""
 
 
-def absolute_url(path: str) -> str:
-    """The public address of a stored file, absolute: a local storage's /media/ address
-    is made absolute with PUBLIC_BASE_URL (a webhook's receiver is on another host)."""
+def absolute_public_url(path: str) -> str | None:
+    """The file's address as pages on any site fetch it (the legacy geoJsonUrl, the live map
+    streams): storage URLs are relative for local disk, so PUBLIC_BASE_URL goes in front."""
     url = public_url(path)
+    if not url:
+        return None
     return url if "://" in url else f"{settings.PUBLIC_BASE_URL}{url}"

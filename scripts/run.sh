@@ -30,10 +30,14 @@ Web app, signed in as demo-owner (one click, within 15 minutes):
 MSG
 
 if [ -n "${DATABASE_URL:-}" ] && [ -n "${REDIS_URL:-${CELERY_BROKER_URL:-}}" ]; then
-  # Production topology: web server, Celery worker and beat. honcho gives each process its own
-  # PORT (5000 unless PORT is set), so pass the address the message above printed; beat keeps
-  # its schedule under VAR_DIR, which nothing else creates when DATABASE_URL is set.
-  export HOST="$host" PORT="$port"
+  # Production topology: web server, Celery worker and beat, and the live map streams' ASGI
+  # server on the next port (no reverse proxy here, so pages open the streams there).
+  # honcho gives each process its own PORT (5000 unless PORT is set), so pass the address the
+  # message above printed; beat keeps its schedule under VAR_DIR, which nothing else creates
+  # when DATABASE_URL is set.
+  export HOST="$host" PORT="$port" STREAM_PORT="${STREAM_PORT:-$((port + 1))}"
+  export STREAM_BASE_URL="${STREAM_BASE_URL-http://$host:$STREAM_PORT}"
+  echo "Live map streams on $STREAM_BASE_URL/map/<id>/events"
   mkdir -p "${VAR_DIR:-var}"
   exec .venv/bin/honcho start -f Procfile
 fi

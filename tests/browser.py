@@ -2,9 +2,14 @@
 
 Tests that take `page` also need the `live_server` fixture (and so a transactional database).
 Screenshots go to `test-output/screenshots/` (or `SCREENSHOT_DIR`) for a person to look at.
+Those the documentation shows (`screenshot(name, docs=True)`) also go to `docs/screenshots/`
+when `DOCS_SCREENSHOTS=1` (`make screenshots`), so the pictures of the docs are what the tests
+saw; an ordinary `make test` leaves those committed files alone (their clocks and dates would
+change every run, and every branch's copies would conflict).
 """
 
 import os
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -14,6 +19,8 @@ from playwright.sync_api import Browser, Page, sync_playwright
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking"]
 SCREENSHOT_DIR = Path(os.environ.get("SCREENSHOT_DIR", "test-output/screenshots"))
+DOCS_SCREENSHOT_DIR = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
+WRITE_DOCS_SCREENSHOTS = os.environ.get("DOCS_SCREENSHOTS") == "1"
 
 
 @pytest.fixture(scope="session")
@@ -37,14 +44,24 @@ def page(browser: Browser) -> Iterator[Page]:
     context.close()
 
 
-@pytest.fixture
-def screenshot(page: Page) -> Callable[[str], Path]:
-    """Save the page as `<name>.png` in the screenshot folder and return its path."""
+def save_screenshot(page: Page, name: str, *, docs: bool = False, full_page: bool = True) -> Path:
+    """`<name>.png` in the screenshot folder, and in docs/screenshots/ too when the docs show it."""
+    SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOT_DIR / f"{name}.png"
+    page.screenshot(path=str(path), full_page=full_page)
+    if docs and WRITE_DOCS_SCREENSHOTS:
+        DOCS_SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, DOCS_SCREENSHOT_DIR / path.name)
+    return path
 
-    def take(name: str) -> Path:
-        SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
-        path = SCREENSHOT_DIR / f"{name}.png"
-        page.screenshot(path=str(path), full_page=True)
-        return path
+
+@pytest.fixture
+def screenshot(page: Page) -> Callable[..., Path]:
+    """Save the page as `<name>.png` in the screenshot folder and return its path; with
+    `docs=True` also as `docs/screenshots/<name>.png`, where the documentation reads it, when
+    DOCS_SCREENSHOTS=1."""
+
+    def take(name: str, **options) -> Path:
+        return save_screenshot(page, name, **options)
 
     return take

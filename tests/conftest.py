@@ -6,6 +6,7 @@ from django.conf import settings
 from rest_framework.test import APIClient
 
 from apikeys.tokens import mint_emulator_token
+from public import live
 from tests.factories import create_api_key
 
 pytest_plugins = ["tests.browser"]
@@ -41,6 +42,15 @@ def pytest_sessionstart(session):
 @pytest.fixture(autouse=True)
 def _media_root(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
+
+
+@pytest.fixture(autouse=True)
+def _live_map_hub_stopped():
+    """The live map streams' hub and the process's listener (started by a test that opened a
+    stream) hold database sessions: stopped after the test, before its database is flushed
+    or dropped. Nothing to do for the others."""
+    yield
+    live.stop()
 
 
 @pytest.fixture

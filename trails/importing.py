@@ -296,6 +296,8 @@ class ParsedCollection:
     trails: list[tuple[Trail, list[TrailActivity]]]
     points: list[Point]
     skipped: list[Problem] = field(default_factory=list)
+    # One line for the features whose ids are already here (a re-import), however many.
+    taken: str = ""
 
     def centre(self) -> tuple[float, float] | None:
         """(lat, lng) of the centre of the bounding box of everything imported."""
@@ -309,11 +311,12 @@ class ParsedCollection:
     def summary(self, verb: str = "Imported") -> str:
         """What will be (or was) imported and what was left out, for a person to read."""
         counts = f"{len(self.trails)} trails and {len(self.points)} points"
+        taken = f"\n  skipped {self.taken}" if self.taken else ""
         if not self.skipped:
-            return f"{verb} {counts}."
+            return f"{verb} {counts}.{taken}"
         indexes = {problem.index for problem in self.skipped}
         listed = "\n".join(f"  {problem}" for problem in self.skipped)
-        return f"{verb} {counts}; skipped {len(indexes)} invalid features:\n{listed}"
+        return f"{verb} {counts}; skipped {len(indexes)} invalid features:\n{listed}{taken}"
 
 
 def _looks_like_point(properties: dict) -> bool:
@@ -330,6 +333,7 @@ class _CollectionParser:
         self.drafts: dict[str, _TrailDraft] = {}
         self.points: dict[str, tuple[int, Point]] = {}
         self.problems: list[Problem] = []
+        self.taken = ""
 
     def feature(self, index: int, feature) -> None:
         if not isinstance(feature, dict) or feature.get("type") != "Feature":
@@ -382,24 +386,22 @@ class _CollectionParser:
         self.drafts[trail_id].lines.extend(parts)
 
     def check_taken(self) -> None:
-        """Ids kept from the file must be new to this database."""
-        first_index = {trail_id: d.index for trail_id, d in self.drafts.items()}
-        first_index |= {point_id: i for point_id, (i, _) in self.points.items()}
-        names = {trail_id: d.trail.name for trail_id, d in self.drafts.items()}
-        names |= {point_id: point.name for point_id, (_, point) in self.points.items()}
-        taken = list(Trail.all_objects.filter(pk__in=self.drafts).values_list("pk", flat=True))
-        taken += Point.all_objects.filter(pk__in=self.points).values_list("pk", flat=True)
-        for pk in taken:
-            self.problems.append(
-                Problem(
-                    first_index[pk],
-                    names[pk],
-                    "id",
-                    f"{pk} already exists here (--new-ids imports a copy).",
-                )
-            )
-            self.drafts.pop(pk, None)
-            self.points.pop(pk, None)
+        """Ids kept from the file must be new to this database. Meeting them is a re-import, so
+        they are counted in one line with the way on, not listed feature by feature."""
+        trails = sorted(Trail.all_objects.filter(pk__in=self.drafts).values_list("pk", flat=True))
+        points = sorted(Point.all_objects.filter(pk__in=self.points).values_list("pk", flat=True))
+        if not trails and not points:
+            return
+        for pk in trails:
+            del self.drafts[pk]
+        for pk in points:
+            del self.points[pk]
+        ids = [*trails, *points]
+        more = f" and {len(ids) - 5} more" if len(ids) > 5 else ""
+        self.taken = (
+            f"{_count(len(trails), 'trail')} and {_count(len(points), 'point')} of this file "
+            f"already exist here ({', '.join(ids[:5])}{more}): --new-ids imports a copy."
+        )
 
     def result(self) -> ParsedCollection:
         trails = []
@@ -413,7 +415,11 @@ class _CollectionParser:
             trails.append((draft.trail, draft.activities))
         points = [point for _, point in self.points.values()]
         skipped = sorted(self.problems, key=lambda problem: problem.index)
-        return ParsedCollection(trails, points, skipped)
+        return ParsedCollection(trails, points, skipped, self.taken)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def parse_collection(
@@ -438,8 +444,8 @@ def parse_collection(
         parser.feature(index, feature)
     parser.check_taken()
     parsed = parser.result()
-    if parsed.skipped and not skip_invalid:
-        raise InvalidInput(parsed.skipped)
+    if (parsed.skipped or parsed.taken) and not skip_invalid:
+        raise InvalidInput([*parsed.skipped, *([parsed.taken] if parsed.taken else [])])
     return parsed
 
 

@@ -181,6 +181,18 @@ def find_ski_area(collection: dict, wanted: str) -> str:
     raise ValueError(f"No ski area {wanted!r} in this file ({len(known)} areas).{hint}")
 
 
+def split_by_area(collection: dict) -> dict[str, dict]:
+    """A FeatureCollection per ski area of the file (by name), in the order of ski_areas();
+    features that name no listed area are left out."""
+    areas: dict[str, list] = {name: [] for name in ski_areas(collection)}
+    for feature in collection.get("features", []):
+        properties = feature.get("properties") if isinstance(feature, dict) else None
+        area = properties.get("ski_area") if isinstance(properties, dict) else None
+        if area in areas:
+            areas[area].append(feature)
+    return {name: {"type": "FeatureCollection", "features": f} for name, f in areas.items()}
+
+
 def convert(collection: dict) -> dict:
     """An OSM FeatureCollection -> a published-file FeatureCollection of trail features."""
     return convert_with_report(collection).collection

@@ -191,7 +191,7 @@ def _geometry_schema(kind: str, coordinates: dict) -> dict:
 
 @extend_schema_field(
     {
-        "description": "A GeoJSON LineString or MultiLineString (see the README's limits).",
+        "description": "A GeoJSON LineString or MultiLineString (see docs/developers/limits.md).",
         "oneOf": [
             _geometry_schema("LineString", _LINE),
             _geometry_schema(

@@ -30,8 +30,8 @@ BROKER_PORT = 18402
 SEED = 20261122
 FUZZ_SECONDS = int(os.environ.get("FUZZ_SECONDS", "0"))
 # Failures accepted for now, one file per credential kind, each entry a known schema-vs-
-# behaviour disagreement listed in the README ("Schema-driven and fault tests"); any other
-# failure fails the run. SCHEMATHESIS_BASELINE_UPDATE=1 records the current ones.
+# behaviour disagreement listed in docs/developers/architecture.md ("Schema-driven and fault
+# tests"); any other failure fails the run. SCHEMATHESIS_BASELINE_UPDATE=1 records the current ones.
 BASELINE_DIR = Path(__file__).with_name("schemathesis-baseline")
 BASELINE_UPDATE = os.environ.get("SCHEMATHESIS_BASELINE_UPDATE") == "1"
 # Bounded run: cases per operation and phase; the two runs stay within two minutes.

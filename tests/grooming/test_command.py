@@ -93,8 +93,9 @@ def test_bad_input_is_refused_with_a_reason(system, trail, gpx_file, tmp_path, a
     assert not GroomingPass.objects.exists()
 
 
-def test_the_readme_example_grooms_the_demo_timber_trail():
-    """README: the derived Timber Trail track against the demo system, as printed there."""
+def test_the_documented_example_grooms_the_demo_timber_trail():
+    """docs/operators/commands.md: the derived Timber Trail track against the demo system, as
+    printed there."""
     from demo.loader import load_demo
 
     system, _ = load_demo()
@@ -105,5 +106,5 @@ def test_the_readme_example_grooms_the_demo_timber_trail():
         "classicGroomed",
         "--dry-run",
     )
-    readme = (settings.BASE_DIR / "README.md").read_text()
-    assert json.dumps(printed) in readme
+    page = (settings.BASE_DIR / "docs" / "operators" / "commands.md").read_text()
+    assert json.dumps(printed) in page

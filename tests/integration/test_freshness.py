@@ -8,10 +8,9 @@ import pytest
 from django.db import connection, transaction
 
 from legacy import listener
-from legacy.documents import absolute_url
 from publishing.models import CompileRequest
 from publishing.publisher import try_lock_system
-from publishing.storage import public_url
+from publishing.storage import absolute_public_url
 from publishing.tasks import sweep_pending_compiles
 from tests.factories import TrailActivityFactory, TrailFactory, TrailSystemFactory
 from tests.integration.conftest import wait_for
@@ -36,7 +35,7 @@ def legacy_listen(request, settings):
 
 def published_url(system_id: str) -> str:
     path = TrailSystem.objects.values_list("geo_json_path", flat=True).get(pk=system_id)
-    return absolute_url(public_url(path))
+    return absolute_public_url(path)
 
 
 def test_the_next_legacy_request_after_a_compile_commit_names_the_new_file(

@@ -234,7 +234,8 @@ class Service:
 
 class Topology:
     """gunicorn, a Celery worker and beat on a private PostgreSQL and Redis, configured as
-    the README's production setup with short sweep intervals and delivery lease."""
+    the production setup of docs/operators/production.md with short sweep intervals and
+    delivery lease."""
 
     def __init__(self, base_port: int, work_dir: Path):
         self.work_dir = work_dir

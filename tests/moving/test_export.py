@@ -81,7 +81,7 @@ def test_new_ids_makes_a_copy_next_to_the_original(original, tmp_path):
     path = tmp_path / "export.geojson"
     path.write_text(run("export_trail_system", original.pk).stdout)
 
-    with pytest.raises(CommandError, match="already exists here"):
+    with pytest.raises(CommandError, match="already exist here"):
         run("create_trail_system", "--name", "Copy", "--owner", "o", "--from-geojson", str(path))
     output = run("create_trail_system", "--name", "Copy", "--owner", "o", "--from-geojson",
                  str(path), "--new-ids")  # fmt: skip

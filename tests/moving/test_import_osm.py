@@ -60,11 +60,74 @@ def test_the_report_counts_what_was_skipped_by_reason():
     assert output.stdout.strip().splitlines() == [json.dumps({"id": output.created_id})]
 
 
-def test_the_midwest_network_imports_whole_with_a_progress_bar():
-    output = import_osm("osm_ski_network_midwest_southeast.geojson")
-    assert TrailSystem.objects.get(pk=output.created_id).trails.count() == 1212
-    assert "skipped 16: area (polygon), not a line" in output.stderr
-    assert "Checking:" in output.stderr  # tqdm's bar on a file of more than 500 features
+def test_a_network_of_many_areas_without_ski_area_is_refused_with_the_areas_and_ways_on():
+    with pytest.raises(CommandError) as refusal:
+        import_osm("osm_ski_network_west.geojson")
+    message = str(refusal.value)
+    assert message.startswith("This file covers 76 ski areas")
+    assert "Nothing was imported" in message
+    assert "--ski-area NAME" in message
+    assert "--each-area" in message
+    listed = [line.split() for line in message.splitlines() if line.endswith(("trail", "trails"))]
+    assert len(listed) == 76
+    assert ["Revelstoke", "87", "trails"] in listed
+    assert ["Magic", "Mountain", "1", "trail"] in listed
+    assert sum(int(words[-2]) for words in listed) == 5525
+    assert not TrailSystem.objects.exists()
+
+
+def test_each_area_creates_one_system_per_area_named_after_it(tmp_path):
+    network = json.loads((SHARED_DATA / "osm_ski_network_west.geojson").read_text())
+    areas = {"Revelstoke": 87, "Magic Mountain": 1, "Rotarun": 1}
+    network["features"] = [f for f in network["features"] if f["properties"]["ski_area"] in areas]
+    network["ski_areas"] = sorted(areas)
+    path = tmp_path / "three_areas.geojson"
+    path.write_text(json.dumps(network))
+
+    output = run("import_osm", str(path), "--each-area", "--owner", "uid-owner",
+                 "--member", "uid-crew=Trustee")  # fmt: skip
+
+    created = [json.loads(line) for line in output.stdout.splitlines()]
+    assert [line["name"] for line in created] == sorted(areas)
+    for line in created:
+        system = TrailSystem.objects.get(pk=line["id"])
+        assert system.name == line["name"]
+        assert system.owner_id == "uid-owner"
+        assert system.trails.count() == areas[system.name]
+        assert list(system.memberships.values_list("user_id", "role")) == [("uid-crew", "Trustee")]
+        assert "OpenStreetMap contributors" in system.description
+    assert output.stderr.rstrip().splitlines()[-1] == (
+        "Created 3 trail systems, one per ski area, owned by uid-owner: 89 trails."
+    )
+
+
+def test_each_area_checks_the_whole_network_in_a_dry_run():
+    output = run("import_osm", str(SHARED_DATA / "osm_ski_network_west.geojson"), "--each-area",
+                 "--owner", "uid-owner", "--dry-run")  # fmt: skip
+    assert "Would create 76 trail systems, one per ski area: 5,525 trails." in output.stderr
+    assert "skipped 81: area (polygon), not a line" in output.stderr
+    assert output.stderr.rstrip().endswith("Dry run: nothing was written.")
+    assert output.stdout == ""
+    assert not TrailSystem.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("more", "says"),
+    [
+        (["--each-area", "--name", "West"], "leave out --name"),
+        (["--each-area", "--ski-area", "Alta", "--name", "Alta"], "not allowed with argument"),
+    ],
+)
+def test_each_area_takes_no_name_and_no_ski_area(more, says):
+    path = str(SHARED_DATA / "osm_ski_network_west.geojson")
+    with pytest.raises(CommandError, match=says):
+        run("import_osm", path, "--owner", "uid-owner", *more)
+    assert not TrailSystem.objects.exists()
+
+
+def test_a_name_is_required_without_each_area():
+    with pytest.raises(CommandError, match="--name is required"):
+        run("import_osm", str(SHARED_DATA / "killington_vt_osm.geojson"), "--owner", "o")
 
 
 @pytest.mark.parametrize(
@@ -81,9 +144,9 @@ def test_ski_area_picks_one_area_of_a_large_network(file_name, area, trails):
     assert "in another ski area" in output.stderr
 
 
-def test_a_large_network_checks_whole_in_a_dry_run_and_writes_nothing():
-    output = import_osm("osm_ski_network_west.geojson", "--dry-run")
-    assert "Would import 5525 trails and 0 points." in output.stderr
+def test_a_large_area_checks_whole_in_a_dry_run_and_writes_nothing():
+    output = import_osm("osm_ski_network_west.geojson", "--ski-area", "winter park", "--dry-run")
+    assert "Would import 194 trails and 0 points." in output.stderr
     assert output.stderr.rstrip().endswith("Dry run: nothing was written.")
     assert output.stdout == ""
     assert not TrailSystem.objects.exists()

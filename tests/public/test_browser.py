@@ -131,7 +131,7 @@ def test_the_demo_map_draws_every_visible_trail_and_point_in_its_status_colour(
     expect(page.locator(".group-closed .group-heading")).to_contain_text("Closed")
     expect(page.locator(".conditions").first).to_contain_text("Groomed for classic")
     expect(page.locator(".conditions").first).to_contain_text("3 h ago")
-    screenshot("map-desktop")
+    screenshot("map-desktop", docs=True)
     # Keyboard: the first Tab offers the way past the map; a trail in the list opens its
     # popup on the map, and Escape closes it.
     page.keyboard.press("Tab")
@@ -144,7 +144,7 @@ def test_the_demo_map_draws_every_visible_trail_and_point_in_its_status_colour(
 
     page.set_viewport_size({"width": 390, "height": 844})
     page.wait_for_timeout(300)
-    screenshot("map-phone")
+    screenshot("map-phone", docs=True)
     assert problems == []
 
 
@@ -256,7 +256,7 @@ def test_the_embeds_load_inside_frames_of_a_page_on_another_origin(
     expect(embedded_map.locator(".full-map-link")).to_be_visible()
     expect(page.frame_locator("#list").locator(".trail-row")).to_have_count(2)
     expect(page.frame_locator("#list").locator("body")).to_contain_text("Caution")
-    screenshot("embed-on-another-origin")
+    screenshot("embed-on-another-origin", docs=True)
 
 
 def test_subscribing_from_the_map_completes_by_email_link_and_sms_code(
@@ -275,7 +275,7 @@ def test_subscribing_from_the_map_completes_by_email_link_and_sms_code(
 
     expect(page.locator("h1")).to_have_text("Check your messages")
     assert not Subscriber.objects.exists()
-    screenshot("subscribe-check-messages")
+    screenshot("subscribe-check-messages", docs=True)
     code = re.search(r"\b(\d{6})\b", sms.outbox[-1].body).group(1)
     page.get_by_label("Code").fill(code)
     page.get_by_role("button", name="Confirm").click()

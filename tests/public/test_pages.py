@@ -69,7 +69,7 @@ def test_a_french_system_gets_a_french_map(client):
 
     html = response.content.decode()
     assert 'lang="fr"' in html
-    assert "Recevoir les nouvelles" in html
+    assert "Recevoir les alertes" in html
     assert map_config(response)["texts"]["closed"] == "Fermé"
 
 
@@ -136,7 +136,11 @@ def test_the_embed_list_shows_each_visible_trail_with_status_and_activities(
 ):
     html = client.get(f"/embed/{published_system.pk}/list").content.decode()
 
-    rows = re.findall(r'<tr class="trail-row" data-status="(\w+)">\s*<th scope="row">([^<]+)', html)
+    rows = re.findall(
+        r'<tr class="trail-row" data-trail-id="[^"]+" data-status="(\w+)">'
+        r'\s*<th scope="row">([^<]+)',
+        html,
+    )
     assert [(status, name.strip()) for status, name in rows] == [
         ("Open", "Meadow Loop"),
         ("Caution", "Ridge Run"),

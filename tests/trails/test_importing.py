@@ -260,10 +260,9 @@ def test_ids_already_in_the_database_are_reported():
     PointFactory(id="lodgePoint0000000001")
     with pytest.raises(InvalidInput) as failure:
         import_file(published_file())
-    assert [str(problem) for problem in failure.value.problems] == [
-        "feature 1 (Lodge): id lodgePoint0000000001 already exists here "
-        "(--new-ids imports a copy).",
-        "feature 3 (Chair 1): id chair1 already exists here (--new-ids imports a copy).",
+    assert failure.value.problems == [
+        "1 trail and 1 point of this file already exist here (chair1, lodgePoint0000000001): "
+        "--new-ids imports a copy."
     ]
     assert TrailSystem.objects.count() == 2  # only the factories' systems
 

@@ -1,6 +1,7 @@
 """The web app in a real browser (Debian's chromium): the managers' daily tasks end to end.
 
-Screenshots of the main pages go to test-output/screenshots/ (two are in the README).
+Screenshots of the main pages go to test-output/screenshots/, and those the manager's guide
+shows to docs/screenshots/ too with DOCS_SCREENSHOTS=1 (make screenshots).
 """
 
 import json
@@ -10,12 +11,14 @@ from urllib.parse import urlsplit
 import pytest
 from django.core import mail
 from django.core.files.storage import default_storage
+from playwright.sync_api import expect
 
 from apikeys.models import ApiKey
 from apikeys.tokens import mint_emulator_token
 from core.actors import Actor, Via
 from tests.factories import (
     MembershipFactory,
+    SubscriberFactory,
     TrailActivityFactory,
     TrailFactory,
     TrailSystemFactory,
@@ -23,6 +26,7 @@ from tests.factories import (
 )
 from trails.models import Trail
 from trails.trash import trash_trail
+from updates.models import Update
 from webapp.signin import signin_link
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -68,7 +72,7 @@ def test_sign_in_with_an_emailed_link(live_server, page, screenshot, mailoutbox)
     page.click("#use-link-form input[type=submit]")
     page.wait_for_selector("#my-systems")
     assert system.name in page.inner_text("#my-systems")
-    screenshot("webapp-index")
+    screenshot("webapp-index", docs=True)
 
 
 def test_sign_in_with_an_id_token(live_server, page, settings):
@@ -116,7 +120,7 @@ def test_a_trustee_bulk_closes_three_trails_and_the_published_file_shows_it(
     page.click("button[name=index]")
     page.wait_for_selector(".messagelist")
     assert "3 trail(s) set to Closed." in page.inner_text(".messagelist")
-    screenshot("webapp-trails")
+    screenshot("webapp-trails", docs=True)
 
     system.refresh_from_db()
     published = json.loads(default_storage.open(system.geo_json_path).read())
@@ -141,7 +145,7 @@ def test_a_trustee_adds_an_activity_and_sees_the_map(live_server, page, screensh
     page.wait_for_selector(".trail-map .leaflet-overlay-pane path")
     page.click("#activities-group .add-row a")
     page.select_option("select[name='activities-1-value']", "snowshoeing")
-    screenshot("webapp-trail")
+    screenshot("webapp-trail", docs=True)
     page.click("input[name=_save]")
     page.wait_for_selector(".messagelist")
     assert sorted(trail.activities.values_list("value", flat=True)) == [
@@ -150,13 +154,14 @@ def test_a_trustee_adds_an_activity_and_sees_the_map(live_server, page, screensh
     ]
 
 
-def test_a_trustee_restores_a_trashed_trail(live_server, page, trustee_world):
+def test_a_trustee_restores_a_trashed_trail(live_server, page, screenshot, trustee_world):
     _, trustee, trails = trustee_world
     trash_trail(trail=trails[3], actor=Actor(trustee.pk, Via.WEB_APP))
     sign_in(page, live_server, trustee)
     page.goto(f"{live_server.url}/admin/trails/trashedtrail/")
     page.check(f"input[name=_selected_action][value='{trails[3].pk}']")
     page.select_option("select[name=action]", "restore")
+    screenshot("webapp-trash", docs=True)
     page.click("button[name=index]")
     page.wait_for_selector(".messagelist")
     assert Trail.objects.filter(pk=trails[3].pk).exists()
@@ -174,6 +179,7 @@ def test_an_administrator_invites_a_trustee_who_then_signs_in(
     page.click("#invite-link")
     page.fill("#id_email", "new.groomer@example.test")
     page.select_option("#id_role", "Trustee")
+    screenshot("webapp-invite", docs=True)
     page.click("#invite-form input[type=submit]")
     page.wait_for_selector(".messagelist")
 
@@ -196,7 +202,7 @@ def test_a_key_is_created_and_its_plaintext_shown_once(live_server, page, screen
     page.select_option("#id_expires_in_days", "90")
     page.click("input[name=_save]")
     plaintext = page.input_value("#new-key")
-    screenshot("webapp-key-created")
+    screenshot("webapp-key-created", docs=True)
 
     key = ApiKey.objects.get(name="Grooming tablet")
     assert plaintext.startswith(key.prefix)
@@ -205,3 +211,28 @@ def test_a_key_is_created_and_its_plaintext_shown_once(live_server, page, screen
     assert plaintext not in page.content()
     page.goto(f"{live_server.url}/admin/apikeys/apikey/{key.pk}/change/")
     assert plaintext not in page.content()
+
+
+def test_a_trustee_posts_a_notice_and_confirms_who_gets_it(
+    live_server, page, screenshot, trustee_world, mailoutbox
+):
+    system, trustee, _ = trustee_world
+    SubscriberFactory.create_batch(3, trail_system=system)
+    sign_in(page, live_server, trustee)
+    page.goto(f"{live_server.url}/admin/updates/update/add/?trail_system={system.pk}")
+    page.select_option("#id_type", "notice")
+    page.fill("#id_expiration_date_0", "2099-01-01")
+    page.fill("#id_expiration_date_1", "12:00:00")
+    page.fill("#id_description", "Beaver Run closed for logging until Friday.")
+    page.select_option("#id_severity", "warning")
+    page.check("#id_notify")
+    page.click("input[name=_save]")
+
+    expect(page.locator("#content-main")).to_contain_text("will be sent to 3 subscribers")
+    assert not Update.objects.exists()
+    screenshot("webapp-update-notify", docs=True)
+    page.check("#id_confirm_notify")
+    page.click("input[name=_save]")
+    page.wait_for_selector(".messagelist")
+    assert Update.objects.get().notify is True
+    assert len(mailoutbox) == 3

@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from trails.importing import InvalidInput
+from trails.models import Trail, TrailSystem
 
 # Below this many features an import is quick and a progress bar would only flicker.
 PROGRESS_THRESHOLD = 500
@@ -44,15 +45,20 @@ class ImportCommand(BaseCommand):
     def run_import(self, **options) -> None:
         raise NotImplementedError
 
-    def progress(self, description: str) -> Callable[[Iterable], Iterable]:
-        """Wraps a sized iterable in a progress bar on stderr when it is large."""
+    def progress(
+        self, description: str, *, unit: str = " features", threshold: int = PROGRESS_THRESHOLD
+    ) -> Callable[[Iterable], Iterable]:
+        """Wraps a sized iterable in a progress bar on stderr when it is large and stderr is a
+        terminal (redrawn in place, then erased); piped to a file or a log it would be a
+        stream of carriage returns, so there it is left out."""
+        terminal = self.stderr.isatty()
 
         def wrap(items):
             return tqdm(
                 items,
                 desc=description,
-                unit=" features",
-                disable=len(items) < PROGRESS_THRESHOLD,
+                unit=unit,
+                disable=not terminal or len(items) < threshold,
                 # The stream itself: Django's wrapper would end every redraw with a newline.
                 file=self.stderr._out,
                 leave=False,
@@ -63,12 +69,29 @@ class ImportCommand(BaseCommand):
     def report(self, text: str) -> None:
         self.stderr.write(text)
 
-    def finish(self, created_id: str | None) -> None:
-        """The last line: the id of what was created, or a note that a dry run wrote nothing."""
-        if created_id is None:
+    def finish(self, created: TrailSystem | Trail | None) -> None:
+        """The last lines: what was done, for a person, then the id of what was created on
+        stdout for a script; or a note that a dry run wrote nothing."""
+        if created is None:
             self.report("Dry run: nothing was written.")
-        else:
-            self.stdout.write(json.dumps({"id": created_id}))
+            return
+        self.report(done(created))
+        self.stdout.write(json.dumps({"id": created.pk}))
+
+
+def done(created: TrailSystem | Trail) -> str:
+    """One line that says what an import created."""
+    if isinstance(created, Trail):
+        return f"Added the trail {created.name!r} ({created.pk}) to {created.trail_system.name!r}."
+    owner = f", owned by {created.owner_id}" if created.owner_id else ", without an owner"
+    return (
+        f"Created the trail system {created.name!r} ({created.pk}){owner}: "
+        f"{count(created.trails.count(), 'trail')} and {count(created.points.count(), 'point')}."
+    )
+
+
+def count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
 def add_owner_and_members(parser) -> None:

@@ -169,8 +169,8 @@ def recover_stale_claims(now: datetime | None = None) -> list[str]:
     time before the next send, and past the lease the claiming task is dead (its hard time
     limit is shorter). So per claim, the lowest-id rows still `sending`, as many as in_doubt
     says, may have reached the provider: they become failed, never sent twice. The rest were
-    never handed over: they go back to pending with their attempt given back (README,
-    "Notifications").
+    never handed over: they go back to pending with their attempt given back
+    (docs/developers/architecture.md, "Notifications").
     """
     cutoff = (now or timezone.now()) - settings.DELIVERY_LEASE
     started = database_started()

@@ -58,4 +58,4 @@ class Command(ImportCommand):
             "geometry": line.geometry(),
         }
         actor = Actor(system.owner.uid if system.owner else "", Via.IMPORT)
-        self.finish(create_trail(system=system, fields=data, actor=actor).pk)
+        self.finish(create_trail(system=system, fields=data, actor=actor))

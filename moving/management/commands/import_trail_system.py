@@ -55,4 +55,4 @@ class Command(ImportCommand):
         plan = draft_import(snapshot, owner, skip_invalid=options["skip_invalid"])
         dry_run = options["dry_run"]
         self.report(plan.summary("Would import" if dry_run else "Importing"))
-        self.finish(None if dry_run else write_import(plan).pk)
+        self.finish(None if dry_run else write_import(plan))

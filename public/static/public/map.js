@@ -38,8 +38,12 @@
   var DEPTH_UNITS = { inches: "in", centimeters: "cm" };
   var KM_PER_MILE = 1.609344;
 
-  var state = { url: null, system: null, collection: null, activity: "", fitted: false };
+  var state = {
+    url: null, system: null, collection: null, activity: "", fitted: false,
+    connection: "connecting", updatedAt: null,
+  };
   var trailGroups = {};
+  var liftTrails = {};
 
   var map = L.map("map", { keyboard: true, zoomSnap: 0.5, attributionControl: true });
   map.attributionControl.setPrefix(false);
@@ -249,7 +253,11 @@
     line.bindPopup(function () {
       return trailPopup(properties);
     });
-    line.bindTooltip(properties.name + " \u2013 " + statusLabel(status), { sticky: true });
+    // A node, never a string: Leaflet parses a string as HTML, and a name is whatever its
+    // managers typed.
+    line.bindTooltip(el("span", null, properties.name + " \u2013 " + statusLabel(status)), {
+      sticky: true,
+    });
     layers.push(casing, line);
     if (status !== "Open") {
       layers.push(L.polyline(points, {
@@ -265,6 +273,7 @@
     }
     var group = trailGroups[properties.trailId] || (trailGroups[properties.trailId] = []);
     group.push(line);
+    if (lift) liftTrails[properties.trailId] = true;
     line.on("add", function () {
       var path = line.getElement();
       path.setAttribute("data-trail-id", properties.trailId);
@@ -308,9 +317,50 @@
     layers.push(marker);
   }
 
+  function median(values) {
+    var sorted = values.slice().sort(function (a, b) {
+      return a - b;
+    });
+    return sorted[Math.floor(sorted.length / 2)];
+  }
+
+  // The first view: the system's main trails and its lifts, not its longest outlying route.
+  // Each drawn trail counts once, at the centre of its bounds; the trails whose centres lie in
+  // the circle around the median centre that holds MAIN_SHARE of them, and every lift, make
+  // the view. A system of a few trails, or of points only, is shown whole.
+  var MAIN_SHARE = 0.85;
+  var FEW_TRAILS = 5;
+
+  function mainBounds(layers) {
+    var ids = Object.keys(trailGroups);
+    if (ids.length < FEW_TRAILS) return L.featureGroup(layers).getBounds();
+    var bounds = ids.map(function (id) {
+      return L.featureGroup(trailGroups[id]).getBounds();
+    });
+    var centres = bounds.map(function (b) {
+      return b.getCenter();
+    });
+    var middle = L.latLng(
+      median(centres.map(function (c) { return c.lat; })),
+      median(centres.map(function (c) { return c.lng; }))
+    );
+    var distances = centres.map(function (c) {
+      return middle.distanceTo(c);
+    });
+    var limit = distances.slice().sort(function (a, b) {
+      return a - b;
+    })[Math.ceil(MAIN_SHARE * distances.length) - 1];
+    var view = L.latLngBounds([]);
+    ids.forEach(function (id, i) {
+      if (distances[i] <= limit || liftTrails[id]) view.extend(bounds[i]);
+    });
+    return view;
+  }
+
   function drawCollection() {
     var layers = [];
     trailGroups = {};
+    liftTrails = {};
     state.collection.features.forEach(function (feature) {
       var properties = feature.properties || {};
       if (!feature.geometry || !isShown(properties)) return;
@@ -325,7 +375,7 @@
       drawn.addLayer(layer);
     });
     if (!state.fitted && layers.length) {
-      map.fitBounds(L.featureGroup(layers).getBounds(), { padding: [20, 20], maxZoom: 16 });
+      map.fitBounds(mainBounds(layers), { padding: [20, 20], maxZoom: 16 });
       state.fitted = true;
     }
   }
@@ -498,47 +548,137 @@
     renderList();
   }
 
-  // Loading and polling
+  // Loading and following changes
 
   var statusLine = document.getElementById("map-status");
+  var changesBox = document.getElementById("map-changes");
+  var CHANGES_SHOWN = 3;
+  var CHANGES_SECONDS = 10;
+  var loads = 0; // the newest load shown, so a slow older one never replaces it
+  var shownLoad = 0;
+  var changesTimer = null;
 
-  function showLoaded() {
-    var time = new Date().toLocaleTimeString(config.language, { hour: "2-digit", minute: "2-digit" });
-    statusLine.textContent = format(t.updated, { time: time });
-    statusLine.classList.remove("failed");
+  // When the data shown was published (the compile's time when known, else when it arrived),
+  // and whether the page is live: the phone's answer to "is this current?".
+  function showStatus() {
+    if (statusLine.classList.contains("failed") || !state.updatedAt) return;
+    statusLine.textContent = window.trailLive.statusText(t, config.language, state.updatedAt, state.connection);
+    statusLine.setAttribute("data-connection", state.connection);
   }
 
-  function fetchJson(url) {
-    return fetch(url, { cache: "no-store", credentials: "omit" }).then(function (response) {
+  function showFailed() {
+    statusLine.textContent = t.load_failed;
+    statusLine.classList.add("failed");
+  }
+
+  // What changed, said briefly over the map (and to screen readers).
+  function showChanges(changes) {
+    if (!changes || !changesBox) return;
+    var lines = [];
+    (changes.trails || []).concat(changes.points || []).forEach(function (change) {
+      lines.push(
+        change.status
+          ? format(t.change_line, { name: change.name, status: statusLabel(change.status) })
+          : format(t.change_gone, { name: change.name })
+      );
+    });
+    if (!lines.length) return;
+    changesBox.replaceChildren();
+    lines.slice(0, CHANGES_SHOWN).forEach(function (line) {
+      changesBox.appendChild(el("p", "change", line));
+    });
+    if (lines.length > CHANGES_SHOWN) {
+      changesBox.appendChild(el("p", "change more", format(t.more_changes, { n: lines.length - CHANGES_SHOWN })));
+    }
+    changesBox.hidden = false;
+    window.clearTimeout(changesTimer);
+    changesTimer = window.setTimeout(function () {
+      changesBox.hidden = true;
+    }, CHANGES_SECONDS * 1000);
+  }
+
+  function fetchJson(url, options) {
+    return fetch(url, options).then(function (response) {
       if (!response.ok) throw new Error(url + " answered " + response.status);
       return response.json();
     });
   }
 
-  function refresh() {
-    return fetchJson(config.systemUrl)
-      .then(function (system) {
-        state.system = system;
-        renderNotices(system);
-        renderSnow(system);
-        renderWeather(system);
-        if (!system.geoJsonUrl || system.geoJsonUrl === state.url) return;
-        return fetchJson(system.geoJsonUrl).then(function (collection) {
-          state.url = system.geoJsonUrl;
-          state.collection = collection;
-          render();
-          document.body.setAttribute("data-file", state.url);
-        });
-      })
-      .then(showLoaded)
-      .catch(function () {
-        statusLine.textContent = t.load_failed;
-        statusLine.classList.add("failed");
-      })
-      .finally(function () {
-        window.setTimeout(refresh, config.pollSeconds * 1000);
-      });
+  // The system document changes under its address: never from a cache.
+  var SYSTEM_FETCH = { cache: "no-store", credentials: "omit" };
+  // A map file never changes under its name; these options match the page's preload of it.
+  var FILE_FETCH = { cache: "default", credentials: "same-origin" };
+
+  function showSystem(system) {
+    state.system = system;
+    renderNotices(system);
+    renderSnow(system);
+    renderWeather(system);
   }
+
+  // The system document and, when it is not the one shown, the file: both at once. Map files
+  // never change under a name, so the browser may keep them.
+  function load(fileUrl, publishedAt) {
+    var number = ++loads;
+    var file = fileUrl && fileUrl !== state.url ? fetchJson(fileUrl, FILE_FETCH) : null;
+    return Promise.all([fetchJson(config.systemUrl, SYSTEM_FETCH), file]).then(function (answers) {
+      if (number < shownLoad) return;
+      shownLoad = number;
+      var system = answers[0];
+      showSystem(system);
+      if (answers[1]) {
+        state.url = fileUrl;
+        state.collection = answers[1];
+        render();
+        document.body.setAttribute("data-file", state.url);
+      }
+      if (answers[1] || !state.updatedAt) {
+        state.updatedAt = publishedAt ? new Date(publishedAt) : new Date();
+      }
+      statusLine.classList.remove("failed");
+      showStatus();
+      return system;
+    });
+  }
+
+  // A poll: the system document names the current file; a new name means a new compile.
+  function poll() {
+    return fetchJson(config.systemUrl, SYSTEM_FETCH)
+      .then(function (system) {
+        if (system.geoJsonUrl && system.geoJsonUrl !== state.url) return load(system.geoJsonUrl, null);
+        showSystem(system);
+        statusLine.classList.remove("failed");
+        showStatus();
+      })
+      .catch(showFailed);
+  }
+
+  function published(data) {
+    if (data.fileUrl === state.url) return;
+    load(data.fileUrl, data.compiledOn)
+      .then(function () {
+        showChanges(data.changes);
+      })
+      .catch(showFailed);
+  }
+
+  state.connection = "connecting";
+  load(config.fileUrl, config.compiledOn).catch(showFailed).then(function () {
+    window.trailLive({
+      eventsUrl: config.eventsUrl,
+      pollSeconds: config.pollSeconds,
+      onPublished: published,
+      poll: poll,
+      onState: function (connection) {
+        state.connection = connection;
+        showStatus();
+      },
+    });
+  });
+
+  // The legend folds away on a phone; a wider screen has room to show it.
+  var legend = document.getElementById("legend");
+  if (legend && window.matchMedia("(min-width: 761px)").matches) legend.open = true;
 
   // Escape closes a popup opened from the list, where the map itself does not have focus.
   document.addEventListener("keydown", function (event) {
@@ -552,5 +692,4 @@
       if (state.collection) render();
     });
   }
-  refresh();
 })();

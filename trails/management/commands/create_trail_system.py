@@ -64,4 +64,4 @@ class Command(ImportCommand):
         dry_run = options["dry_run"]
         if parsed:
             self.report(parsed.summary("Would import" if dry_run else "Importing"))
-        self.finish(None if dry_run else write_trail_system(draft).pk)
+        self.finish(None if dry_run else write_trail_system(draft))

@@ -1,0 +1,435 @@
+"""Live map updates: one hub per process tells every open stream of a trail system that a
+compile published a new file, and what changed in it.
+
+Two sources say "this system may have changed": the process's PostgreSQL listener
+(core/listening.py) for compiles in other processes (the Celery worker), and publishing's
+`map_published` signal for compiles in this process (the embedded default). The hub's thread
+then reads the system's row, once per notification and process, never per stream; when the row
+names a new file it reads that file once, compares it with the last one and hands the same
+encoded event to every stream of the system. Streams are asyncio queues (the ASGI process) or
+thread queues (runserver); either way a stream only waits.
+
+Events carry only what the published file has (its address, its version, statuses and names
+of the visible trails and points that changed). Each event's id is the version of the file it
+names, so a stream that reconnects with Last-Event-ID gets the events it missed, or the current
+file when they are no longer kept.
+"""
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import orjson
+from django.conf import settings
+from django.db import close_old_connections, connection
+
+from core import listening
+from core.dates import iso_ms
+from public.selectors import read_published
+from publishing.storage import absolute_public_url
+from trails.models import TrailSystem
+
+logger = logging.getLogger(__name__)
+
+# Events kept per system for streams that reconnect with Last-Event-ID.
+RECENT_EVENTS = 32
+# A system nobody has watched for this long is forgotten (its summary and recent events).
+FEED_KEEP_SECONDS = 600.0
+# Trails and points listed in one event's changes; more set otherChanges.
+MAX_LISTED = 100
+# How long a browser waits before it reconnects a dropped stream (the SSE retry field).
+RETRY_MILLISECONDS = 2000
+RETRY_FRAME = f"retry: {RETRY_MILLISECONDS}\n\n".encode()
+HEARTBEAT_FRAME = b": keep-alive\n\n"
+_END = None  # queued to a stream: the system left the public map
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """What a stream is told of one trail or point of the file."""
+
+    name: str
+    status: str
+    visible: bool
+    digest: bytes
+
+
+Summary = dict[tuple[str, str], Item]
+
+
+def version_of(path: str) -> str:
+    """The version a file's name carries (date and random suffix), the id of its events."""
+    return path.rsplit("/", 1)[-1].removesuffix(".geojson")
+
+
+def summarize(collection: dict) -> Summary:
+    """Each trail (its features together) and point of a published file, by kind and id."""
+    items: Summary = {}
+    for feature in collection.get("features", []):
+        properties = feature.get("properties") or {}
+        if "trailId" in properties:
+            key = ("trail", str(properties["trailId"]))
+        elif "pointId" in properties:
+            key = ("point", str(properties["pointId"]))
+        else:
+            continue
+        digest = hashlib.blake2b(orjson.dumps(feature), digest_size=8)
+        before = items.get(key)
+        if before is not None:
+            digest.update(before.digest)
+        items[key] = Item(
+            name=str(properties.get("name") or ""),
+            status=str(properties.get("status") or ""),
+            visible=not properties.get("hidden"),
+            digest=digest.digest(),
+        )
+    return items
+
+
+def changes_between(before: Summary, after: Summary) -> dict:
+    """Visible trails and points whose status changed, appeared (previous null) or went
+    (status null); otherChanges when anything else changed or the lists were cut."""
+    listed: dict[str, list[dict]] = {"trail": [], "point": []}
+    other = False
+    for key in sorted(before.keys() | after.keys()):
+        old, new = before.get(key), after.get(key)
+        if old == new:
+            continue
+        was = old.status if old and old.visible else None
+        now = new.status if new and new.visible else None
+        if was == now:
+            other = True
+            continue
+        kind, item_id = key
+        listed[kind].append(
+            {f"{kind}Id": item_id, "name": (new or old).name, "status": now, "previous": was}
+        )
+    for entries in listed.values():
+        entries.sort(key=lambda entry: entry["name"].casefold())
+        if len(entries) > MAX_LISTED:
+            del entries[MAX_LISTED:]
+            other = True
+    return {"trails": listed["trail"], "points": listed["point"], "otherChanges": other}
+
+
+def frame(name: str, data: dict, event_id: str | None = None) -> bytes:
+    """One Server-Sent Events message (the JSON has no line breaks)."""
+    head = f"id: {event_id}\n" if event_id else ""
+    return f"{head}event: {name}\n".encode() + b"data: " + orjson.dumps(data) + b"\n\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Publication:
+    """The file a system's row names (path empty: never compiled) and when it was compiled."""
+
+    path: str
+    compiled_on: datetime | None
+
+    @classmethod
+    def of(cls, system: TrailSystem) -> "Publication":
+        return cls(system.geo_json_path or "", system.compiled_on)
+
+    @property
+    def version(self) -> str:
+        return version_of(self.path) if self.path else ""
+
+    def event(self, system_id: str, name: str, changes: dict | None) -> bytes:
+        data = {
+            "systemId": system_id,
+            "version": self.version,
+            "fileUrl": absolute_public_url(self.path),
+            "compiledOn": iso_ms(self.compiled_on),
+            "changes": changes,
+        }
+        return frame(name, data, self.version)
+
+
+class Stream:
+    """One open stream: frames queued by the hub, read by the response's iterator."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        self.loop = loop
+        self.queue: asyncio.Queue | queue.SimpleQueue = (
+            asyncio.Queue() if loop is not None else queue.SimpleQueue()
+        )
+
+
+def _put_all(streams: list[Stream], item: bytes | None) -> None:
+    for stream in streams:
+        stream.queue.put_nowait(item)
+
+
+@dataclass
+class Feed:
+    """One system as the hub knows it: its last publication, that file's summary, the events
+    of its last compiles, its open streams, and the listening session in which the hub last
+    read its row."""
+
+    publication: Publication
+    summary: Summary | None = None
+    recent: deque[tuple[str, bytes]] = field(default_factory=lambda: deque(maxlen=RECENT_EVENTS))
+    streams: set[Stream] = field(default_factory=set)
+    idle_since: float = 0.0
+    checked_in: int = 0
+
+
+class Hub:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.feeds: dict[str, Feed] = {}
+        self.pending: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+        self.thread: threading.Thread | None = None
+        self.sessions = 0
+        self.session = 0  # the listener's current session; 0: not listening
+
+    # Streams
+
+    def vouched(self, system_id: str) -> Publication | None:
+        """The system's publication when the hub answers for it without a query: it listens,
+        and read the row in this listening session (so the system is public, and every later
+        commit to it would have been heard). None: read the row."""
+        with self.lock:
+            feed = self.feeds.get(system_id)
+            if feed is not None and self.session and feed.checked_in == self.session:
+                return feed.publication
+        return None
+
+    def open(
+        self, system_id: str, current: Publication, stream: Stream, last_event_id: str = ""
+    ) -> bytes:
+        """Add a stream of a public system; returns what it is sent first: the events after
+        `last_event_id` when they are kept, else the current file (nothing when the stream
+        already has it)."""
+        with self.lock:
+            feed = self.feeds.get(system_id)
+            if feed is None:
+                feed = self.feeds[system_id] = Feed(current)
+                if current.path:  # a stream resuming from it has missed nothing
+                    feed.recent.append((current.version, b""))
+            feed.streams.add(stream)
+            behind = feed.publication.path != current.path
+            recent = list(feed.recent)
+        if feed.summary is None or behind:
+            self.pending.put(system_id)  # the hub reads the summary, or catches up
+        if not current.path or last_event_id == current.version:
+            return b""
+        ids = [event_id for event_id, _ in recent]
+        if last_event_id in ids and ids[-1] == current.version:
+            return b"".join(body for _, body in recent[ids.index(last_event_id) + 1 :])
+        return current.event(system_id, "current", None)
+
+    def close(self, system_id: str, stream: Stream) -> None:
+        with self.lock:
+            feed = self.feeds.get(system_id)
+            if feed is not None:
+                feed.streams.discard(stream)
+                if not feed.streams:
+                    feed.idle_since = time.monotonic()
+
+    def stream_count(self) -> int:
+        with self.lock:
+            return sum(len(feed.streams) for feed in self.feeds.values())
+
+    # What may have changed (any thread)
+
+    def changed(self, system_id: str) -> None:
+        if system_id in self.feeds:
+            self.pending.put(system_id)
+
+    def published(self, sender: object = None, system_id: str = "", **kwargs: object) -> None:
+        """publishing's map_published signal: a compile of this process committed."""
+        self.changed(system_id)
+
+    def session_started(self) -> None:
+        """Listening (again): anything may have changed while nobody listened."""
+        with self.lock:
+            self.sessions += 1
+            self.session = self.sessions
+            watched = list(self.feeds)
+        for system_id in watched:
+            self.pending.put(system_id)
+
+    def notified(self, payload: str) -> None:
+        self.changed(payload)
+
+    def session_ended(self) -> None:
+        with self.lock:
+            self.session = 0
+
+    # The hub's thread
+
+    def start(self) -> None:
+        """Run the hub's thread and listen, if this process does not yet (from a sync view:
+        the listener reads the database settings)."""
+        with self.lock:
+            if self.thread is not None:
+                return
+            self.thread = threading.Thread(target=self._run, name="live-map-hub", daemon=True)
+            self.thread.start()
+        if connection.vendor == "postgresql":
+            listening.listener().subscribe(self)
+
+    def stop(self) -> None:
+        """End the hub's thread and every open stream, and forget every feed (tests, before
+        their database goes)."""
+        thread = self.thread
+        if thread is None:
+            return
+        self.pending.put(None)
+        thread.join()
+        with self.lock:
+            self.thread = None
+            streams = [stream for feed in self.feeds.values() for stream in feed.streams]
+            self.feeds.clear()
+        self._send(streams, _END)
+
+    def _run(self) -> None:
+        forgotten = time.monotonic()
+        while True:
+            if time.monotonic() - forgotten > FEED_KEEP_SECONDS / 10:
+                self._forget_idle()
+                forgotten = time.monotonic()
+            try:
+                system_id = self.pending.get(timeout=FEED_KEEP_SECONDS / 10)
+            except queue.Empty:
+                continue
+            batch = {system_id}
+            while not self.pending.empty():
+                batch.add(self.pending.get_nowait())
+            if None in batch:
+                break
+            for each in batch:
+                try:
+                    self._check(each)
+                except Exception:
+                    logger.exception("live map: checking %s failed", each)
+            # The connection is opened for a batch and closed after it: notifications come
+            # minutes apart, and an idle connection would outlive a database restart.
+            close_old_connections()
+            connection.close()
+        connection.close()
+
+    def _forget_idle(self) -> None:
+        deadline = time.monotonic() - FEED_KEEP_SECONDS
+        with self.lock:
+            for system_id in [
+                system_id
+                for system_id, feed in self.feeds.items()
+                if not feed.streams and feed.idle_since < deadline
+            ]:
+                del self.feeds[system_id]
+
+    def _check(self, system_id: str) -> None:
+        feed = self.feeds.get(system_id)
+        if feed is None:
+            return
+        session = self.session  # before the read: a notification after it is not missed
+        row = (
+            TrailSystem.objects.filter(pk=system_id, inactive=False)
+            .values_list("geo_json_path", "compiled_on")
+            .first()
+        )
+        if row is None:
+            self._end(system_id)
+            return
+        current = Publication(row[0] or "", row[1])
+        known = feed.publication
+        if current.path and (known.path != current.path or feed.summary is None):
+            collection = read_published(current.path)
+            if collection is None:
+                return  # replaced meanwhile: the next compile's notification comes
+            summary = summarize(collection)
+            if known.path == current.path:
+                feed.summary = summary  # the first read of a new feed's file
+            else:
+                changes = (
+                    changes_between(feed.summary, summary) if feed.summary is not None else None
+                )
+                body = current.event(system_id, "published", changes)
+                with self.lock:
+                    feed.publication, feed.summary = current, summary
+                    feed.recent.append((current.version, body))
+                    streams = list(feed.streams)
+                self._send(streams, body)
+        feed.checked_in = session
+
+    def _end(self, system_id: str) -> None:
+        """The system left the public map (inactive or deleted): its streams are told and end."""
+        with self.lock:
+            feed = self.feeds.pop(system_id, None)
+        if feed is not None:
+            streams = list(feed.streams)
+            self._send(streams, frame("unavailable", {"systemId": system_id}))
+            self._send(streams, _END)
+
+    @staticmethod
+    def _send(streams: list[Stream], item: bytes | None) -> None:
+        by_loop: dict[asyncio.AbstractEventLoop | None, list[Stream]] = {}
+        for stream in streams:
+            by_loop.setdefault(stream.loop, []).append(stream)
+        for loop, group in by_loop.items():
+            if loop is None:
+                _put_all(group, item)
+                continue
+            # A closed loop's streams are gone with it.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(_put_all, group, item)
+
+
+hub = Hub()
+
+
+async def async_frames(
+    system_id: str, current: Publication, last_event_id: str
+) -> AsyncIterator[bytes]:
+    """The stream's body in the ASGI process: cancelled when the client goes."""
+    stream = Stream(asyncio.get_running_loop())
+    first = hub.open(system_id, current, stream, last_event_id)
+    try:
+        yield RETRY_FRAME + first
+        while True:
+            try:
+                async with asyncio.timeout(settings.STREAM_HEARTBEAT_SECONDS):
+                    item = await stream.queue.get()
+            except TimeoutError:
+                yield HEARTBEAT_FRAME
+                continue
+            if item is _END:
+                return
+            yield item
+    finally:
+        hub.close(system_id, stream)
+
+
+def frames(system_id: str, current: Publication, last_event_id: str) -> Iterator[bytes]:
+    """The stream's body under runserver (a thread per connection): a heartbeat that cannot
+    be written ends it."""
+    stream = Stream()
+    first = hub.open(system_id, current, stream, last_event_id)
+    try:
+        yield RETRY_FRAME + first
+        while True:
+            try:
+                item = stream.queue.get(timeout=settings.STREAM_HEARTBEAT_SECONDS)
+            except queue.Empty:
+                yield HEARTBEAT_FRAME
+                continue
+            if item is _END:
+                return
+            yield item
+    finally:
+        hub.close(system_id, stream)
+
+
+def stop() -> None:
+    """Stop the hub and the process's listener (tests, before their database is dropped)."""
+    hub.stop()
+    listening.listener().stop()

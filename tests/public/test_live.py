@@ -1,0 +1,337 @@
+"""The live map stream /map/<id>/events: what it sends, when, and to whom.
+
+Streams are read as a browser would, frame by frame: through the WSGI view where compiles run
+in-process (the embedded default, as these tests do), and through the ASGI application the
+stream process runs (config.asgi). Writes commit (transactional tests): the hub's thread reads
+the row from its own connection, as it does in production.
+"""
+
+import asyncio
+import queue
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import orjson
+import pytest
+from asgiref.testing import ApplicationCommunicator
+from django.db import transaction
+
+from core.compiles import request_compile
+from public import live
+from tests.factories import PointFactory, TrailFactory, TrailSystemFactory
+from trails.models import Trail, TrailSystem
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def compile_now(system: TrailSystem) -> None:
+    with transaction.atomic():
+        request_compile(system, reason="test")
+    system.refresh_from_db()
+
+
+def set_status(trail: Trail, status: str) -> None:
+    with transaction.atomic():
+        Trail.objects.filter(pk=trail.pk).update(status=status)
+        request_compile(trail.trail_system_id, reason="test")
+
+
+@pytest.fixture
+def system():
+    system = TrailSystemFactory(name="Pine Hill Nordic")
+    TrailFactory(trail_system=system, name="Meadow Loop", status="Open", order=1)
+    TrailFactory(trail_system=system, name="Ridge Run", status="Caution", order=2)
+    TrailFactory(trail_system=system, name="Secret Path", status="Open", hidden=True, order=3)
+    PointFactory(trail_system=system, name="Main lodge", marker_class="lodge")
+    compile_now(system)
+    return system
+
+
+def parse(chunk: bytes) -> list[dict]:
+    """The messages of a chunk of the stream: {id, event, data} (data parsed) or comments."""
+    messages = []
+    for block in chunk.decode().split("\n\n"):
+        if not block:
+            continue
+        message: dict = {}
+        for line in block.split("\n"):
+            field, _, value = line.partition(": ")
+            if field == "data":
+                message["data"] = orjson.loads(value)
+            elif line.startswith(":"):
+                message["comment"] = line[1:].strip()
+            else:
+                message[field] = value
+        messages.append(message)
+    return messages
+
+
+class Reader:
+    """Reads a streaming response's chunks in a thread, as the browser's connection would."""
+
+    def __init__(self, response):
+        self.response = response
+        self.chunks: queue.SimpleQueue = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self):
+        try:
+            for chunk in self.response.streaming_content:
+                self.chunks.put(chunk)
+        finally:
+            self.chunks.put(None)
+
+    def next(self, timeout: float = 5.0) -> list[dict]:
+        chunk = self.chunks.get(timeout=timeout)
+        return [] if chunk is None else parse(chunk)
+
+    def until(self, event: str, timeout: float = 5.0) -> dict:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for message in self.next(deadline - time.monotonic()):
+                if message.get("event") == event:
+                    return message
+        raise AssertionError(f"no {event} event within {timeout}s")
+
+
+@pytest.fixture
+def open_stream(client):
+    """Streams stay open until the test's end, when the hub is stopped (tests/conftest.py)
+    and ends them."""
+
+    def open_(system_id: str, **headers) -> Reader:
+        response = client.get(f"/map/{system_id}/events", headers=headers)
+        assert response.status_code == 200, response.content
+        return Reader(response)
+
+    return open_
+
+
+def test_a_stream_starts_with_the_current_file_of_the_system(client, system, settings):
+    settings.PUBLIC_BASE_URL = "https://trails.example"
+    response = client.get(f"/map/{system.pk}/events")
+
+    assert response["Content-Type"] == "text/event-stream"
+    assert response["Cache-Control"] == "no-cache, no-transform"
+    assert response["Access-Control-Allow-Origin"] == "*"
+    assert not response.has_header("Content-Encoding")
+    first = Reader(response).next()
+    assert first[0] == {"retry": "2000"}
+    current = first[1]
+    version = system.geo_json_path.rsplit("/", 1)[1].removesuffix(".geojson")
+    assert current["event"] == "current"
+    assert current["id"] == version
+    assert current["data"] == {
+        "systemId": system.pk,
+        "version": version,
+        "fileUrl": f"https://trails.example/media/{system.geo_json_path}",
+        "compiledOn": current["data"]["compiledOn"],
+        "changes": None,
+    }
+    assert current["data"]["compiledOn"].endswith("Z")
+
+
+def test_a_compile_reaches_every_open_stream_with_what_changed(open_stream, system, settings):
+    settings.PUBLIC_BASE_URL = "https://trails.example"
+    first, second = open_stream(system.pk), open_stream(system.pk)
+    for reader in (first, second):
+        reader.until("current")
+    meadow = system.trails.get(name="Meadow Loop")
+    secret = system.trails.get(name="Secret Path")
+    time.sleep(0.3)  # the hub reads the file the streams started from
+
+    set_status(meadow, "Closed")
+
+    events = [reader.until("published") for reader in (first, second)]
+    assert events[0] == events[1]
+    system.refresh_from_db()
+    data = events[0]["data"]
+    assert data["fileUrl"] == f"https://trails.example/media/{system.geo_json_path}"
+    assert data["changes"] == {
+        "trails": [
+            {"trailId": meadow.pk, "name": "Meadow Loop", "status": "Closed", "previous": "Open"}
+        ],
+        "points": [],
+        "otherChanges": False,
+    }
+
+    set_status(secret, "Closed")  # hidden: not on the public map, so not listed
+
+    changes = first.until("published")["data"]["changes"]
+    assert changes == {"trails": [], "points": [], "otherChanges": True}
+
+
+def test_a_reconnecting_stream_gets_the_events_it_missed_or_nothing(open_stream, client, system):
+    reader = open_stream(system.pk)
+    started_from = reader.until("current")["id"]
+    time.sleep(0.3)
+    set_status(system.trails.get(name="Ridge Run"), "Open")
+    published = reader.until("published")
+
+    resumed = open_stream(system.pk, **{"Last-Event-ID": started_from}).next()
+    assert [m.get("event") for m in resumed] == [None, "published"]
+    assert resumed[1] == published
+    current = open_stream(system.pk, **{"Last-Event-ID": published["id"]}).next()
+    assert current == [{"retry": "2000"}]  # nothing missed
+    unknown = open_stream(system.pk, **{"Last-Event-ID": "long-gone"}).next()
+    assert unknown[1]["event"] == "current"
+    assert unknown[1]["id"] == published["id"]
+
+
+def test_an_idle_stream_gets_heartbeats(open_stream, system, settings):
+    settings.STREAM_HEARTBEAT_SECONDS = 1
+    reader = open_stream(system.pk)
+    reader.next()
+
+    started = time.monotonic()
+    assert reader.next(timeout=3) == [{"comment": "keep-alive"}]
+    assert 0.8 < time.monotonic() - started < 2.5
+
+
+def test_a_system_that_leaves_the_public_map_ends_its_streams(open_stream, system):
+    reader = open_stream(system.pk)
+    reader.next()
+    time.sleep(0.3)
+
+    with transaction.atomic():
+        TrailSystem.objects.filter(pk=system.pk).update(inactive=True)
+
+    assert reader.until("unavailable")["data"] == {"systemId": system.pk}
+    assert reader.next() == []  # the stream ended
+
+
+def test_no_stream_of_an_unknown_or_inactive_system(client):
+    hidden = TrailSystemFactory(inactive=True)
+    for system_id in ("nope", hidden.pk):
+        response = client.get(f"/map/{system_id}/events")
+        assert response.status_code == 404
+
+
+def test_a_system_never_compiled_streams_its_first_compile(open_stream):
+    system = TrailSystemFactory()
+    TrailFactory(trail_system=system, name="First Light", status="Open")
+    reader = open_stream(system.pk)
+    assert reader.next() == [{"retry": "2000"}]
+    time.sleep(0.3)
+
+    compile_now(system)
+
+    data = reader.until("published")["data"]
+    assert data["changes"] is None  # nothing to compare with: the page reads it all
+    assert data["fileUrl"].endswith(system.geo_json_path)
+
+
+def test_a_wsgi_worker_refuses_streams_where_compiles_run_elsewhere(client, system, settings):
+    """With a broker (the production topology) the ASGI process serves streams; a gunicorn
+    worker held by one would serve nothing else."""
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+
+    response = client.get(f"/map/{system.pk}/events")
+
+    assert response.status_code == 503
+    assert response["Access-Control-Allow-Origin"] == "*"
+
+
+def test_changes_list_status_changes_and_say_when_something_else_changed():
+    def item(name, status, visible=True, digest=b"1"):
+        return live.Item(name=name, status=status, visible=visible, digest=digest)
+
+    before = {
+        ("trail", "a"): item("Alpha", "Open"),
+        ("trail", "b"): item("Bravo", "Open"),
+        ("trail", "c"): item("Charlie", "Closed", visible=False),
+        ("point", "p"): item("Lodge", "Open"),
+    }
+    after = {
+        ("trail", "a"): item("Alpha", "Open", digest=b"2"),  # renamed, regroomed...: other
+        ("trail", "c"): item("Charlie", "Closed"),  # unhidden: appears
+        ("trail", "d"): item("Delta", "Caution"),  # new
+        ("point", "p"): item("Lodge", "Closed", digest=b"2"),
+    }
+
+    assert live.changes_between(before, after) == {
+        "trails": [
+            {"trailId": "b", "name": "Bravo", "status": None, "previous": "Open"},
+            {"trailId": "c", "name": "Charlie", "status": "Closed", "previous": None},
+            {"trailId": "d", "name": "Delta", "status": "Caution", "previous": None},
+        ],
+        "points": [{"pointId": "p", "name": "Lodge", "status": "Closed", "previous": "Open"}],
+        "otherChanges": True,
+    }
+
+
+def test_an_event_lists_at_most_a_hundred_trails():
+    before = {("trail", str(i)): live.Item(f"T{i:03}", "Open", True, b"") for i in range(150)}
+    after = {key: live.Item(item.name, "Closed", True, b"x") for key, item in before.items()}
+
+    changes = live.changes_between(before, after)
+
+    assert len(changes["trails"]) == live.MAX_LISTED
+    assert changes["otherChanges"] is True
+
+
+# The ASGI application of the stream process
+
+
+async def _asgi_stream(path: str, headers: list, wanted: int) -> tuple[dict, list[bytes]]:
+    from config.asgi import application
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"host", b"testserver"), *headers],
+        "client": ("127.0.0.1", 50000),
+        "server": ("testserver", 80),
+    }
+    communicator = ApplicationCommunicator(application, scope)
+    await communicator.send_input({"type": "http.request", "body": b"", "more_body": False})
+    start = await communicator.receive_output(timeout=10)
+    bodies = []
+    try:
+        while len(bodies) < wanted:
+            message = await communicator.receive_output(timeout=10)
+            if message.get("body"):
+                bodies.append(message["body"])
+            if not message.get("more_body"):
+                break
+    finally:
+        await communicator.send_input({"type": "http.disconnect"})
+        await asyncio.sleep(0.05)
+        await communicator.wait(timeout=5)
+    return start, bodies
+
+
+def asgi_stream(path: str, headers: list, wanted: int) -> tuple[dict, list[bytes]]:
+    """In an event loop of its own thread, as the stream process runs (this thread may hold
+    the browser tests' loop)."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, _asgi_stream(path, headers, wanted)).result()
+
+
+def test_the_asgi_process_streams_without_the_middleware_chain(system):
+    start, bodies = asgi_stream(f"/map/{system.pk}/events", [], 1)
+
+    headers = dict(start["headers"])
+    assert start["status"] == 200
+    assert headers[b"Content-Type"] == b"text/event-stream"
+    assert b"Set-Cookie" not in headers  # no session middleware on the way
+    messages = parse(bodies[0])
+    assert messages[1]["event"] == "current"
+    assert messages[1]["data"]["systemId"] == system.pk
+    assert live.hub.stream_count() == 0  # the disconnect closed it
+
+
+def test_the_asgi_process_answers_an_unknown_system_and_other_routes_as_django_does(system):
+    start, _ = asgi_stream("/map/nope/events", [], 1)
+    assert start["status"] == 404
+    start, _ = asgi_stream("/healthz", [], 1)
+    assert start["status"] == 200

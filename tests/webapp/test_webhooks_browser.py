@@ -2,11 +2,7 @@
 test's own receiver), copies the secret shown once, sends a test event, reads the deliveries
 and sends one again. A trustee of the system sees none of it."""
 
-import shutil
-from pathlib import Path
-
 import pytest
-from django.conf import settings
 from playwright.sync_api import expect
 
 from tests.factories import MembershipFactory, TrailSystemFactory, UserFactory
@@ -16,8 +12,6 @@ from webhooks.models import WebhookDelivery, WebhookEndpoint
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-DOCS_SCREENSHOTS = Path(settings.BASE_DIR) / "docs" / "screenshots"
-
 
 @pytest.fixture
 def receiver():
@@ -26,19 +20,8 @@ def receiver():
     receiver.close()
 
 
-@pytest.fixture
-def for_docs(screenshot):
-    """A screenshot in test-output/screenshots/ and, for the managers' page, docs/screenshots/."""
-
-    def take(name: str) -> None:
-        DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(screenshot(name), DOCS_SCREENSHOTS / f"{name}.png")
-
-    return take
-
-
 def test_an_administrator_registers_a_webhook_tests_it_and_sends_a_delivery_again(
-    live_server, page, for_docs, receiver
+    live_server, page, screenshot, receiver
 ):
     owner = UserFactory(uid="owner", email="owner@example.test")
     system = TrailSystemFactory(name="Bear Creek Nordic", owner=owner)
@@ -51,17 +34,17 @@ def test_an_administrator_registers_a_webhook_tests_it_and_sends_a_delivery_agai
     page.fill("#id_url", receiver.url)
     page.check("input[name=events][value='trail.status_changed']")
     page.check("input[name=events][value='update.created']")
-    for_docs("webapp-webhook-add")
+    screenshot("webapp-webhook-add", docs=True)
     page.click("input[name=_save]")
 
     secret = page.input_value("#webhook-secret")
     endpoint = WebhookEndpoint.objects.get()
     assert secret.startswith("whsec_") and secret == endpoint.secret
     assert endpoint.events == ["trail.status_changed", "update.created"]
-    for_docs("webapp-webhook-secret")
+    screenshot("webapp-webhook-secret", docs=True)
     page.click("text=Done")
     expect(page.locator("#deliveries-link")).to_be_visible()
-    for_docs("webapp-webhook")
+    screenshot("webapp-webhook", docs=True)
 
     page.click("#send-test")
     expect(page.locator(".messagelist")).to_contain_text("A test event is on its way")
@@ -72,7 +55,7 @@ def test_an_administrator_registers_a_webhook_tests_it_and_sends_a_delivery_agai
     expect(row).to_contain_text("webhook.test")
     expect(row).to_contain_text("Delivered")
     expect(row).to_contain_text("200")
-    for_docs("webapp-webhook-deliveries")
+    screenshot("webapp-webhook-deliveries", docs=True)
 
     page.check("#result_list tbody tr input.action-select")
     page.select_option("select[name=action]", "send_again")
@@ -85,7 +68,7 @@ def test_an_administrator_registers_a_webhook_tests_it_and_sends_a_delivery_agai
     page.click("#result_list tbody tr th a, #result_list tbody tr td a >> nth=0")
     expect(page.locator("table.webhook-attempts tr")).to_have_count(3)
     expect(page.locator("pre.webhook-payload")).to_contain_text('"type": "webhook.test"')
-    for_docs("webapp-webhook-delivery")
+    screenshot("webapp-webhook-delivery", docs=True)
 
 
 def test_rotating_the_secret_shows_the_new_one_once(live_server, page, receiver):

@@ -9,7 +9,8 @@ class WebhooksConfig(AppConfig):
     verbose_name = _("Webhooks")
 
     def ready(self) -> None:
-        # The outbox loads models, which only exist once the app registry is ready.
-        from webhooks import outbox
+        # The outbox loads models, which only exist once the app registry is ready; the
+        # checks register themselves on import.
+        from webhooks import checks, outbox  # noqa: F401
 
         events_announced.connect(outbox.on_events_announced, dispatch_uid="webhooks.outbox")

@@ -123,6 +123,23 @@ def celery_worker(broker, transactional_db, tmp_path, settings):
     worker.stop()
 
 
+@pytest.fixture
+def start_worker(transactional_db, settings, tmp_path):
+    """Start a worker process (more than one in turn, say after killing one); each is
+    stopped after the test. The broker is the test's (the `broker` fixture, or another)."""
+    workers: list[Worker] = []
+
+    def start() -> Worker:
+        worker = Worker(settings.MEDIA_ROOT, tmp_path / f"worker-{len(workers)}.log")
+        workers.append(worker)
+        worker.start()
+        return worker
+
+    yield start
+    for worker in workers:
+        worker.stop()
+
+
 def wait_for(predicate, timeout: float = 20.0, interval: float = 0.05):
     """Poll until predicate() is truthy; returns its value or fails the test."""
     deadline = time.monotonic() + timeout

@@ -13,8 +13,7 @@ from django.db import connection, transaction
 
 from core.actors import Actor, Via
 from tests.factories import TrailFactory, TrailSystemFactory
-from tests.integration.conftest import Worker, wait_for
-from tests.webhooks.receiver import Receiver
+from tests.integration.conftest import wait_for
 from trails import services as trail_services
 from webhooks import services as webhook_services
 from webhooks.models import WebhookDelivery, WebhookMessage
@@ -32,34 +31,6 @@ def quick_retries(monkeypatch):
     monkeypatch.setenv("WEBHOOK_RETRY_SECONDS", "0.3")
 
 
-@pytest.fixture
-def receivers():
-    made: list[Receiver] = []
-
-    def make(**options) -> Receiver:
-        made.append(Receiver(**options))
-        return made[-1]
-
-    yield make
-    for receiver in made:
-        receiver.close()
-
-
-@pytest.fixture
-def start_worker(broker, transactional_db, settings, tmp_path):
-    workers: list[Worker] = []
-
-    def start() -> Worker:
-        worker = Worker(settings.MEDIA_ROOT, tmp_path / f"worker-{len(workers)}.log")
-        workers.append(worker)
-        worker.start()
-        return worker
-
-    yield start
-    for worker in workers:
-        worker.stop()
-
-
 def set_status(trail, status: str) -> float:
     """Commit a status change; returns when it committed (time.monotonic())."""
     with transaction.atomic():
@@ -68,22 +39,22 @@ def set_status(trail, status: str) -> float:
 
 
 def test_a_change_reaches_its_receiver_within_2_seconds_signed_with_the_shown_secret(
-    start_worker, receivers, client_for
+    broker, start_worker, receiver, client_for
 ):
     start_worker()
     system = TrailSystemFactory()
     trail = TrailFactory(trail_system=system, name="Ridge", status="Open")
-    receiver = receivers()
+    target = receiver()
     response = client_for(system.owner).post(
         f"/api/v1/trail-systems/{system.pk}/webhooks",
-        {"url": receiver.url, "events": ["trail.status_changed"]},
+        {"url": target.url, "events": ["trail.status_changed"]},
         format="json",
     )
     secret = response.json()["secret"]
 
     committed = set_status(trail, "Closed")
 
-    (request,) = receiver.wait_for(1, timeout=10)
+    (request,) = target.wait_for(1, timeout=10)
     assert request.at - committed < 2.0
     payload = request.verified(secret)
     assert payload["type"] == "trail.status_changed"
@@ -97,28 +68,28 @@ def test_a_change_reaches_its_receiver_within_2_seconds_signed_with_the_shown_se
         "via": "api-key",
     }
     time.sleep(1)
-    assert len(receiver.received) == 1
+    assert len(target.received) == 1
 
 
 def test_a_receiver_answering_500_twice_gets_the_same_id_three_times_and_nothing_else(
-    quick_retries, start_worker, receivers
+    quick_retries, broker, start_worker, receiver
 ):
     start_worker()
     system = TrailSystemFactory()
     trail = TrailFactory(trail_system=system, status="Open")
-    receiver = receivers(statuses=[500, 500])
+    target = receiver(statuses=[500, 500])
     created = webhook_services.create_endpoint(
-        system=system, url=receiver.url, events=["trail.status_changed"], actor=ACTOR
+        system=system, url=target.url, events=["trail.status_changed"], actor=ACTOR
     )
 
     set_status(trail, "Caution")
 
-    requests = receiver.wait_for(3, timeout=30)
+    requests = target.wait_for(3, timeout=30)
     assert len({request.webhook_id for request in requests}) == 1
     for request in requests:
         request.verified(created.secret)
     time.sleep(3)  # more than the retries' spacing: nothing else comes
-    assert len(receiver.received) == 3
+    assert len(target.received) == 3
     delivery = WebhookDelivery.objects.get()
     assert (delivery.state, delivery.attempts) == ("succeeded", 3)
     assert [a.response_status for a in delivery.attempt_records.all()] == [500, 500, 200]
@@ -145,12 +116,12 @@ def swept_until_none_pending() -> bool:
 
 
 def test_500_changes_in_10_seconds_reach_each_of_3_endpoints_none_lost_despite_a_killed_worker(
-    start_worker, receivers
+    broker, start_worker, receiver
 ):
     worker = start_worker()
     system = TrailSystemFactory()
     trails = [TrailFactory(trail_system=system, status="Open") for _ in range(25)]
-    targets = [receivers() for _ in range(3)]
+    targets = [receiver() for _ in range(3)]
     secrets = [
         webhook_services.create_endpoint(
             system=system, url=target.url, events=["trail.status_changed"], actor=ACTOR

@@ -7,22 +7,15 @@ from playwright.sync_api import expect
 
 from tests.factories import MembershipFactory, TrailSystemFactory, UserFactory
 from tests.webapp.test_browser import sign_in
-from tests.webhooks.receiver import Receiver
 from webhooks.models import WebhookDelivery, WebhookEndpoint
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def receiver():
-    receiver = Receiver()
-    yield receiver
-    receiver.close()
-
-
 def test_an_administrator_registers_a_webhook_tests_it_and_sends_a_delivery_again(
     live_server, page, screenshot, receiver
 ):
+    target = receiver()
     owner = UserFactory(uid="owner", email="owner@example.test")
     system = TrailSystemFactory(name="Bear Creek Nordic", owner=owner)
     sign_in(page, live_server, owner)
@@ -31,7 +24,7 @@ def test_an_administrator_registers_a_webhook_tests_it_and_sends_a_delivery_agai
     page.click(".object-tools a.addlink")
 
     page.select_option("#id_trail_system", system.pk)
-    page.fill("#id_url", receiver.url)
+    page.fill("#id_url", target.url)
     page.check("input[name=events][value='trail.status_changed']")
     page.check("input[name=events][value='update.created']")
     screenshot("webapp-webhook-add", docs=True)
@@ -48,7 +41,7 @@ def test_an_administrator_registers_a_webhook_tests_it_and_sends_a_delivery_agai
 
     page.click("#send-test")
     expect(page.locator(".messagelist")).to_contain_text("A test event is on its way")
-    (request,) = receiver.wait_for(1, timeout=10)  # tasks run in the live server here
+    (request,) = target.wait_for(1, timeout=10)  # tasks run in the live server here
     assert request.verified(secret)["type"] == "webhook.test"
     page.reload()
     row = page.locator("#result_list tbody tr").first
@@ -61,7 +54,7 @@ def test_an_administrator_registers_a_webhook_tests_it_and_sends_a_delivery_agai
     page.select_option("select[name=action]", "send_again")
     page.click("button[name=index]")
     expect(page.locator(".messagelist")).to_contain_text("Sending again: 1")
-    again = receiver.wait_for(2, timeout=10)
+    again = target.wait_for(2, timeout=10)
     assert again[1].webhook_id == request.webhook_id
     assert WebhookDelivery.objects.get().attempt_records.count() == 2
 
@@ -72,12 +65,13 @@ def test_an_administrator_registers_a_webhook_tests_it_and_sends_a_delivery_agai
 
 
 def test_rotating_the_secret_shows_the_new_one_once(live_server, page, receiver):
+    target = receiver()
     owner = UserFactory(uid="owner")
     system = TrailSystemFactory(owner=owner)
     sign_in(page, live_server, owner)
     page.goto(f"{live_server.url}/admin/webhooks/webhookendpoint/add/")
     page.select_option("#id_trail_system", system.pk)
-    page.fill("#id_url", receiver.url)
+    page.fill("#id_url", target.url)
     page.check("input[name=events][value='system.published']")
     page.click("input[name=_save]")
     first = page.input_value("#webhook-secret")

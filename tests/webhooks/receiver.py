@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import pytest
 from standardwebhooks import Webhook
 
 
@@ -96,3 +97,17 @@ class Receiver:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+@pytest.fixture
+def receiver():
+    """Make receivers on 127.0.0.1 (`receiver(statuses=[500])`), closed after the test."""
+    made: list[Receiver] = []
+
+    def make(**options) -> Receiver:
+        made.append(Receiver(**options))
+        return made[-1]
+
+    yield make
+    for each in made:
+        each.close()

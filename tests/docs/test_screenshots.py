@@ -9,7 +9,8 @@ from pathlib import Path
 from django.conf import settings
 
 ROOT = Path(settings.BASE_DIR)
-WRITTEN = re.compile(r'screenshot\(\s*"(?P<name>[^"]+)",\s*docs=True\s*\)')
+# Calls of the screenshot fixture and of save_screenshot(page, ...) with docs=True.
+WRITTEN = re.compile(r'screenshot\(\s*(?:page,\s*)?"(?P<name>[^"]+)",[^)]*\bdocs=True')
 
 
 def test_every_picture_of_the_docs_is_written_by_a_browser_test():

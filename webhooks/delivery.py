@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
 
 from webhooks import notices
@@ -142,7 +142,10 @@ def _send_batch(endpoint_id: str, run: Run) -> bool:
         for delivery in batch:
             answer = sender.post(delivery.message_id, delivery.message.payload)
             run.attempts += 1
-            retry = record(endpoint, delivery, answer, timezone.now())
+            try:
+                retry = record(endpoint, delivery, answer, timezone.now())
+            except IntegrityError:
+                return False  # the endpoint was deleted meanwhile, its deliveries with it
             run.retry_at(retry)
             if was_active and not endpoint.active:
                 return False  # disabled by this failure

@@ -11,6 +11,7 @@ from core.dates import iso_ms
 from core.jsdate import DateOutOfRange, InvalidDate, parse_js_date
 from core.limits import YEAR_MAX, YEAR_MIN
 from core.links import HTTP_URL_PATTERN, is_http_url
+from core.text import SINGLE_LINE_PATTERN, SINGLE_LINE_RULE, is_single_line
 
 
 @extend_schema_field(OpenApiTypes.DATETIME)
@@ -44,6 +45,19 @@ class StrictCharField(serializers.CharField):
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+@extend_schema_field({"type": "string", "pattern": SINGLE_LINE_PATTERN})
+class SingleLineCharField(StrictCharField):
+    """A name (core.text): a line break, a tab or another control character is refused."""
+
+    default_error_messages = {"single_line": f"must be {SINGLE_LINE_RULE}."}
+
+    def to_internal_value(self, data) -> str:
+        text = super().to_internal_value(data)
+        if not is_single_line(text):
+            self.fail("single_line")
+        return text
 
 
 @extend_schema_field({"type": "string", "pattern": HTTP_URL_PATTERN})

@@ -16,6 +16,7 @@ from apikeys.credentials import Credential
 from apikeys.models import ApiKey, User
 from core.actors import Actor
 from core.errors import Invalid, NotAuthenticated, NotFound
+from core.text import check_single_line
 from trails import services as trail_services
 from trails.models import TrailSystem
 from trails.selectors import managed_systems
@@ -163,6 +164,7 @@ def create_key(
     trail_system_ids: list[str] | None = None,
     expires_in_days: int | None = None,
 ) -> NewKey:
+    check_single_line({"name": name}, "name")
     system_ids = checked_system_ids(user, trail_system_ids)
     plaintext = keys.generate_key()
     now = timezone.now()

@@ -7,7 +7,8 @@ when the page is scraped, so they are right whichever process or machine did the
 
 The page is for the operator's scraper, not the public: it answers a client that sends
 ``Authorization: Bearer <METRICS_TOKEN>`` when that variable is set, and otherwise only a
-client on the loopback interface (a scraper or sidecar on the same host).
+client on the loopback interface (a scraper or sidecar on the same host; behind a proxy of
+TRUSTED_PROXIES, the client it names, as core.clients reads it).
 """
 
 import hmac
@@ -18,6 +19,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from prometheus_client import multiprocess
 
+from core.clients import client_address
 from core.metrics import database_registry
 
 LOOPBACK = frozenset({"127.0.0.1", "::1"})
@@ -28,7 +30,7 @@ def allowed(request: HttpRequest) -> bool:
     if token:
         sent = request.headers.get("Authorization", "")
         return hmac.compare_digest(sent.encode(), f"Bearer {token}".encode())
-    return request.META.get("REMOTE_ADDR") in LOOPBACK
+    return client_address(request) in LOOPBACK
 
 
 def process_registry() -> prometheus_client.CollectorRegistry:

@@ -14,6 +14,8 @@ from contextvars import ContextVar
 
 from django.http import HttpRequest, HttpResponse
 
+from core.clients import client_address
+
 HEADER = "X-Request-ID"
 SANE_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 
@@ -66,6 +68,7 @@ class RequestLogMiddleware:
                     "status": response.status_code,
                     "duration_ms": round((time.monotonic() - started) * 1000, 1),
                     "remote_addr": request.META.get("REMOTE_ADDR", ""),
+                    "client": client_address(request),
                 },
             )
             return response

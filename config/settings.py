@@ -11,6 +11,7 @@ SECRET_KEY, DEBUG off) is read first, so ``manage.py`` gets what ``make run`` us
 of the environment win over it. ENV_FILE names another file; empty, none is read (tests).
 """
 
+import ipaddress
 import os
 from datetime import timedelta
 from pathlib import Path
@@ -54,6 +55,16 @@ if not SECRET_KEY:
     SECRET_KEY = "insecure-development-key-only-for-debug"
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
+# Proxies (addresses or CIDR ranges) whose X-Forwarded-For names the client (core.clients):
+# the right-most address in it that is not one of them. Empty: the header is ignored.
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES")
+for _proxy in TRUSTED_PROXIES:
+    try:
+        ipaddress.ip_network(_proxy, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"TRUSTED_PROXIES: {_proxy!r} is neither an IP address nor a CIDR range."
+        ) from None
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 # Public base URL used in links sent to subscribers and in discovery documents.
 PUBLIC_BASE_URL = os.environ.get("PUBLIC_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
@@ -281,6 +292,9 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Trail status <no-repl
 SMS_BACKEND = os.environ.get("SMS_BACKEND", "updates.sms.console.SmsBackend")
 SMS_FILE_PATH = os.environ.get("SMS_FILE_PATH", str(VAR_DIR / "sms"))
 SMS_FROM_NUMBER = os.environ.get("SMS_FROM_NUMBER", "")
+# Confirmation SMS of the public sign-up, the whole site, per UTC day (updates.sms_budget);
+# each trail system has its own budget too (smsConfirmationsPerDay, 100 by default).
+SMS_CONFIRMATIONS_PER_DAY = int(os.environ.get("SMS_CONFIRMATIONS_PER_DAY", "1000"))
 TWILIO_ACCOUNT_SID = os.environ.get("TWILIO_ACCOUNT_SID", "")
 TWILIO_AUTH_TOKEN = os.environ.get("TWILIO_AUTH_TOKEN", "")
 TWILIO_SMS_BACKEND = "updates.sms.twilio.SmsBackend"
@@ -296,6 +310,12 @@ OPEN_METEO_ELEVATION_URL = os.environ.get(
 CELERY_BEAT_SCHEDULE["sweep-notifications"] = {
     "task": "updates.tasks.sweep_notifications",
     "schedule": timedelta(seconds=float(os.environ.get("NOTIFICATION_SWEEP_SECONDS", "300"))),
+}
+# Fan-outs a broker outage kept from being queued are queued this often, so notifications go
+# out within a minute of the broker's return (updates.tasks.queue_unqueued_fan_outs).
+CELERY_BEAT_SCHEDULE["queue-unqueued-fan-outs"] = {
+    "task": "updates.tasks.queue_unqueued_fan_outs",
+    "schedule": timedelta(seconds=float(os.environ.get("NOTIFICATION_QUEUE_SWEEP_SECONDS", "15"))),
 }
 CELERY_BEAT_SCHEDULE["purge-expired-confirmations"] = {
     "task": "updates.tasks.purge_expired_confirmations",
@@ -525,7 +545,12 @@ AUTH_PASSWORD_VALIDATORS = [
 # E-mailed sign-in links: 15 minutes, single use (signing in changes last_login).
 SESAME_MAX_AGE = 15 * 60
 SESAME_ONE_TIME = True
-# Failed sign-ins, every method: 5 per account or per client address, then 15 minutes' wait.
+# Failed passwords: 5 per account or per client address (core.clients: behind TRUSTED_PROXIES
+# the client it names, an IPv6 client by its /64), then 15 minutes' wait for the password form
+# only. ID tokens and e-mailed links cannot be guessed; they are never locked out
+# (webapp.throttling).
+AXES_CLIENT_IP_CALLABLE = "core.clients.counted_client"
+AXES_WHITELIST_CALLABLE = "webapp.throttling.not_a_password"
 AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("AXES_COOLOFF_MINUTES", "15")))
 AXES_LOCKOUT_PARAMETERS = "webapp.throttling.lockout_parameters"

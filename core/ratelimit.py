@@ -3,23 +3,26 @@
 import hashlib
 
 from django.core.cache import cache
-from django.http import HttpRequest
+
+
+def _key(scope: str, subject: str) -> str:
+    digest = hashlib.sha256(subject.lower().encode()).hexdigest()[:32]
+    return f"ratelimit:{scope}:{digest}"
+
+
+def counted(scope: str, subject: str) -> int:
+    """How many requests of `subject` were counted in `scope`'s current window."""
+    return cache.get(_key(scope, subject)) or 0
 
 
 def allow(scope: str, subject: str, *, limit: int, window_seconds: int) -> bool:
-    """Count one request of `subject` (a client address, a contact) in `scope`; False once
-    more than `limit` were counted in the current window."""
-    digest = hashlib.sha256(subject.lower().encode()).hexdigest()[:32]
-    key = f"ratelimit:{scope}:{digest}"
+    """Count one request of `subject` (a client as core.clients.counted_client gives it, a
+    contact) in `scope`; False once more than `limit` were counted in the current window."""
+    key = _key(scope, subject)
     if cache.add(key, 1, timeout=window_seconds):
-        return True
+        return limit >= 1
     try:
         return cache.incr(key) <= limit
     except ValueError:  # expired between add and incr: a new window
         cache.add(key, 1, timeout=window_seconds)
-        return True
-
-
-def client_address(request: HttpRequest) -> str:
-    """The peer address; a proxy in front must pass the client's as REMOTE_ADDR."""
-    return request.META.get("REMOTE_ADDR", "")
+        return limit >= 1

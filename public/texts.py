@@ -87,6 +87,25 @@ TEXTS: dict[str, dict[str, str]] = {
         "too_many_heading": "Too many requests",
         "too_many": "Please wait a while before you try again.",
         "invalid_heading": "Check the form",
+        # Refused sign-ups (issue 26): each names what to do instead.
+        "email_invalid": "{email} is not a valid e-mail address.",
+        "email_not_public": "We cannot write to {email}: give a mailbox on a public domain, "
+        "such as name@example.com.",
+        "email_too_long": "The part of {email} before the @ is too long: mail servers take "
+        "at most 64 characters.",
+        "phone_invalid": "{phone} is not a phone number we recognise. Give it with its "
+        "country code, e.g. +1 406 555 0123.",
+        "phone_not_mobile": "{phone} cannot get our text messages: only mobile numbers can "
+        "(not premium-rate, shared-cost, personal, pager, voicemail or satellite numbers). "
+        "You can sign up by e-mail instead.",
+        "phone_abroad": "Sign-up by text message is open to mobile numbers of {countries} "
+        "only, and {phone} is not one. You can sign up by e-mail instead.",
+        "sms_off": "Sign-up by text message is not offered here. You can sign up by e-mail.",
+        "sms_paused_heading": "Sign-up by text is paused",
+        "sms_paused": "Sign-up by text message is paused for today. You can sign up by "
+        "e-mail now, or by text again tomorrow.",
+        "sms_paused_no_code": "Sign-up by text message is paused for today, so no code was "
+        "sent to {phone}. Sign up by text again tomorrow.",
         "back_to_map": "Back to the map",
         "not_found_heading": "Trail system not found",
         "not_found": "There is no public trail map at this address.",
@@ -183,6 +202,26 @@ TEXTS: dict[str, dict[str, str]] = {
         "too_many_heading": "Trop de demandes",
         "too_many": "Veuillez patienter un moment avant de réessayer.",
         "invalid_heading": "Vérifiez le formulaire",
+        "email_invalid": "{email} n'est pas une adresse courriel valide.",
+        "email_not_public": "Nous ne pouvons pas écrire à {email} : donnez une adresse d'un "
+        "domaine public, comme nom@exemple.com.",
+        "email_too_long": "La partie de {email} avant le @ est trop longue : les serveurs de "
+        "courriel acceptent au plus 64 caractères.",
+        "phone_invalid": "{phone} n'est pas un numéro de téléphone reconnu. Donnez-le avec "
+        "l'indicatif du pays, p. ex. +1 514 555 0123.",
+        "phone_not_mobile": "{phone} ne peut pas recevoir nos textos : seuls les numéros de "
+        "cellulaire le peuvent (pas les numéros surtaxés, à coûts partagés, personnels, de "
+        "téléavertisseur, de messagerie vocale ou satellites). Vous pouvez vous abonner par "
+        "courriel.",
+        "phone_abroad": "L'abonnement par texto est ouvert aux cellulaires de {countries} "
+        "seulement, et {phone} n'en est pas un. Vous pouvez vous abonner par courriel.",
+        "sms_off": "L'abonnement par texto n'est pas offert ici. Vous pouvez vous abonner par "
+        "courriel.",
+        "sms_paused_heading": "L'abonnement par texto est suspendu",
+        "sms_paused": "L'abonnement par texto est suspendu pour aujourd'hui. Vous pouvez vous "
+        "abonner par courriel dès maintenant, ou par texto demain.",
+        "sms_paused_no_code": "L'abonnement par texto est suspendu pour aujourd'hui : aucun "
+        "code n'a été envoyé au {phone}. Réessayez par texto demain.",
         "back_to_map": "Retour à la carte",
         "not_found_heading": "Réseau de sentiers introuvable",
         "not_found": "Il n'y a pas de carte publique des sentiers à cette adresse.",

@@ -7,6 +7,7 @@ site; every other page keeps the site-wide X-Frame-Options.
 
 from urllib.parse import urlsplit
 
+import phonenumbers
 from asgiref.sync import sync_to_async
 from csp.decorators import csp_replace, csp_update
 from django.conf import settings
@@ -25,16 +26,25 @@ from django.utils.translation import get_language
 from django.views.decorators.cache import cache_control
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.http import require_GET, require_POST
+from phonenumbers import geocoder
 
 from core import ratelimit
+from core.clients import counted_client
 from core.dates import iso_ms
 from public import live
 from public.selectors import index_rows, public_system, published_trails
 from public.texts import texts_for
 from publishing.storage import absolute_public_url, public_url
+from trails.countries import sms_countries
 from trails.models import TrailSystem
-from updates.confirmations import Outcome, confirm_email, confirm_phone, request_subscription
-from updates.subscribers import normalize_email, normalize_phone
+from updates.confirmations import (
+    Outcome,
+    clean_sign_up,
+    confirm_email,
+    confirm_phone,
+    request_subscription,
+)
+from updates.sms_budget import seconds_to_tomorrow, sms_sign_up_open
 
 # Sign-ups: per client address and per contact (e-mail or phone), per hour.
 SUBSCRIBE_LIMIT_PER_ADDRESS = 10
@@ -131,6 +141,7 @@ def _map_page(request: HttpRequest, system_id: str, *, embed: bool) -> HttpRespo
         "title": texts["map_of"].format(name=system.name),
         "config": _map_config(system),
         "list_url": reverse("public-embed-list", args=[system.pk]),
+        "sms": sms_sign_up_state(system) if not embed else "",
     }
     return _allow_map_sources(render(request, "public/map.html", context))
 
@@ -253,6 +264,53 @@ async def events_async_view(request: HttpRequest, system_id: str) -> HttpRespons
 
 # Subscribing
 
+# The form's words for each refusal of updates.confirmations.clean_sign_up (by its code).
+REFUSALS = {
+    "empty": "subscribe_intro",
+    "email_invalid": "email_invalid",
+    "email_not_public": "email_not_public",
+    "email_too_long": "email_too_long",
+    "phone_invalid": "phone_invalid",
+    "phone_not_mobile": "phone_not_mobile",
+    "phone_abroad": "phone_abroad",
+}
+
+
+def sms_sign_up_state(system: TrailSystem) -> str:
+    """What the form offers for text messages today: open, paused (the day's budget is
+    spent) or off (no budget, or no country to take numbers from)."""
+    if not system.sms_confirmations_per_day:
+        return "off"
+    return "open" if sms_sign_up_open(system) else "paused"
+
+
+def country_names(codes: list[str], language: str) -> str:
+    """`Canada, United States` for [CA, US], in the page's language (phonenumbers' names)."""
+    names = [
+        geocoder.country_name_for_number(phonenumbers.example_number(code), language) or code
+        for code in codes
+    ]
+    return ", ".join(names)
+
+
+def _refusals(error: ValidationError, system: TrailSystem, texts: dict[str, str]) -> list[str]:
+    """Each refusal in the system's language, naming the contact refused."""
+    words = []
+    for refusal in error.error_list:
+        params = refusal.params or {}
+        key = REFUSALS.get(refusal.code, "subscribe_intro")
+        countries = sms_countries(system) if refusal.code == "phone_abroad" else []
+        if refusal.code == "phone_abroad" and not countries:
+            key = "sms_off"
+        words.append(
+            texts[key].format(
+                email=params.get("email", ""),
+                phone=params.get("phone", ""),
+                countries=country_names(countries, system.language),
+            )
+        )
+    return words
+
 
 def _too_many(request: HttpRequest, system: TrailSystem) -> HttpResponse:
     context = {"system": system, "t": texts_for(system.language), "state": "too_many"}
@@ -271,34 +329,46 @@ def subscribe_view(request: HttpRequest, system_id: str) -> HttpResponse:
     email, phone = request.POST.get("email", ""), request.POST.get("phone", "")
     context = {"system": system, "t": texts, "email": email, "phone": phone}
     try:
-        contacts = [c for c in (normalize_email(email), normalize_phone(phone)) if c]
-        if not contacts:
-            raise ValidationError(texts["subscribe_intro"])
+        email, phone = clean_sign_up(system=system, email=email, phone=phone)
     except ValidationError as error:
-        context |= {"state": "invalid", "errors": error.messages}
+        context |= {
+            "state": "invalid",
+            "errors": _refusals(error, system, texts),
+            "sms": sms_sign_up_state(system),
+        }
         return render(request, "public/subscribe.html", context, status=400)
-    address = ratelimit.client_address(request)
+    address = counted_client(request)
     allowed = ratelimit.allow(
         "subscribe-address",
         address,
         limit=SUBSCRIBE_LIMIT_PER_ADDRESS,
         window_seconds=WINDOW_SECONDS,
     )
-    for contact in contacts:
-        allowed &= ratelimit.allow(
-            "subscribe-contact",
-            contact,
-            limit=SUBSCRIBE_LIMIT_PER_CONTACT,
-            window_seconds=WINDOW_SECONDS,
-        )
+    for contact in (email, phone):
+        if contact:
+            allowed &= ratelimit.allow(
+                "subscribe-contact",
+                contact,
+                limit=SUBSCRIBE_LIMIT_PER_CONTACT,
+                window_seconds=WINDOW_SECONDS,
+            )
     if not allowed:
         return _too_many(request, system)
-    pending = request_subscription(system=system, email=email, phone=phone)
+    sign_up = request_subscription(system=system, email=email, phone=phone)
+    if sign_up.pending is None:  # a number alone, and sign-up by text is paused for today
+        context |= {"state": "sms_paused", "phone": "", "sms": "paused"}
+        response = render(request, "public/subscribe.html", context, status=429)
+        response["Retry-After"] = str(seconds_to_tomorrow())
+        return response
+    pending = sign_up.pending
     context |= {
         "state": "sent",
         "pending": pending,
         "check_email": texts["check_email"].format(email=pending.email) if pending.email else "",
         "check_phone": texts["check_phone"].format(phone=pending.phone) if pending.phone else "",
+        "sms_paused_no_code": (
+            texts["sms_paused_no_code"].format(phone=phone) if sign_up.sms_paused else ""
+        ),
     }
     return render(request, "public/subscribe.html", context)
 
@@ -330,7 +400,7 @@ def confirm_code_view(request: HttpRequest, system_id: str) -> HttpResponse:
         return not_found(request)
     if not ratelimit.allow(
         "subscribe-code",
-        ratelimit.client_address(request),
+        counted_client(request),
         limit=CODE_LIMIT_PER_ADDRESS,
         window_seconds=WINDOW_SECONDS,
     ):

@@ -48,7 +48,7 @@ def test_the_api_bodies_accept_exactly_the_fields_described_for_them(resource, s
 # What every update has, shaped by each interface itself; the rest are its type's own fields.
 UPDATE_ROW = {
     "id", "trail_system", "type", "trails", "all_trails", "expiration_date", "notify", "source",
-    "created_on", "created_by", "updated_on", "updated_by",
+    "created_on", "created_by", "updated_on", "updated_by", "fan_out_queued_on",
 }  # fmt: skip
 
 

@@ -78,6 +78,10 @@ TRAIL_SYSTEM = Resource(
         Field("hide_name"),
         Field("promote_trail_hub", shown_as="promoteTrailHUB"),
         Field("blocked", _shown_in(WEB_APP)),  # withheld from the legacy list by operators
+        # Sign-up by text message: management responses and the web app, never the legacy
+        # documents or the published file (their shapes are the spec's).
+        Field("sms_countries", _shown_in(API, API_BODY, WEB_APP)),
+        Field("sms_confirmations_per_day", _shown_in(API, API_BODY, WEB_APP)),
     ),
     # Shaped apart by the interfaces that show them: the owner and plan, the location, the
     # figures the compile writes, the weather, the legacy-only presentation fields.

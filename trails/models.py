@@ -58,6 +58,26 @@ class TrailSystem(models.Model):
         help_text=_("Plan key (tier)."),
         verbose_name=_("subscription"),
     )
+    # Sign-up by text message from the public map (updates.confirmations): the countries
+    # whose numbers may sign up (ISO 3166-1 alpha-2; empty: the country of the system's
+    # location, trails.countries) and the confirmation SMS sent per day at most.
+    sms_countries = models.JSONField(
+        default=list,
+        blank=True,
+        help_text=_(
+            "Countries whose mobile numbers may sign up by text message, as ISO codes "
+            "(CA, US, FR). Empty: the country of the system's location."
+        ),
+        verbose_name=_("SMS countries"),
+    )
+    sms_confirmations_per_day = models.PositiveIntegerField(
+        default=100,
+        help_text=_(
+            "Confirmation text messages sent per day at most to people signing up on the "
+            "public map; past it, sign-up by text pauses until the next day (UTC). 0: never."
+        ),
+        verbose_name=_("SMS confirmations per day"),
+    )
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,

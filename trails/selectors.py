@@ -1,7 +1,7 @@
 """Reads of the management interface: each list is a fixed number of queries, and a trail's
 geometry (and its elevations) is loaded only when the response shows it."""
 
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import Max, Min, Prefetch, Q, QuerySet
 
 from core.errors import NotFound
 from core.limits import HISTORY_LIMIT
@@ -22,6 +22,19 @@ def system_or_404(system_id: str) -> TrailSystem:
     if system is None:
         raise NotFound("trail_system_not_found", f"No trail system {system_id!r}.")
     return system
+
+
+def system_location(system: TrailSystem) -> tuple[float, float] | None:
+    """(lat, lng) of the system's location, or the centre of its live trails' extent when it
+    has none; None when it has neither. (The one place that answers "where is it".)"""
+    if system.lat is not None and system.lng is not None:
+        return system.lat, system.lng
+    extent = Trail.objects.filter(trail_system=system, lat__isnull=False).aggregate(
+        south=Min("lat"), north=Max("lat"), west=Min("lng"), east=Max("lng")
+    )
+    if extent["south"] is None:
+        return None
+    return (extent["south"] + extent["north"]) / 2, (extent["west"] + extent["east"]) / 2
 
 
 def trails_queryset(*, with_geometry: bool = False) -> QuerySet[Trail]:

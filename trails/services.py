@@ -19,7 +19,9 @@ from core.compiles import request_compile, request_listing_rebuild, request_unpu
 from core.errors import Invalid, NotFound
 from core.limits import TEXT_LIMIT, categories_problem, some_of
 from core.links import check_links, is_http_url
+from core.text import check_single_line
 from trails import history
+from trails.countries import normalized_countries
 from trails.enums import ActivityStatus, TrailStatus
 from trails.geometry import GeometryError
 from trails.models import Membership, Point, Trail, TrailActivity, TrailSystem
@@ -34,6 +36,18 @@ def write_fields(model: type[models.Model], pk: str, changes: Mapping, by: str) 
 
 
 # Trail systems
+
+
+def _checked_system_fields(fields: Mapping) -> dict:
+    """A system's public details as stored: the website with a scheme, the SMS countries as
+    upper-case ISO codes (an unknown one refused)."""
+    fields = dict(fields)
+    check_single_line(fields, "name")
+    if "website" in fields:
+        fields["website"] = normalize_website(fields["website"])
+    if "sms_countries" in fields:
+        fields["sms_countries"] = normalized_countries(fields["sms_countries"])
+    return fields
 
 
 def normalize_website(website: str) -> str:
@@ -62,9 +76,8 @@ def create_trail_system(
 ) -> TrailSystem:
     """A system with its owner and members and, when imported, its trails (each with its
     activities) and points, given as unsaved rows; queues elevations and the first compile."""
-    fields = dict(fields or {})
-    if "website" in fields:
-        fields["website"] = normalize_website(fields["website"])
+    check_single_line({"name": name}, "name")
+    fields = _checked_system_fields(fields or {})
     user_model = get_user_model()
     # A system copied without an owner is managed by its members and super admins.
     owner = user_model.objects.get_or_create(uid=owner_uid)[0] if owner_uid else None
@@ -118,8 +131,7 @@ LISTED_FIELDS = frozenset({"name", "lat", "lng", "inactive", "blocked", "hidden_
 def change_trail_system(*, system: TrailSystem, changes: Mapping, actor: Actor) -> None:
     """Public details only (PATCH /trail-systems/:id): no recompile; the all-systems list is
     rebuilt when what it shows changed."""
-    if "website" in changes:
-        changes = {**changes, "website": normalize_website(changes["website"])}
+    changes = _checked_system_fields(changes)
     write_fields(TrailSystem, system.pk, changes, actor.uid)
     if LISTED_FIELDS & changes.keys():
         request_listing_rebuild()
@@ -172,10 +184,12 @@ def create_trail(
 
 
 def _check_categories(fields: Mapping) -> None:
-    """The count limit on every write path (the API's serializer checks it first)."""
+    """The count limit on every write path (the API's serializer checks it first), and one
+    line of text for the name and each category."""
     problem = categories_problem(fields.get("categories") or ())
     if problem:
         raise Invalid("invalid_field", problem)
+    check_single_line(fields, "name", "categories")
 
 
 @transaction.atomic
@@ -339,6 +353,7 @@ POINT_HISTORY_FIELDS = {"status": history.STATUS, "wait_time": history.WAIT_TIME
 
 @transaction.atomic
 def create_point(*, system: TrailSystem, fields: Mapping, actor: Actor) -> Point:
+    check_single_line(fields, "name")
     check_links(fields, "web_cam_url")
     point = Point.objects.create(
         trail_system=system, created_by=actor.uid, updated_by=actor.uid, **fields
@@ -349,6 +364,7 @@ def create_point(*, system: TrailSystem, fields: Mapping, actor: Actor) -> Point
 
 @transaction.atomic
 def change_point(*, point: Point, changes: Mapping, actor: Actor) -> None:
+    check_single_line(changes, "name")
     check_links(changes, "web_cam_url")
     locked = Point.objects.select_for_update().filter(pk=point.pk).first()
     if locked is None:

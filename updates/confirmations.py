@@ -21,11 +21,14 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
 
+from trails.countries import sms_countries
 from trails.models import TrailSystem
-from updates import sms
+from updates import sms, sms_budget
+from updates.metrics import sms_confirmations_refused
 from updates.models import PendingSubscription, Subscriber
 from updates.notifications.rendering import public_map_url
-from updates.subscribers import normalize_email, normalize_phone
+from updates.notifications.sms_text import sms_name
+from updates.subscribers import check_sms_number, normalize_email, normalize_phone
 
 logger = logging.getLogger(__name__)
 
@@ -60,17 +63,47 @@ def _code_digest(pending_id: str, code: str) -> str:
     return salted_hmac("updates.confirmations.code", f"{pending_id}:{code}").hexdigest()
 
 
-@transaction.atomic
-def request_subscription(
-    *, system: TrailSystem, email: str = "", phone: str = ""
-) -> PendingSubscription:
-    """Record a sign-up and send its confirmation link and/or code after the commit.
+@dataclass(frozen=True)
+class SignUp:
+    """What a sign-up did: the pending subscription (None when nothing was left to confirm)
+    and whether sign-up by text was paused for today, so no code was sent."""
 
-    Raises ValidationError for a missing or malformed contact. Never looks at existing
-    subscribers, so the answer cannot tell anyone whether a contact is subscribed."""
+    pending: PendingSubscription | None
+    sms_paused: bool = False
+
+
+def clean_sign_up(*, system: TrailSystem, email: str = "", phone: str = "") -> tuple[str, str]:
+    """The normalized (email, phone) of a sign-up to `system`. Raises ValidationError (with a
+    code the public form words in the system's language) for a missing or malformed contact,
+    a mailbox that is not public, or a number that may not get our text messages: not a
+    mobile number, or not one of the system's SMS countries."""
     email, phone = normalize_email(email), normalize_phone(phone)
     if not email and not phone:
-        raise ValidationError("Give an email address, a phone number, or both.")
+        raise ValidationError("Give an email address, a phone number, or both.", code="empty")
+    if phone:
+        try:
+            check_sms_number(phone, sms_countries(system))
+        except ValidationError as refused:
+            reason = "not_mobile" if refused.code == "phone_not_mobile" else "abroad"
+            sms_confirmations_refused.labels(reason=reason).inc()
+            raise
+    return email, phone
+
+
+@transaction.atomic
+def request_subscription(*, system: TrailSystem, email: str = "", phone: str = "") -> SignUp:
+    """Record a sign-up and send its confirmation link and/or code after the commit.
+
+    Raises ValidationError as clean_sign_up does. Past the day's SMS budget (sms_budget) the
+    number is left out: an e-mail address is still signed up, and the answer says that sign-up
+    by text is paused. Never looks at existing subscribers, so the answer cannot tell anyone
+    whether a contact is subscribed."""
+    email, phone = clean_sign_up(system=system, email=email, phone=phone)
+    paused = bool(phone) and not sms_budget.take(system)
+    if paused:
+        phone = ""
+        if not email:
+            return SignUp(None, sms_paused=True)
     now = timezone.now()
     pending = PendingSubscription(
         trail_system=system,
@@ -88,7 +121,7 @@ def request_subscription(
         pending.code_digest = _code_digest(pending.pk, code)
     pending.save()
     transaction.on_commit(lambda: _send_confirmations(pending, token, code), robust=True)
-    return pending
+    return SignUp(pending, sms_paused=paused)
 
 
 def _send_confirmations(pending: PendingSubscription, token: str, code: str) -> None:
@@ -115,6 +148,7 @@ def _send_confirmations(pending: PendingSubscription, token: str, code: str) -> 
         except Exception:
             logger.exception("Confirmation e-mail for pending subscription %s failed", pending.pk)
     if code:
+        context["system_name"] = sms_name(system.name)
         try:
             sms.send_sms(pending.phone, part("confirm_sms.txt"))
         except Exception:

@@ -9,6 +9,7 @@ again at most every DELIVERY_METRICS_SECONDS.
 from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Count
+from prometheus_client import Counter
 
 from core.metrics import DatabaseGauge
 from updates.models import Delivery
@@ -44,4 +45,13 @@ DatabaseGauge(
     "Notification deliveries (one message to one subscriber) by channel and state.",
     ["channel", "state"],
     deliveries_by_state,
+)
+
+# Counted by the process that refuses (every web process's figures are summed under
+# prometheus_client's multiprocess mode).
+sms_confirmations_refused = Counter(
+    "trails_sms_confirmations_refused",
+    "Confirmation SMS of the public sign-up not sent, by reason: system_budget or site_budget "
+    "(the day's budget is spent), not_mobile or abroad (the number was refused).",
+    ["reason"],
 )

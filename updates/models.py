@@ -41,6 +41,11 @@ class Update(Audited):
     source = models.CharField(
         max_length=20, choices=Source.choices, default=Source.API, verbose_name=_("source")
     )
+    # When the notification fan-out of a notify update was handed to the broker; empty while
+    # a broker outage keeps it from being queued (updates.tasks queues it again).
+    fan_out_queued_on = models.DateTimeField(
+        null=True, blank=True, editable=False, verbose_name=_("fan-out queued on")
+    )
 
     # notice
     description = models.TextField(blank=True, default="", verbose_name=_("description"))

@@ -1,6 +1,6 @@
 """Subscribers: validation and creation shared by the command, the admin and any sign-up page."""
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 import phonenumbers
 from django.core.exceptions import ValidationError
@@ -12,16 +12,47 @@ from core.actors import Actor
 from trails.models import TrailSystem
 from updates.models import Subscriber
 
+# RFC 5321: a mailbox's local part is at most 64 octets.
+LOCAL_PART_MAX = 64
+# Number types that receive text messages at the normal price (phonenumbers' classification):
+# never premium-rate, shared-cost, personal, UAN, pager, voicemail, toll-free or fixed lines.
+SMS_NUMBER_TYPES = frozenset(
+    {phonenumbers.PhoneNumberType.MOBILE, phonenumbers.PhoneNumberType.FIXED_LINE_OR_MOBILE}
+)
+# phonenumbers' region of the non-geographic codes (+800, +808, +870, +881, +882, +883...):
+# satellite phones and international networks, the usual targets of revenue-share fraud.
+NON_GEOGRAPHIC_REGION = "001"
+
 
 def normalize_email(email: str) -> str:
+    """A public mailbox, domain in lower case. Refused (each with its ValidationError code): a
+    malformed address, a domain without a dot (`a@localhost`) or an address literal
+    (`a@[127.0.0.1]`), which reach the service's own or internal hosts, and a local part
+    longer than any mail server takes."""
     email = email.strip()
     if not email:
         return ""
+    params = {"email": email}
     try:
         validate_email(email)
     except ValidationError:
-        raise ValidationError(f"{email!r} is not a valid email address.") from None
+        raise ValidationError(
+            f"{email!r} is not a valid email address.", code="email_invalid", params=params
+        ) from None
     local, _, domain = email.rpartition("@")
+    if len(local.encode()) > LOCAL_PART_MAX:
+        raise ValidationError(
+            f"The part of {email!r} before the @ is longer than {LOCAL_PART_MAX} characters.",
+            code="email_too_long",
+            params=params,
+        )
+    if domain.startswith("[") or "." not in domain.strip("."):
+        raise ValidationError(
+            f"{email!r} is not a public mailbox: its domain must be a name with a dot, "
+            "such as example.com.",
+            code="email_not_public",
+            params=params,
+        )
     return f"{local}@{domain.lower()}"
 
 
@@ -30,16 +61,42 @@ def normalize_phone(phone: str) -> str:
     phone = phone.strip()
     if not phone:
         return ""
-    message = f"{phone!r} is not a valid phone number in E.164 form, such as +14065551234."
+    error = ValidationError(
+        f"{phone!r} is not a valid phone number in E.164 form, such as +14065551234.",
+        code="phone_invalid",
+        params={"phone": phone},
+    )
     if not phone.startswith("+"):
-        raise ValidationError(message)
+        raise error
     try:
         number = phonenumbers.parse(phone, None)
     except phonenumbers.NumberParseException:
-        raise ValidationError(message) from None
+        raise error from None
     if not phonenumbers.is_valid_number(number):
-        raise ValidationError(message)
+        raise error
     return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+
+
+def check_sms_number(phone: str, countries: Collection[str] | None = None) -> None:
+    """A normalized number that may get text messages: a mobile number (by its phonenumbers
+    type) of a country, and of one of `countries` when they are given. Raises
+    ValidationError `phone_not_mobile` or `phone_abroad` (params: phone, countries)."""
+    number = phonenumbers.parse(phone, None)
+    region = phonenumbers.region_code_for_number(number)
+    params = {"phone": phone, "countries": ", ".join(countries or ())}
+    if region == NON_GEOGRAPHIC_REGION or phonenumbers.number_type(number) not in SMS_NUMBER_TYPES:
+        raise ValidationError(
+            f"{phone} cannot receive our text messages: only mobile numbers can (not "
+            "premium-rate, shared-cost, personal, pager, voicemail or satellite numbers).",
+            code="phone_not_mobile",
+            params=params,
+        )
+    if countries is not None and region not in countries:
+        raise ValidationError(
+            f"{phone} is not a number of {params['countries'] or 'an allowed country'}.",
+            code="phone_abroad",
+            params=params,
+        )
 
 
 def clean_contact(
@@ -50,6 +107,8 @@ def clean_contact(
     email, phone = normalize_email(email), normalize_phone(phone)
     if not email and not phone:
         raise ValidationError("Give an email address, a phone number, or both.")
+    if phone:
+        check_sms_number(phone)
     active = Subscriber.objects.filter(trail_system=system, unsubscribed_on__isnull=True)
     if exclude_id:
         active = active.exclude(pk=exclude_id)

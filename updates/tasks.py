@@ -11,8 +11,15 @@ from updates.notifications import delivery, recipients
 
 def notify_subscribers_on_commit(update_id: str) -> None:
     """Called by the update service when an update is created with notify true. A broker
-    outage is logged, not turned into a failed create: the sweep queues the fan-out later."""
-    transaction.on_commit(lambda: fan_out_update.delay(update_id), robust=True)
+    outage is logged, not turned into a failed create: queue_unqueued_fan_outs queues the
+    fan-out within seconds of the broker's return."""
+    transaction.on_commit(lambda: queue_fan_out(update_id), robust=True)
+
+
+def queue_fan_out(update_id: str) -> None:
+    """Hand the fan-out to the broker, then record that it was (the outbox's mark)."""
+    fan_out_update.delay(update_id)
+    recipients.mark_fan_out_queued(update_id)
 
 
 @shared_task(acks_late=True)
@@ -69,6 +76,17 @@ def sweep_notifications() -> int:
     update_ids = sorted({*recipients.updates_to_sweep(), *recovered})
     for update_id in update_ids:
         fan_out_update.delay(update_id)
+    return len(update_ids)
+
+
+@shared_task
+def queue_unqueued_fan_outs() -> int:
+    """Every few seconds (beat, NOTIFICATION_QUEUE_SWEEP_SECONDS): queue the fan-outs that a
+    broker outage kept from being queued when their update was posted. Beat sends this task
+    again as soon as the broker answers, so they go out within a minute of its return."""
+    update_ids = recipients.unqueued_fan_outs()
+    for update_id in update_ids:
+        queue_fan_out(update_id)
     return len(update_ids)
 
 

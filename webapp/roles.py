@@ -7,8 +7,8 @@ management API's own role function (`role_for`), so the web app and the API neve
 - superAdmin (and an operator's Django superuser account): everything.
 - Administrator (the owner, or `Administrator` in the system's permissions): the system's
   details and members, and everything below.
-- Trustee or another named role: trails, points, updates, trash restore, and the subscribers
-  list (read only) of that system.
+- Trustee or another named role: trails, points, updates and trash restore of that system.
+  Subscribers' e-mail addresses and phone numbers are the Administrators' business only.
 - No role: nothing.
 """
 
@@ -37,8 +37,8 @@ RULES: dict[str, dict[str, str]] = {
     "trails.trashedtrail": {"view": MEMBER, "change": MEMBER, "delete": ADMINISTRATOR},
     "trails.trashedpoint": {"view": MEMBER, "change": MEMBER, "delete": ADMINISTRATOR},
     "updates.update": dict.fromkeys(_ALL, MEMBER),
-    # Unsubscribing someone and exporting the list are the Administrator's.
-    "updates.subscriber": {"view": MEMBER, "change": ADMINISTRATOR, "export": ADMINISTRATOR},
+    # Subscribers' contacts (list, detail, export, unsubscribing) are the Administrators'.
+    "updates.subscriber": dict.fromkeys(("view", "change", "export"), ADMINISTRATOR),
     "updates.delivery": {"view": ADMINISTRATOR},
     "publishing.compilerequest": {"view": ADMINISTRATOR},
     "apikeys.apikey": {"view": OWN, "add": OWN, "change": OWN},

@@ -26,6 +26,7 @@ from sesame.utils import get_token
 
 from apikeys.models import User
 from core import ratelimit
+from core.clients import counted_client
 
 LINK_MINUTES = settings.SESAME_MAX_AGE // 60
 
@@ -136,7 +137,7 @@ def request_link(request: HttpRequest) -> HttpResponse:
     next_url = safe_next(request)
     allowed = ratelimit.allow(
         "signin-link-address",
-        ratelimit.client_address(request),
+        counted_client(request),
         limit=LINK_LIMIT_PER_ADDRESS,
         window_seconds=LINK_WINDOW_SECONDS,
     )

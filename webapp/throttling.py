@@ -1,8 +1,18 @@
-"""django-axes' lockout parameters: per client address always, per account when one is named.
+"""django-axes' rules: what it counts, and per what.
 
-A sign-in by ID token or e-mailed link that fails names no account; counting it under an
-empty username would lock every such sign-in out for everyone, so it counts per address only.
+Only passwords are counted and locked out. An ID token is signed by the identity provider and
+an e-mailed link by the service: neither can be guessed, so a sign-in by either is never
+refused because someone failed passwords from the same address (behind a resort's NAT, that
+would lock every manager out on a powder morning).
+
+Passwords are counted per client address always, and per account when one is named.
 """
+
+
+def not_a_password(request, credentials: dict | None = None) -> bool:
+    """AXES_WHITELIST_CALLABLE: a sign-in that sends no password is neither checked against
+    the lockouts nor counted."""
+    return (credentials or {}).get("password") is None
 
 
 def lockout_parameters(request_or_attempt, credentials: dict | None = None) -> list[str]:

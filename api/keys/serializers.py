@@ -2,6 +2,7 @@
 
 from rest_framework import serializers
 
+from api.fields import SingleLineCharField
 from apikeys.credentials import API_KEY, ID_TOKEN
 from apikeys.enums import KeyScope
 from apikeys.models import ApiKey
@@ -46,7 +47,7 @@ class StrictSerializer(serializers.Serializer):
 class KeyCreateSerializer(StrictSerializer):
     """The POST /keys body; unknown fields are refused."""
 
-    name = StrictCharField(min_length=1, max_length=KEY_NAME_MAX_LENGTH)
+    name = SingleLineCharField(min_length=1, max_length=KEY_NAME_MAX_LENGTH)
     scopes = serializers.ListField(
         child=serializers.ChoiceField(choices=KeyScope.choices),
         required=False,

@@ -12,6 +12,7 @@ from api.fields import (
     HttpUrlField,
     JsDateTimeField,
     RequiredFieldsMixin,
+    SingleLineCharField,
     StrictBooleanField,
     StrictCharField,
     StrictFloatField,
@@ -23,6 +24,7 @@ from core.ids import ID_MAX_LENGTH
 from core.limits import HISTORY_LIMIT, TEXT_LIMIT
 from trails import activities as catalog
 from trails import enums
+from trails.countries import COUNTRY_CODES, sms_countries
 from trails.fields import API, POINT, TRAIL, TRAIL_SYSTEM
 from trails.geometry import feature_collection
 from trails.models import Point, Trail, TrailActivity, TrailSystem
@@ -79,6 +81,10 @@ class TrailSystemSerializer(TrailSystemListSerializer):
     """The stored document without internal fields, plus id and the caller's role."""
 
     promoteTrailHUB = serializers.BooleanField(source="promote_trail_hub")
+    sms_countries = serializers.SerializerMethodField(
+        help_text="Countries whose mobile numbers may sign up by text message (ISO 3166-1 "
+        "alpha-2): the system's own list, or else the country of its location."
+    )
     activities = serializers.JSONField(source="activity_totals")
     updates = serializers.JSONField(source="published_updates")
     owner_id = serializers.CharField()
@@ -92,6 +98,10 @@ class TrailSystemSerializer(TrailSystemListSerializer):
             "subscription", "created_on", "updated_by", "owner_id",
         )  # fmt: skip
 
+    @extend_schema_field({"type": "array", "items": {"type": "string"}})
+    def get_sms_countries(self, system: TrailSystem) -> list[str]:
+        return sms_countries(system)
+
     def to_representation(self, instance) -> dict:
         data = super().to_representation(instance)
         if data["weather"] is None:
@@ -102,7 +112,7 @@ class TrailSystemSerializer(TrailSystemListSerializer):
 class TrailSystemChangeSerializer(serializers.Serializer):
     """PATCH /trail-systems/:id: every field optional, text at most 2000 characters."""
 
-    name = StrictCharField(max_length=TEXT_LIMIT, required=False)
+    name = SingleLineCharField(max_length=TEXT_LIMIT, required=False)
     description = StrictCharField(max_length=TEXT_LIMIT, required=False, allow_blank=True)
     phone_number = StrictCharField(max_length=TEXT_LIMIT, required=False, allow_blank=True)
     website = StrictCharField(max_length=TEXT_LIMIT, required=False, allow_blank=True)
@@ -113,6 +123,25 @@ class TrailSystemChangeSerializer(serializers.Serializer):
     inactive = StrictBooleanField(required=False)
     hide_name = StrictBooleanField(required=False)
     promoteTrailHUB = StrictBooleanField(source="promote_trail_hub", required=False)
+    sms_countries = serializers.ListField(
+        child=serializers.ChoiceField(sorted(COUNTRY_CODES)),
+        required=False,
+        allow_null=True,
+        max_length=len(COUNTRY_CODES),
+        help_text="ISO 3166-1 alpha-2 codes of the countries whose mobile numbers may sign "
+        "up by text message; an empty list or null restores the default, the country of the "
+        "system's location.",
+    )
+    sms_confirmations_per_day = StrictIntegerField(
+        required=False,
+        min_value=0,
+        max_value=limits.SMS_CONFIRMATIONS_PER_DAY_MAX,
+        help_text="Confirmation text messages sent per day (UTC) at most to people signing "
+        "up on the public map; 0 turns sign-up by text off.",
+    )
+
+    def validate_sms_countries(self, codes: list[str] | None) -> list[str]:
+        return codes or []
 
 
 # Trails
@@ -147,7 +176,7 @@ class TrailWithGeoJsonSerializer(TrailSerializer):
 class TrailFieldsSerializer(serializers.Serializer):
     """The editable trail fields, all optional (PATCH); creation requires some of them."""
 
-    name = StrictCharField(max_length=200, required=False)
+    name = SingleLineCharField(max_length=200, required=False)
     description = StrictCharField(max_length=5000, required=False, allow_blank=True)
     status = serializers.ChoiceField(enums.TrailStatus.choices, required=False)
     difficulty = serializers.ChoiceField(enums.Difficulty.choices, required=False)
@@ -160,7 +189,7 @@ class TrailFieldsSerializer(serializers.Serializer):
         required=False, min_value=-limits.TRAIL_ORDER_MAX, max_value=limits.TRAIL_ORDER_MAX
     )
     categories = serializers.ListField(
-        child=StrictCharField(max_length=limits.CATEGORY_LENGTH_MAX),
+        child=SingleLineCharField(max_length=limits.CATEGORY_LENGTH_MAX),
         required=False,
         max_length=limits.CATEGORIES_MAX,
     )
@@ -275,7 +304,7 @@ class PointFieldsSerializer(serializers.Serializer):
 
     ALIASES = {"latitude": "lat", "longitude": "lng"}
 
-    name = StrictCharField(max_length=200, required=False)
+    name = SingleLineCharField(max_length=200, required=False)
     marker_class = serializers.ChoiceField(enums.MarkerClass.choices, required=False)
     lat = StrictFloatField(
         min_value=-limits.LATITUDE_MAX, max_value=limits.LATITUDE_MAX, required=False

@@ -2,6 +2,7 @@
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -12,6 +13,7 @@ from django.conf import settings
 from django.db import connection
 
 from config.celery import app as celery_app
+from tests.integration.topology import PrivateRedis, drop_broker_connections
 
 WORKER_START_TIMEOUT = 60
 
@@ -149,3 +151,23 @@ def wait_for(predicate, timeout: float = 20.0, interval: float = 0.05):
             return value
         time.sleep(interval)
     pytest.fail(f"condition not met within {timeout}s")
+
+
+def free_port() -> int:
+    """A port nobody listens on now (the other suites on this machine start servers too)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def private_broker(broker, settings):
+    """A redis-server of this test's own as the broker of this process and of the processes
+    it starts: stopping it is a broker outage that leaves the shared Redis alone."""
+    redis = PrivateRedis(free_port())
+    redis.start()
+    settings.CELERY_BROKER_URL = redis.url
+    drop_broker_connections()
+    yield redis
+    drop_broker_connections()
+    redis.stop()

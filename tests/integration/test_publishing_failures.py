@@ -12,23 +12,9 @@ from publishing.tasks import sweep_pending_compiles
 from tests.factories import TrailActivityFactory, TrailFactory, TrailSystemFactory
 from tests.integration.conftest import wait_for, worker_environment
 from tests.integration.test_publishing import all_served, published, set_status, trail_statuses
-from tests.integration.topology import PrivateRedis, drop_broker_connections
 from trails.models import TrailSystem
 
 pytestmark = pytest.mark.integration
-
-PRIVATE_REDIS_PORT = 6391
-
-
-@pytest.fixture
-def private_broker(broker, settings):
-    redis = PrivateRedis(PRIVATE_REDIS_PORT)
-    redis.start()
-    settings.CELERY_BROKER_URL = redis.url  # for this process and the worker it starts
-    drop_broker_connections()
-    yield redis
-    drop_broker_connections()
-    redis.stop()
 
 
 @pytest.fixture

@@ -18,6 +18,8 @@ DOCUMENT_FIELDS = {
     "promoteTrailHUB", "geolocation", "totalTrails", "openTrails", "cautionTrails",
     "closedTrails", "totalDistance", "openDistance", "activities", "updates", "subscription",
     "createdOn", "updatedOn", "updatedBy", "ownerId",
+    # Additive (issue 26): sign-up by text message.
+    "smsCountries", "smsConfirmationsPerDay",
 }  # fmt: skip
 TEXT_FIELDS = [
     "name", "description", "phoneNumber", "website", "depthMeasurement", "lengthMeasurement",

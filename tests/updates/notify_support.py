@@ -49,8 +49,17 @@ def twilio_error(code: int, message: str, status: int = 400) -> tuple[int, dict]
     }
 
 
+TWILIO_BODY_MAX = 1600  # characters; Twilio answers 21617 to a longer body
+
+
 def twilio_created(request: Recorded) -> tuple[int, dict]:
+    """Twilio's answer to a message it queues; like Twilio, a body over 1,600 characters is
+    refused."""
     form = request.form
+    if len(form["Body"][0]) > TWILIO_BODY_MAX:
+        return twilio_error(
+            21617, "The concatenated message body exceeds the 1600 character limit."
+        )
     return 201, {
         "sid": "SM" + "1" * 32,
         "account_sid": TWILIO_SID,

@@ -323,6 +323,37 @@ def test_the_sweep_sends_what_a_broker_outage_left_unsent(system, sms_outbox):
     assert sweep_notifications() == 0
 
 
+def test_a_posted_fan_out_is_marked_queued_and_one_a_broker_outage_kept_back_is_queued_soon(
+    system, sms_outbox, django_capture_on_commit_callbacks
+):
+    subscribe(system, email="a@example.test", phone="+15145550101")
+    queued = post_update(django_capture_on_commit_callbacks, system)
+    queued.refresh_from_db()
+    assert queued.fan_out_queued_on is not None
+    mail.outbox.clear()
+    sms_outbox.clear()
+
+    now = timezone.now()
+    # Posted while the broker was down: committed, never queued, never fanned out.
+    kept_back = UpdateFactory(
+        trail_system=system, notify=True, created_on=now - timedelta(seconds=30)
+    )
+    just_posted = UpdateFactory(trail_system=system, notify=True, created_on=now)
+    too_old = UpdateFactory(trail_system=system, notify=True, created_on=now - timedelta(hours=2))
+    UpdateFactory(trail_system=system, created_on=now - timedelta(seconds=30))  # no notify
+
+    assert recipients.unqueued_fan_outs(now) == [kept_back.pk]
+    assert tasks.queue_unqueued_fan_outs() == 1
+
+    assert len(mail.outbox) == 1 and len(sms_outbox) == 1
+    kept_back.refresh_from_db()
+    assert kept_back.fan_out_queued_on is not None
+    assert tasks.queue_unqueued_fan_outs() == 0
+    assert len(mail.outbox) == 1
+    assert just_posted.pk not in recipients.unqueued_fan_outs()
+    assert too_old.pk not in recipients.unqueued_fan_outs()
+
+
 def test_a_notice_about_some_trails_names_them(
     system, sms_outbox, django_capture_on_commit_callbacks
 ):

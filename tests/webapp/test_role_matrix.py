@@ -2,8 +2,8 @@
 
 The expected answers are written from the roles' definitions, not from webapp.roles:
 superAdmin everything; Administrator (owner or `Administrator` member) the system's details,
-members and everything below; Trustee or another named role trails, points, updates, trash
-restore and the subscribers list (read only); no role nothing. Another system's row answers
+members, the subscribers and everything below; Trustee or another named role trails, points,
+updates and trash restore; no role nothing. Another system's row answers
 404, as if it did not exist. A model registered in the admin but missing here fails the test.
 """
 
@@ -37,7 +37,7 @@ EXPECTED = {
     "trails.trashedtrail": Access(view=MEMBERS, add=NOBODY, delete=ADMINS),
     "trails.trashedpoint": Access(view=MEMBERS, add=NOBODY, delete=ADMINS),
     "updates.update": Access(view=MEMBERS, add=MEMBERS, delete=MEMBERS),
-    "updates.subscriber": Access(view=MEMBERS, add=SUPER, delete=SUPER),
+    "updates.subscriber": Access(view=ADMINS, add=SUPER, delete=SUPER),
     "updates.delivery": Access(view=ADMINS, add=NOBODY, delete=NOBODY),
     "publishing.compilerequest": Access(view=ADMINS, add=NOBODY, delete=NOBODY),
     "webhooks.webhookendpoint": Access(view=ADMINS, add=ADMINS, delete=ADMINS),

@@ -84,15 +84,32 @@ def test_a_notices_page_shows_the_notice_fields_alone_and_saves_a_change(client)
     assert (update.description, update.severity) == ("Lift 2 open again.", "info")
 
 
-def test_a_trustee_lists_subscribers_but_may_not_unsubscribe_or_export(client):
+def test_a_trustee_sees_no_subscriber_list_detail_or_export(client):
+    """Subscribers' e-mail addresses and phone numbers are the Administrators' business."""
     membership = MembershipFactory(user__uid="trustee")
     subscriber = SubscriberFactory(trail_system=membership.trail_system)
     signed_in(client, membership.user)
-    page = client.get(SUBSCRIBERS).content.decode()
-    assert subscriber.email in page
-    assert 'value="export_csv"' not in page and 'value="unsubscribe"' not in page
-    client.post(SUBSCRIBERS, {"action": "unsubscribe", "_selected_action": [subscriber.pk]})
+
+    for page in (SUBSCRIBERS, f"{SUBSCRIBERS}{subscriber.pk}/change/"):
+        response = client.get(page)
+        assert response.status_code == 403
+        assert subscriber.email not in response.content.decode()
+    for action in ("export_csv", "unsubscribe"):
+        response = client.post(SUBSCRIBERS, {"action": action, "_selected_action": [subscriber.pk]})
+        assert response.status_code == 403
+        assert subscriber.email not in response.content.decode()
     assert Subscriber.objects.get(pk=subscriber.pk).unsubscribed_on is None
+    assert SUBSCRIBERS not in client.get("/admin/").content.decode()
+
+
+def test_an_administrator_sees_the_subscribers_list_and_each_subscriber(client):
+    system = TrailSystemFactory()
+    subscriber = SubscriberFactory(trail_system=system)
+    signed_in(client, system.owner)
+
+    assert subscriber.email in client.get(SUBSCRIBERS).content.decode()
+    detail = client.get(f"{SUBSCRIBERS}{subscriber.pk}/change/")
+    assert detail.status_code == 200 and subscriber.email in detail.content.decode()
 
 
 def test_an_administrator_exports_and_unsubscribes_only_their_systems_subscribers(client):

@@ -25,6 +25,9 @@ SLICE_SIZE = 20 * CHUNK_SIZE
 # the others without (delivery.lazily_committed), so that a crash of PostgreSQL loses at most
 # the records after the last flush.
 SYNC_EVERY = 50
+# A fan-out still unqueued this long after its update was posted was not queued by the
+# process that posted it (a broker outage, or that process died).
+FAN_OUT_QUEUE_GRACE = timedelta(seconds=10)
 
 
 def flushed_every(group_size: int) -> int:
@@ -128,6 +131,29 @@ def claim(delivery_ids: Iterable[int], channel: str) -> list[Delivery]:
     for delivery in claimed:
         delivery.attempts += 1
     return claimed
+
+
+def mark_fan_out_queued(update_id: str) -> None:
+    Update.objects.filter(pk=update_id, fan_out_queued_on__isnull=True).update(
+        fan_out_queued_on=timezone.now()
+    )
+
+
+def unqueued_fan_outs(now: datetime | None = None) -> list[str]:
+    """Notify updates of the last hour whose fan-out was never handed to the broker (and
+    never ran): posted more than FAN_OUT_QUEUE_GRACE ago, which leaves the posting process
+    time to queue it itself."""
+    now = now or timezone.now()
+    return list(
+        Update.objects.filter(
+            notify=True,
+            created_on__range=(now - timedelta(hours=1), now - FAN_OUT_QUEUE_GRACE),
+            fan_out_queued_on__isnull=True,
+            deliveries__isnull=True,
+        )
+        .order_by("created_on")
+        .values_list("pk", flat=True)
+    )
 
 
 def updates_to_sweep(now: datetime | None = None) -> list[str]:

@@ -14,7 +14,8 @@ from django.utils.html import escape
 from core.names import camel
 from updates import sms
 from updates.enums import UpdateType
-from updates.models import Subscriber, Update
+from updates.models import Subscriber, Update, new_unsubscribe_token
+from updates.notifications import sms_text
 from updates.types import SNOW_DATES, SNOW_DEPTHS, SURFACE_CONDITION_CATALOG, UPDATE_TYPES
 
 DEPTH_UNITS = {"inches": "in", "centimeters": "cm"}
@@ -104,14 +105,27 @@ class Messages:
     def render(cls, context: dict) -> "Messages":
         context = {**context, "unsubscribe_url": LINK_PLACEHOLDER}
 
-        def part(name: str) -> str:
-            return render_to_string(f"notifications/{context['language']}/{name}", context)
+        def part(name: str, **more) -> str:
+            return render_to_string(
+                f"notifications/{context['language']}/{name}", {**context, **more}
+            )
 
+        def sms(content: str) -> str:
+            name = sms_text.sms_name(context["system_name"])
+            lines = part("sms.txt", sms_content=content, system_name=name)
+            return re.sub(r"\n\s*\n+", "\n", lines).strip()
+
+        # Each subscriber's link is longer than the placeholder the text is cut around.
+        link_extra = len(unsubscribe_url(new_unsubscribe_token())) - len(LINK_PLACEHOLDER)
         return cls(
             subject=" ".join(part("subject.txt").split()),
             text=re.sub(r"\n\s*\n\s*\n+", "\n\n", part("body.txt")).strip(),
             html=part("body.html").strip(),
-            sms=re.sub(r"\n\s*\n+", "\n", part("sms.txt")).strip(),
+            sms=sms_text.fit(
+                sms,
+                re.sub(r"\n\s*\n+", "\n", part("content.txt")).strip(),
+                link_extra=link_extra,
+            ),
         )
 
     def email_for(self, subscriber: Subscriber) -> mail.EmailMultiAlternatives:

@@ -16,6 +16,7 @@ from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
 
 from trails import selectors, services, trash
+from trails.countries import default_sms_countries
 from trails.enums import Difficulty, TrailStatus
 from trails.fields import ACTIVITY, POINT, TRAIL, WEB_APP
 from trails.geometry import GeometryError
@@ -78,9 +79,41 @@ class MembershipInline(RoleScopedTabularInline):
 OWNER_TEXT = {"owner": "owner_account"}
 
 
+class CountryCodesField(forms.CharField):
+    """ISO country codes typed as `CA, US` rather than the JSON list they are stored as; the
+    service checks each code."""
+
+    def prepare_value(self, value):
+        return ", ".join(value) if isinstance(value, list) else value
+
+    def to_python(self, value) -> list[str]:
+        return [code.upper() for code in super().to_python(value).replace(",", " ").split()]
+
+
+class TrailSystemForm(forms.ModelForm):
+    sms_countries = CountryCodesField(label=_("SMS countries"), required=False)
+
+    class Meta:
+        model = TrailSystem
+        fields = ["sms_countries", "sms_confirmations_per_day"]  # the admin adds the others
+
+    def __init__(self, *args, **kwargs):
+        """The countries field names the default in force for this system."""
+        super().__init__(*args, **kwargs)
+        if "sms_countries" not in self.fields:
+            return
+        default = ", ".join(default_sms_countries(self.instance)) if self.instance.pk else ""
+        self.fields["sms_countries"].help_text = _(
+            "Countries whose mobile numbers may sign up by text message, as ISO codes "
+            "separated by commas (CA, US). Empty: the country of the system's location "
+            "(now: %(default)s)."
+        ) % {"default": default or _("none found yet")}
+
+
 @admin.register(TrailSystem)
 class TrailSystemAdmin(DeleteThroughService, ServiceAdmin):
     row_name = "system"
+    form = TrailSystemForm
     delete_function = staticmethod(services.delete_trail_system)
     list_display = [
         "name",
@@ -111,6 +144,10 @@ class TrailSystemAdmin(DeleteThroughService, ServiceAdmin):
     fieldsets = [
         (None, {"fields": ["id", "name", "description", "owner", "subscription"]}),
         (_("Contact"), {"fields": ["phone_number", "website"]}),
+        (
+            _("Sign-up by text message"),
+            {"fields": ["sms_countries", "sms_confirmations_per_day"]},
+        ),
         (
             _("Display"),
             {

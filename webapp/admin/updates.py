@@ -216,8 +216,9 @@ class SubscriberForm(forms.ModelForm):
 
 @admin.register(Subscriber)
 class SubscriberAdmin(SystemLinkOnViewMixin, DeleteThroughService, ServiceAdmin):
-    """Everyone who manages the system sees the list; its Administrators may unsubscribe people
-    and export the list as CSV. Rows are changed by hand only by superAdmins."""
+    """The system's Administrators see the list and each subscriber, unsubscribe people and
+    export the list as CSV; Trustees never see a contact. Rows are changed by hand only by
+    superAdmins."""
 
     row_name = "subscriber"
     delete_function = staticmethod(delete_subscriber)

@@ -1,0 +1,44 @@
+"""Single-line text: the names people give systems, trails, points, categories and keys.
+
+A name goes into e-mail subjects and plain-text e-mails, SMS, CSV exports and log lines, where
+a line break or a tab would forge lines of its own (`Bob\\r\\nBcc: evil@x.test`). Such names
+refuse every control character: C0 (CR, LF, tab, NUL...), DEL, C1, and the Unicode line and
+paragraph separators. Multi-line fields (descriptions, notices) keep their line breaks.
+"""
+
+import re
+from collections.abc import Iterable, Mapping
+
+from core.errors import Invalid
+
+# C0 controls, DEL, C1 controls, LINE SEPARATOR and PARAGRAPH SEPARATOR.
+CONTROL_CHARACTERS = "\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029"
+NOT_SINGLE_LINE = re.compile(f"[{CONTROL_CHARACTERS}]")
+# The same rule for the OpenAPI document (JSON Schema's `pattern`, ECMA-262 syntax).
+SINGLE_LINE_PATTERN = f"^[^{CONTROL_CHARACTERS}]*$".replace("\\x", "\\u00")
+
+SINGLE_LINE_RULE = "one line of text, without control characters (line breaks, tabs)"
+
+
+def is_single_line(value: str) -> bool:
+    return not NOT_SINGLE_LINE.search(value)
+
+
+def single_line_problem(fields: Mapping, *names: str) -> str | None:
+    """What is wrong with the named single-line fields of a write (a name, or a list of names
+    such as categories), as `field: rule`; None when they are fine or absent."""
+    for name in names:
+        value = fields.get(name)
+        many = isinstance(value, list | tuple)
+        values: Iterable = value if many else [value]
+        if any(isinstance(v, str) and not is_single_line(v) for v in values):
+            return f"{name}: {'each ' if many else ''}must be {SINGLE_LINE_RULE}."
+    return None
+
+
+def check_single_line(fields: Mapping, *names: str) -> None:
+    """The services' check, whichever interface writes: 400 invalid_field in the API, an
+    error on the field in the web app's forms."""
+    problem = single_line_problem(fields, *names)
+    if problem:
+        raise Invalid("invalid_field", problem)

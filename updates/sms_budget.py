@@ -1,0 +1,120 @@
+"""The daily budget of confirmation SMS sent to people signing up on the public map.
+
+Anyone can type a number into the form, and every confirmation SMS is paid for: SMS pumping
+fraud signs up thousands of numbers to collect a share of the charges. Confirmation SMS are
+counted per trail system per day (its `sms_confirmations_per_day`, 100 by default) and for
+the whole site per day (SMS_CONFIRMATIONS_PER_DAY, 1,000), in the cache that the rate limits
+use (Redis in production, so every web process shares the counts). Days are UTC days. Past
+either budget no confirmation SMS is sent until the next day; e-mail sign-ups go on; the
+system's Administrators get one e-mail that day; trails_sms_confirmations_refused_total counts
+the refusals. Notifications to confirmed subscribers are never capped.
+"""
+
+import logging
+from datetime import UTC, date, datetime, time, timedelta
+
+from django.conf import settings
+from django.core import mail
+from django.core.cache import cache
+from django.db import transaction
+from django.template.loader import render_to_string
+from django.utils import timezone
+
+from core import ratelimit
+from trails.enums import Role
+from trails.models import TrailSystem
+from updates.metrics import sms_confirmations_refused
+
+logger = logging.getLogger(__name__)
+
+SYSTEM_SCOPE = "sms-confirmations-system"
+SITE_SCOPE = "sms-confirmations-site"
+SITE = "site"
+SYSTEM = "system"
+KEPT_SECONDS = 2 * 24 * 3600  # a day's counters outlive it, then expire
+
+
+def _today() -> date:
+    return timezone.now().astimezone(UTC).date()
+
+
+def seconds_to_tomorrow() -> int:
+    """Until the budgets start again (00:00 UTC)."""
+    now = timezone.now().astimezone(UTC)
+    tomorrow = datetime.combine(now.date() + timedelta(days=1), time(), tzinfo=UTC)
+    return max(1, int((tomorrow - now).total_seconds()))
+
+
+def sms_sign_up_open(system: TrailSystem) -> bool:
+    """Whether the map's form offers sign-up by text today (read only: nothing is counted)."""
+    day = _today().isoformat()
+    system_spent = ratelimit.counted(SYSTEM_SCOPE, f"{system.pk}:{day}")
+    site_spent = ratelimit.counted(SITE_SCOPE, day)
+    return (
+        system_spent < system.sms_confirmations_per_day
+        and site_spent < settings.SMS_CONFIRMATIONS_PER_DAY
+    )
+
+
+def take(system: TrailSystem) -> bool:
+    """Count one confirmation SMS for `system` today; False (and nothing may be sent) once
+    its budget or the site's is spent. The first refusal of the day e-mails the system's
+    Administrators after the commit."""
+    day = _today().isoformat()
+    spent = None
+    if not ratelimit.allow(
+        SYSTEM_SCOPE,
+        f"{system.pk}:{day}",
+        limit=system.sms_confirmations_per_day,
+        window_seconds=KEPT_SECONDS,
+    ):
+        spent = SYSTEM
+    elif not ratelimit.allow(
+        SITE_SCOPE, day, limit=settings.SMS_CONFIRMATIONS_PER_DAY, window_seconds=KEPT_SECONDS
+    ):
+        spent = SITE
+    if spent is None:
+        return True
+    sms_confirmations_refused.labels(reason=f"{spent}_budget").inc()
+    if system.sms_confirmations_per_day and cache.add(
+        f"sms-budget-told:{system.pk}:{day}", 1, timeout=KEPT_SECONDS
+    ):
+        transaction.on_commit(lambda: tell_administrators(system, spent), robust=True)
+    return False
+
+
+def administrators_emails(system: TrailSystem) -> list[str]:
+    """The e-mail addresses of the system's owner and Administrator members."""
+    people = [system.owner] if system.owner else []
+    administrators = system.memberships.filter(role=Role.ADMINISTRATOR).select_related("user")
+    people += [membership.user for membership in administrators]
+    return sorted({person.email for person in people if person.email})
+
+
+def tell_administrators(system: TrailSystem, spent: str) -> None:
+    """The one e-mail of the day: sign-up by text is paused, why, and until when."""
+    recipients = administrators_emails(system)
+    if not recipients:
+        return
+    budget = (
+        system.sms_confirmations_per_day if spent == SYSTEM else settings.SMS_CONFIRMATIONS_PER_DAY
+    )
+    context = {
+        "system_name": system.name,
+        "site_wide": spent == SITE,
+        "budget": budget,
+        "settings_url": f"{settings.PUBLIC_BASE_URL}/admin/trails/trailsystem/{system.pk}/change/",
+    }
+
+    def part(name: str) -> str:
+        return render_to_string(f"subscriptions/{system.language}/{name}", context).strip()
+
+    try:
+        mail.send_mail(
+            " ".join(part("sms_paused_subject.txt").split()),
+            part("sms_paused.txt"),
+            None,
+            recipients,
+        )
+    except Exception:
+        logger.exception("The SMS budget e-mail to the Administrators of %s failed", system.pk)

@@ -19,6 +19,7 @@ from rest_framework.views import APIView
 from api.permissions import IdTokenRequired
 from apikeys.enums import KeyScope
 from core.errors import Invalid
+from core.names import camel
 from trails.enums import (
     MARKER_CLASSES,
     Difficulty,
@@ -35,8 +36,9 @@ from updates.types import UPDATE_TYPES, FieldTemplate, UpdateTypeTemplate
 API_URLCONF = "api.urls"
 API_VERSION = "1"
 METHOD_ORDER = ("GET", "POST", "PUT", "PATCH", "DELETE")
-# Path parameters are written as the spec writes them: /trails/:id.
-PATH_PARAMETER = re.compile(r"<(?:\w+:)?\w+>")
+# Path parameters are written as the spec writes them: /trails/:id; a second one by its name:
+# /trail-systems/:id/schedules/:scheduleId.
+PATH_PARAMETER = re.compile(r"<(?:\w+:)?(\w+)>")
 
 # What GET / returns under `enums`: names as the spec's table, values exactly as the spec.
 PUBLIC_ENUMS: dict[str, list[str]] = {
@@ -93,6 +95,11 @@ def scope_needed(view_cls, credential: str, method: str) -> str:
     return "read" if method in SAFE_METHODS else "write"
 
 
+def _spec_path(route: str) -> str:
+    route = PATH_PARAMETER.sub(":id", route, count=1)
+    return PATH_PARAMETER.sub(lambda match: f":{camel(match.group(1))}", route)
+
+
 def _walk(patterns, prefix: str) -> Iterator[dict]:
     for pattern in patterns:
         route = str(pattern.pattern)
@@ -101,7 +108,7 @@ def _walk(patterns, prefix: str) -> Iterator[dict]:
         elif isinstance(pattern, URLPattern) and hasattr(pattern.callback, "cls"):
             if route.startswith("^"):
                 continue  # the catch-all that answers not_found
-            path = "/" + PATH_PARAMETER.sub(":id", prefix + route)
+            path = "/" + _spec_path(prefix + route)
             for method in _view_methods(pattern.callback):
                 credential = credential_needed(pattern.callback.cls, method)
                 yield {

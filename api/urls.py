@@ -14,6 +14,7 @@ urlpatterns = [
     path("", include("api.trails.urls")),
     path("", include("api.updates.urls")),
     path("", include("api.grooming.urls")),
+    path("", include("api.schedules.urls")),
     path("", include("api.webhooks.urls")),
     re_path(r"^.*$", views.route_not_found),
 ]

@@ -90,6 +90,7 @@ INSTALLED_APPS = [
     "publishing",
     "legacy",
     "grooming",
+    "schedules",
     "webhooks",
     "api",
     "demo",
@@ -250,6 +251,16 @@ CELERY_BEAT_SCHEDULE = {
         "task": "publishing.tasks.collect_weather",
         "schedule": crontab(minute=5),
     },
+}
+
+# Scheduled status changes fall due on the minute; beat looks this often (at least every
+# second, at most every 60, so a change is applied within a minute of its time).
+SCHEDULE_SWEEP_SECONDS = min(max(float(os.environ.get("SCHEDULE_SWEEP_SECONDS", "15")), 1.0), 60.0)
+CELERY_BEAT_SCHEDULE["apply-schedules"] = {
+    "task": "schedules.tasks.apply_schedules",
+    "schedule": timedelta(seconds=SCHEDULE_SWEEP_SECONDS),
+    # A pass queued behind a busy worker is dropped when the next one is due: never a pile.
+    "options": {"expires": SCHEDULE_SWEEP_SECONDS},
 }
 
 # Firebase Auth. Without FIREBASE_PROJECT_ID the service runs against the Auth emulator for

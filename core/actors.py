@@ -16,6 +16,7 @@ class Via(models.TextChoices):
     IMPORT = "import", _("Import")
     BULK = "bulk", _("Bulk change")
     GROOMING = "grooming", _("Grooming")
+    SCHEDULE = "schedule", _("Schedule")
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from public import views
+from public import feeds, views
 
 urlpatterns = [
     path("", views.index_view, name="public-index"),
@@ -10,6 +10,13 @@ urlpatterns = [
     path("map/<str:system_id>/events", views.events_view, name="public-events"),
     path("embed/<str:system_id>", views.embed_view, name="public-embed"),
     path("embed/<str:system_id>/list", views.embed_list_view, name="public-embed-list"),
+    path("feeds/<str:system_id>.atom", feeds.atom_view, name="feed-atom"),
+    path("feeds/<str:system_id>.ics", feeds.calendar_view, name="feed-calendar"),
+    path(
+        "feeds/<str:system_id>/schedules.json",
+        feeds.schedules_json_view,
+        name="feed-schedules",
+    ),
     path("subscribe/confirm/<str:token>", views.confirm_email_view, name="subscribe-confirm"),
     path("subscribe/<str:system_id>", views.subscribe_view, name="subscribe"),
     path("subscribe/<str:system_id>/code", views.confirm_code_view, name="subscribe-code"),

@@ -1,12 +1,13 @@
 """factory-boy factories for every model, shared by all test folders."""
 
-from datetime import timedelta
+from datetime import time, timedelta
 
 import factory
 from django.utils import timezone
 
 from apikeys import keys
 from apikeys.models import ApiKey, User
+from schedules.models import Schedule
 from trails.models import Membership, Point, Trail, TrailActivity, TrailSystem
 from updates.models import Subscriber, Update
 
@@ -88,6 +89,25 @@ class UpdateFactory(factory.django.DjangoModelFactory):
     description = "Lift 2 opens at 10:00."
     severity = "info"
     expiration_date = factory.LazyFunction(lambda: timezone.now() + timedelta(hours=24))
+
+
+class ScheduleFactory(factory.django.DjangoModelFactory):
+    """A daily night closure (21:00 to 08:30, then back to what it was); pass `trails`."""
+
+    class Meta:
+        model = Schedule
+        skip_postgeneration_save = True
+
+    trail_system = factory.SubFactory(TrailSystemFactory)
+    status = "Closed"
+    repeat = "daily"
+    start_time = time(21)
+    end_time = time(8, 30)
+
+    @factory.post_generation
+    def trails(self, create, extracted, **kwargs):
+        if create and extracted:
+            self.trails.set(extracted)
 
 
 class SubscriberFactory(factory.django.DjangoModelFactory):

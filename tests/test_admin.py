@@ -16,6 +16,7 @@ from publishing.models import CompileRequest
 from tests.factories import (
     MembershipFactory,
     PointFactory,
+    ScheduleFactory,
     SubscriberFactory,
     TrailActivityFactory,
     TrailFactory,
@@ -35,7 +36,8 @@ pytestmark = pytest.mark.django_db
 
 EXPECTED_MODELS = {
     "TrailSystem", "Trail", "Point", "TrashedTrail", "TrashedPoint", "Update", "Subscriber",
-    "Delivery", "ApiKey", "User", "CompileRequest", "WebhookEndpoint", "WebhookDelivery",
+    "Delivery", "ApiKey", "User", "CompileRequest", "Schedule", "WebhookEndpoint",
+    "WebhookDelivery",
 }  # fmt: skip
 
 
@@ -61,6 +63,7 @@ def system():
     trash_point(point=PointFactory(trail_system=system), actor=Actor("uid-x", Via.WEB_APP))
     update = UpdateFactory(trail_system=system)
     update.trails.add(activity.trail)
+    ScheduleFactory(trail_system=system, trails=[activity.trail])
     subscriber = SubscriberFactory(trail_system=system)
     Delivery.objects.create(update=update, subscriber=subscriber, channel="email")
     create_api_key(system.owner)

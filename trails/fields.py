@@ -82,6 +82,8 @@ TRAIL_SYSTEM = Resource(
         # documents or the published file (their shapes are the spec's).
         Field("sms_countries", _shown_in(API, API_BODY, WEB_APP)),
         Field("sms_confirmations_per_day", _shown_in(API, API_BODY, WEB_APP)),
+        # Additive: the zone of scheduled changes; the API shows the derived one when unset.
+        Field("time_zone", _shown_in(API, API_BODY, WEB_APP)),
     ),
     # Shaped apart by the interfaces that show them: the owner and plan, the location, the
     # figures the compile writes, the weather, the legacy-only presentation fields.

@@ -51,6 +51,17 @@ class TrailSystem(models.Model):
     promote_trail_hub = models.BooleanField(default=False, verbose_name=_("promote trail hub"))
     lat = models.FloatField(null=True, blank=True, verbose_name=_("latitude"))
     lng = models.FloatField(null=True, blank=True, verbose_name=_("longitude"))
+    # An IANA name; empty: the zone of the system's location (trails.timezones).
+    time_zone = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        help_text=_(
+            "The times of scheduled changes are in this zone. Leave it empty to use the zone "
+            "of the system's location."
+        ),
+        verbose_name=_("time zone"),
+    )
     subscription = models.CharField(
         max_length=40,
         blank=True,

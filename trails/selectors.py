@@ -1,6 +1,8 @@
 """Reads of the management interface: each list is a fixed number of queries, and a trail's
 geometry (and its elevations) is loaded only when the response shows it."""
 
+from collections.abc import Iterable
+
 from django.db.models import Max, Min, Prefetch, Q, QuerySet
 
 from core.errors import NotFound
@@ -22,19 +24,6 @@ def system_or_404(system_id: str) -> TrailSystem:
     if system is None:
         raise NotFound("trail_system_not_found", f"No trail system {system_id!r}.")
     return system
-
-
-def system_location(system: TrailSystem) -> tuple[float, float] | None:
-    """(lat, lng) of the system's location, or the centre of its live trails' extent when it
-    has none; None when it has neither. (The one place that answers "where is it".)"""
-    if system.lat is not None and system.lng is not None:
-        return system.lat, system.lng
-    extent = Trail.objects.filter(trail_system=system, lat__isnull=False).aggregate(
-        south=Min("lat"), north=Max("lat"), west=Min("lng"), east=Max("lng")
-    )
-    if extent["south"] is None:
-        return None
-    return (extent["south"] + extent["north"]) / 2, (extent["west"] + extent["east"]) / 2
 
 
 def trails_queryset(*, with_geometry: bool = False) -> QuerySet[Trail]:
@@ -117,3 +106,34 @@ def status_history(*, trail: Trail | None = None, point: Point | None = None, li
         else StatusChange.objects.filter(point=point)
     )
     return list(changes.order_by("-at", "-id")[: max(1, min(limit, HISTORY_LIMIT))])
+
+
+Location = tuple[float, float]  # (lat, lng)
+
+
+def system_locations(systems: Iterable[TrailSystem]) -> dict[str, Location | None]:
+    """Where each system is: its geolocation, else the centre of the box around its live
+    trails' first vertices, else None (no location and no trail). One query at most, for the
+    systems without a geolocation. The one place that decides a system's place for what
+    derives from it (its time zone, its default SMS country)."""
+    located: dict[str, Location | None] = {}
+    unplaced = []
+    for system in systems:
+        if system.lat is not None and system.lng is not None:
+            located[system.pk] = (system.lat, system.lng)
+        else:
+            unplaced.append(system.pk)
+            located[system.pk] = None
+    if unplaced:
+        boxes = (
+            Trail.objects.filter(trail_system_id__in=unplaced)
+            .values("trail_system_id")
+            .annotate(s=Min("lat"), n=Max("lat"), w=Min("lng"), e=Max("lng"))
+        )
+        for box in boxes:
+            located[box["trail_system_id"]] = ((box["s"] + box["n"]) / 2, (box["w"] + box["e"]) / 2)
+    return located
+
+
+def system_location(system: TrailSystem) -> Location | None:
+    return system_locations([system])[system.pk]

@@ -26,6 +26,7 @@ from trails.enums import ActivityStatus, TrailStatus
 from trails.geometry import GeometryError
 from trails.models import Membership, Point, Trail, TrailActivity, TrailSystem
 from trails.tasks import request_elevations_on_commit
+from trails.timezones import check_zone
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
@@ -121,6 +122,15 @@ def create_trail_system(
 def _on_trail(activity: TrailActivity, trail: Trail) -> TrailActivity:
     activity.trail = trail
     return activity
+
+
+def _checked_system_fields(fields: Mapping) -> dict:
+    fields = dict(fields)
+    if "website" in fields:
+        fields["website"] = normalize_website(fields["website"])
+    if "time_zone" in fields:
+        fields["time_zone"] = check_zone(fields["time_zone"] or "")
+    return fields
 
 
 # What the legacy all-systems list shows of a system, besides the compile's trail counts.

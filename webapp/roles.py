@@ -37,6 +37,8 @@ RULES: dict[str, dict[str, str]] = {
     "trails.trashedtrail": {"view": MEMBER, "change": MEMBER, "delete": ADMINISTRATOR},
     "trails.trashedpoint": {"view": MEMBER, "change": MEMBER, "delete": ADMINISTRATOR},
     "updates.update": dict.fromkeys(_ALL, MEMBER),
+    # Scheduled status changes are trail writes: the same rule.
+    "schedules.schedule": dict.fromkeys(_ALL, MEMBER),
     # Subscribers' contacts (list, detail, export, unsubscribing) are the Administrators'.
     "updates.subscriber": dict.fromkeys(("view", "change", "export"), ADMINISTRATOR),
     "updates.delivery": {"view": ADMINISTRATOR},

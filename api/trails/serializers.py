@@ -28,6 +28,7 @@ from trails.countries import COUNTRY_CODES, sms_countries
 from trails.fields import API, POINT, TRAIL, TRAIL_SYSTEM
 from trails.geometry import feature_collection
 from trails.models import Point, Trail, TrailActivity, TrailSystem
+from trails.timezones import known_zones, known_zones_set, zone_name
 
 
 def activity_entry(activity: TrailActivity, language: str) -> dict:
@@ -85,6 +86,9 @@ class TrailSystemSerializer(TrailSystemListSerializer):
         help_text="Countries whose mobile numbers may sign up by text message (ISO 3166-1 "
         "alpha-2): the system's own list, or else the country of its location."
     )
+    time_zone = serializers.SerializerMethodField(
+        help_text="IANA name: the one set, else the zone of the system's location (UTC without one)"
+    )
     activities = serializers.JSONField(source="activity_totals")
     updates = serializers.JSONField(source="published_updates")
     owner_id = serializers.CharField()
@@ -102,11 +106,44 @@ class TrailSystemSerializer(TrailSystemListSerializer):
     def get_sms_countries(self, system: TrailSystem) -> list[str]:
         return sms_countries(system)
 
+    def get_time_zone(self, system: TrailSystem) -> str:
+        return zone_name(system)
+
     def to_representation(self, instance) -> dict:
         data = super().to_representation(instance)
         if data["weather"] is None:
             del data["weather"]
         return data
+
+
+@extend_schema_field(
+    {
+        "type": "string",
+        "nullable": True,
+        "enum": [*known_zones(), None],
+        "description": "An IANA time zone name; null clears it, so the zone of the system's "
+        "location is used.",
+    }
+)
+class TimeZoneField(serializers.Field):
+    """A known IANA zone name, or null ("" stored: derived from the location)."""
+
+    default_error_messages = {
+        "invalid": "must be an IANA time zone name such as America/Denver, or null.",
+    }
+
+    def validate_empty_values(self, data):
+        if data is None:
+            return True, ""
+        return super().validate_empty_values(data)
+
+    def to_internal_value(self, data) -> str:
+        if not isinstance(data, str) or data not in known_zones_set():
+            self.fail("invalid")
+        return data
+
+    def to_representation(self, value: str) -> str:
+        return value
 
 
 class TrailSystemChangeSerializer(serializers.Serializer):
@@ -139,6 +176,7 @@ class TrailSystemChangeSerializer(serializers.Serializer):
         help_text="Confirmation text messages sent per day (UTC) at most to people signing "
         "up on the public map; 0 turns sign-up by text off.",
     )
+    time_zone = TimeZoneField(required=False)
 
     def validate_sms_countries(self, codes: list[str] | None) -> list[str]:
         return codes or []

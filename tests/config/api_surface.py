@@ -16,6 +16,7 @@ from tests.conftest import token_for
 from tests.factories import (
     MembershipFactory,
     PointFactory,
+    ScheduleFactory,
     TrailFactory,
     TrailSystemFactory,
     UpdateFactory,
@@ -61,12 +62,17 @@ ADDITIVE_TABLE = """
 | GET | /points/:id/history | any | read |
 | POST | /trail-systems/:id/grooming-tracks | any | write |
 | GET | /trail-systems/:id/grooming | any | read |
+| GET | /trail-systems/:id/schedules | any | read |
+| POST | /trail-systems/:id/schedules | any | write |
+| GET | /trail-systems/:id/schedules/:scheduleId | any | read |
+| PATCH | /trail-systems/:id/schedules/:scheduleId | any | write |
+| DELETE | /trail-systems/:id/schedules/:scheduleId | any | write |
 | GET | /trail-systems/:id/webhooks | Administrator | write |
 | POST | /trail-systems/:id/webhooks | Administrator | write |
-| GET | /trail-systems/:id/webhooks/:id | Administrator | write |
-| PATCH | /trail-systems/:id/webhooks/:id | Administrator | write |
-| DELETE | /trail-systems/:id/webhooks/:id | Administrator | write |
-| POST | /trail-systems/:id/webhooks/:id/rotate-secret | Administrator | write |
+| GET | /trail-systems/:id/webhooks/:webhookId | Administrator | write |
+| PATCH | /trail-systems/:id/webhooks/:webhookId | Administrator | write |
+| DELETE | /trail-systems/:id/webhooks/:webhookId | Administrator | write |
+| POST | /trail-systems/:id/webhooks/:webhookId/rotate-secret | Administrator | write |
 """
 
 
@@ -135,11 +141,18 @@ BODIES: dict[str, dict] = {
     "POST /trail-systems/:id/updates": {"type": "notice", "description": "Groomers out tonight."},
     "PATCH /updates/:id": {"description": "Groomers out at dawn."},
     # Along the world's trail (tests.factories.line), so the track grooms it.
+    "POST /trail-systems/:id/schedules": {
+        "trailIds": ["{trail}"],
+        "status": "Closed",
+        "repeat": "daily",
+        "startTime": "21:00",
+    },
+    "PATCH /trail-systems/:id/schedules/:scheduleId": {"reason": "Night grooming"},
     "POST /trail-systems/:id/webhooks": {
         "url": "https://hooks.example.org/trails",
         "events": ["trail.status_changed"],
     },
-    "PATCH /trail-systems/:id/webhooks/:id": {"active": False},
+    "PATCH /trail-systems/:id/webhooks/:webhookId": {"active": False},
     "POST /trail-systems/:id/grooming-tracks": {
         "type": "LineString",
         "coordinates": [[-113.95, 45.69], [-113.949, 45.691], [-113.948, 45.692]],
@@ -163,6 +176,7 @@ class World:
         self.trail = TrailFactory(trail_system=self.system)
         self.point = PointFactory(trail_system=self.system)
         self.update = UpdateFactory(trail_system=self.system)
+        self.schedule = ScheduleFactory(trail_system=self.system, trails=[self.trail])
         self.owner_key, _ = create_api_key(self.owner, name="to revoke")
         self.webhook = create_endpoint(
             system=self.system,
@@ -176,11 +190,14 @@ class World:
             "point": self.point.pk,
             "update": self.update.pk,
             "key": self.owner_key.pk,
+            "schedule": self.schedule.pk,
         }
 
     def url(self, row: Row) -> str:
-        path = row.path.replace(":id", self.ids[row.resource], 1) if row.resource else row.path
-        return BASE + path.replace(":id", self.webhook.pk)  # the second :id of a system's path
+        path = row.path.replace(":scheduleId", self.ids["schedule"])
+        path = path.replace(":webhookId", self.webhook.pk)
+        path = path.replace(":id", self.ids[row.resource]) if row.resource else path
+        return BASE + path
 
     def body(self, row: Row) -> dict | None:
         body = BODIES.get(str(row))

@@ -20,6 +20,7 @@ DOCUMENT_FIELDS = {
     "createdOn", "updatedOn", "updatedBy", "ownerId",
     # Additive (issue 26): sign-up by text message.
     "smsCountries", "smsConfirmationsPerDay",
+    "timeZone",  # additive (issue 23): the zone of scheduled changes
 }  # fmt: skip
 TEXT_FIELDS = [
     "name", "description", "phoneNumber", "website", "depthMeasurement", "lengthMeasurement",

@@ -15,6 +15,7 @@ from django.urls import reverse
 
 from tests.factories import (
     PointFactory,
+    ScheduleFactory,
     SubscriberFactory,
     TrailActivityFactory,
     TrailFactory,
@@ -42,6 +43,7 @@ EXPECTED = {
     "trails.trashedtrail": {"restore": MEMBERS, "delete_selected": ADMINS},
     "trails.trashedpoint": {"restore": MEMBERS, "delete_selected": ADMINS},
     "updates.update": {"delete_selected": MEMBERS},
+    "schedules.schedule": {"delete_selected": MEMBERS},
     "updates.subscriber": {"unsubscribe": ADMINS, "export_csv": ADMINS, "delete_selected": SUPER},
     "updates.delivery": {},
     "publishing.compilerequest": {},
@@ -95,6 +97,7 @@ NEW_ROW: dict[str, Callable] = {
     "trails.trashedtrail": trashed_trail,
     "trails.trashedpoint": trashed_point,
     "updates.update": lambda system: UpdateFactory(trail_system=system),
+    "schedules.schedule": lambda system: ScheduleFactory(trail_system=system),
     "updates.subscriber": lambda system: SubscriberFactory(trail_system=system),
     "apikeys.user": lambda system: UserFactory(),
     "auth.group": lambda system: Group.objects.create(name=f"Crew {Group.objects.count()}"),
@@ -107,7 +110,9 @@ NEW_ROW: dict[str, Callable] = {
     ),
 }
 SYSTEM_BOUND = {
-    label for label in EXPECTED if label.startswith(("trails.", "updates.", "webhooks."))
+    label
+    for label in EXPECTED
+    if label.startswith(("trails.", "updates.", "schedules.", "webhooks."))
 }
 REGISTRY = {
     model._meta.label_lower: (model, model_admin)

@@ -15,6 +15,7 @@ from publishing.models import CompileRequest
 from tests.factories import (
     MembershipFactory,
     PointFactory,
+    ScheduleFactory,
     SubscriberFactory,
     TrailActivityFactory,
     TrailFactory,
@@ -48,6 +49,7 @@ def add_system(n: int):
     trash_trail(trail=TrailFactory(trail_system=system), actor=actor)
     trash_point(point=PointFactory(trail_system=system), actor=actor)
     update = UpdateFactory(trail_system=system)
+    ScheduleFactory(trail_system=system, trails=[trail])
     update.trails.add(trail)
     subscriber = SubscriberFactory(trail_system=system)
     Delivery.objects.create(update=update, subscriber=subscriber, channel="email")

@@ -37,6 +37,7 @@ EXPECTED = {
     "trails.trashedtrail": Access(view=MEMBERS, add=NOBODY, delete=ADMINS),
     "trails.trashedpoint": Access(view=MEMBERS, add=NOBODY, delete=ADMINS),
     "updates.update": Access(view=MEMBERS, add=MEMBERS, delete=MEMBERS),
+    "schedules.schedule": Access(view=MEMBERS, add=MEMBERS, delete=MEMBERS),
     "updates.subscriber": Access(view=ADMINS, add=SUPER, delete=SUPER),
     "updates.delivery": Access(view=ADMINS, add=NOBODY, delete=NOBODY),
     "publishing.compilerequest": Access(view=ADMINS, add=NOBODY, delete=NOBODY),

@@ -12,6 +12,7 @@ from publishing.models import CompileRequest
 from tests.factories import (
     MembershipFactory,
     PointFactory,
+    ScheduleFactory,
     SubscriberFactory,
     TrailActivityFactory,
     TrailFactory,
@@ -57,6 +58,7 @@ def rows_of(system) -> dict:
             update=update, subscriber=subscriber, channel="email"
         ),
         "publishing.compilerequest": CompileRequest.objects.filter(trail_system=system).first(),
+        "schedules.schedule": ScheduleFactory(trail_system=system, trails=[activity.trail]),
         "webhooks.webhookendpoint": endpoint,
         "webhooks.webhookdelivery": send_test_event(endpoint=endpoint, actor=ACTOR),
     }

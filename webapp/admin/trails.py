@@ -31,6 +31,7 @@ from trails.models import (
     TrashedPoint,
     TrashedTrail,
 )
+from trails.timezones import known_zones, zone_name
 from webapp import grooming_page, roles, system_pages
 from webapp.admin.base import (
     BulkDeleteThroughService,
@@ -110,6 +111,22 @@ class TrailSystemForm(forms.ModelForm):
         ) % {"default": default or _("none found yet")}
 
 
+def time_zone_field(system: TrailSystem | None) -> forms.ChoiceField:
+    """Every IANA zone, or none: the zone of the system's location, named when it is known."""
+    derived = zone_name(system) if system is not None else None
+    unset = (
+        _("From the system's location (now %(zone)s)") % {"zone": derived}
+        if derived
+        else _("From the system's location")
+    )
+    return forms.ChoiceField(
+        label=TrailSystem._meta.get_field("time_zone").verbose_name.capitalize(),
+        choices=[("", unset), *((name, name) for name in known_zones())],
+        required=False,
+        help_text=TrailSystem._meta.get_field("time_zone").help_text,
+    )
+
+
 @admin.register(TrailSystem)
 class TrailSystemAdmin(DeleteThroughService, ServiceAdmin):
     row_name = "system"
@@ -155,6 +172,7 @@ class TrailSystemAdmin(DeleteThroughService, ServiceAdmin):
                     "language",
                     ("depth_measurement", "length_measurement", "temp_measurement"),
                     ("lat", "lng"),
+                    "time_zone",
                     ("inactive", "blocked", "hide_name", "promote_trail_hub"),
                 ]
             },
@@ -190,6 +208,12 @@ class TrailSystemAdmin(DeleteThroughService, ServiceAdmin):
         )
         obj.pk = system.pk
         obj._state.adding = False
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change, **kwargs)
+        if "time_zone" in form.base_fields:
+            form.base_fields["time_zone"] = time_zone_field(obj)
+        return form
 
     def get_urls(self):
         def page(view, name):

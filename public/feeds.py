@@ -1,0 +1,243 @@
+"""A trail system's public feeds: /feeds/<id>.atom (Django's syndication framework, Atom 1.0),
+/feeds/<id>.ics (its scheduled closures as iCalendar, with the icalendar package) and
+/feeds/<id>/schedules.json (what the map lists under "Scheduled changes"). A system that is
+not on the public map (inactive) has none: 404, as its map."""
+
+from datetime import date, datetime, time, timedelta
+
+from django.conf import settings
+from django.contrib.syndication.views import Feed
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.urls import reverse
+from django.utils import translation
+from django.utils.feedgenerator import Atom1Feed
+from django.utils.html import escape, linebreaks
+from django.views.decorators.cache import cache_control
+from django.views.decorators.http import require_GET
+from icalendar import Calendar, Event
+
+from core.dates import iso_ms
+from public.feed_entries import (
+    Entry,
+    activity_label,
+    atom_entries,
+    calendar_schedules,
+    current_and_upcoming,
+    status_label,
+)
+from public.selectors import public_system
+from public.texts import texts_for
+from schedules.models import Action, Repeat, Schedule
+from schedules.occurrences import instant, occurrences
+from trails.enums import TrailStatus
+from trails.models import TrailSystem
+from trails.timezones import zone_of
+
+FEED_MAX_AGE = 60
+
+
+def _public_or_404(system_id: str) -> TrailSystem:
+    system = public_system(system_id)
+    if system is None:
+        raise Http404("No public trail map at this address.")
+    return system
+
+
+def _absolute(path: str) -> str:
+    return settings.PUBLIC_BASE_URL + path
+
+
+def _shared(response: HttpResponse) -> HttpResponse:
+    """Public data any site may read (a club's page, a lodge screen)."""
+    response["Access-Control-Allow-Origin"] = "*"
+    return response
+
+
+class SystemAtomFeed(Feed):
+    """Updates, grooming and status changes, newest first, in the system's language."""
+
+    feed_type = Atom1Feed
+
+    def __call__(self, request, *args, **kwargs):
+        return _shared(super().__call__(request, *args, **kwargs))
+
+    def get_object(self, request: HttpRequest, system_id: str) -> TrailSystem:
+        system = _public_or_404(system_id)
+        system.feed_zone = zone_of(system)
+        return system
+
+    def get_feed(self, obj: TrailSystem, request: HttpRequest):
+        with translation.override(obj.language):  # the feed's xml:lang
+            return super().get_feed(obj, request)
+
+    def title(self, system: TrailSystem) -> str:
+        return texts_for(system.language)["feed_title"].format(name=system.name)
+
+    def subtitle(self, system: TrailSystem) -> str:
+        return texts_for(system.language)["feed_subtitle"]
+
+    def link(self, system: TrailSystem) -> str:
+        return reverse("public-map", args=[system.pk])
+
+    def feed_url(self, system: TrailSystem) -> str:
+        return reverse("feed-atom", args=[system.pk])
+
+    def feed_guid(self, system: TrailSystem) -> str:
+        return _absolute(reverse("feed-atom", args=[system.pk]))
+
+    def author_name(self, system: TrailSystem) -> str:
+        return system.name
+
+    def items(self, system: TrailSystem) -> list[Entry]:
+        return atom_entries(system, system.feed_zone)
+
+    def item_title(self, entry: Entry) -> str:
+        return entry.title
+
+    def item_description(self, entry: Entry) -> str:
+        """The text, escaped: the feed's summary is HTML, and data is never markup."""
+        return linebreaks(escape(entry.text))
+
+    def item_link(self, entry: Entry) -> str:
+        return reverse("public-map", args=[entry.system_id])
+
+    def item_guid(self, entry: Entry) -> str:
+        return f"{_absolute(reverse('public-map', args=[entry.system_id]))}#{entry.key}"
+
+    item_guid_is_permalink = False
+
+    def item_pubdate(self, entry: Entry) -> datetime:
+        return entry.published
+
+    def item_updateddate(self, entry: Entry) -> datetime:
+        return max(entry.updated, entry.published)
+
+
+atom_view = require_GET(cache_control(public=True, max_age=FEED_MAX_AGE)(SystemAtomFeed()))
+
+
+# iCalendar
+
+
+def _closure_summary(schedule: Schedule, texts: dict) -> str:
+    names = ", ".join(trail.name for trail in schedule.shown_trails)
+    closed = status_label(TrailStatus.CLOSED, texts)
+    if schedule.activity:
+        closed = f"{closed} ({schedule.activity_label})"
+    return texts["label_colon"].format(label=closed) + names
+
+
+def _closure_event(schedule: Schedule, system: TrailSystem, texts: dict) -> Event:
+    """The closed period of a schedule: from its start to its end when it closes at its
+    start; from its end to its next start when it closes at its end. A daily schedule is one
+    recurring event (RRULE), ending with its last day."""
+    zone = schedule.state.zone
+    closes_at_start = schedule.status == TrailStatus.CLOSED
+    daily = schedule.repeat == Repeat.DAILY
+    first_day = _first_window_day(schedule, zone) if daily else schedule.start_date
+    start = datetime.combine(first_day, schedule.start_time, zone)
+    end = None
+    if schedule.has_end:
+        end_day = (
+            schedule.end_date
+            if not daily
+            else (
+                first_day + timedelta(days=1)
+                if schedule.end_time <= schedule.start_time
+                else first_day
+            )
+        )
+        end = datetime.combine(end_day, schedule.end_time, zone)
+    if not closes_at_start:
+        # Closed from the end until the next start (the next day's, for a daily schedule).
+        start, end = end, (start + timedelta(days=1) if daily else None)
+        while daily and end <= start:
+            end += timedelta(days=1)
+    event = Event()
+    event.add("uid", f"{schedule.pk}@{settings.PUBLIC_BASE_URL.split('://')[-1]}")
+    event.add("dtstamp", schedule.updated_on)
+    event.add("last-modified", schedule.updated_on)
+    event.add("summary", _closure_summary(schedule, texts))
+    event.add("dtstart", start)
+    if end is not None:
+        event.add("dtend", end)
+    description = [schedule.reason] if schedule.reason else []
+    if end is None:
+        description.append(texts["until_further_notice"])
+    if description:
+        event.add("description", "\n".join(description))
+    event.add("url", _absolute(reverse("public-map", args=[system.pk])))
+    if daily:
+        rule = {"freq": "daily"}
+        if schedule.last_date:
+            # The last closure begins on the last day's window, a day later for one that
+            # begins at its window's end the next morning; UTC, as RFC 5545 asks.
+            last_day = schedule.last_date + (start.date() - first_day)
+            rule["until"] = instant(last_day, start.time(), zone)
+        event.add("rrule", rule)
+    return event
+
+
+def _first_window_day(schedule: Schedule, zone) -> date:
+    """The day of a daily schedule's first window whose closing change happens: its start,
+    or its end for a schedule that closes at its end, after the schedule was set (armed_on)
+    and not before its first_date."""
+    closing = Action.START if schedule.status == TrailStatus.CLOSED else Action.END
+    after = schedule.armed_on
+    if schedule.first_date:
+        after = max(after, instant(schedule.first_date, time.min, zone))
+    soon = occurrences(schedule, zone, after=after, until=after + timedelta(days=3))
+    days = [occurrence.day for occurrence in soon if occurrence.action == closing]
+    return days[0] if days else after.astimezone(zone).date()
+
+
+@require_GET
+@cache_control(public=True, max_age=FEED_MAX_AGE)
+def calendar_view(request: HttpRequest, system_id: str) -> HttpResponse:
+    system = _public_or_404(system_id)
+    texts = texts_for(system.language)
+    zone = zone_of(system)
+    calendar = Calendar()
+    calendar.add("prodid", "-//Trail status//Scheduled closures//EN")
+    calendar.add("version", "2.0")
+    calendar.add("calscale", "GREGORIAN")
+    calendar.add("method", "PUBLISH")
+    calendar.add("x-wr-calname", texts["calendar_title"].format(name=system.name))
+    calendar.add("x-wr-timezone", zone.key)
+    for schedule in calendar_schedules(system):
+        schedule.activity_label = activity_label(schedule, system.language)
+        calendar.add_component(_closure_event(schedule, system, texts))
+    calendar.add_missing_timezones()
+    response = HttpResponse(calendar.to_ical(), content_type="text/calendar; charset=utf-8")
+    response["Content-Disposition"] = f'inline; filename="{system.pk}.ics"'
+    return _shared(response)
+
+
+# The map's list
+
+
+@require_GET
+@cache_control(public=True, max_age=FEED_MAX_AGE)
+def schedules_json_view(request: HttpRequest, system_id: str) -> JsonResponse:
+    system = _public_or_404(system_id)
+    changes = current_and_upcoming(system)
+    body = {
+        "trailSystemId": system.pk,
+        "timeZone": zone_of(system).key,
+        "schedules": [
+            {
+                "id": change.schedule.pk,
+                "trails": [{"id": trail.pk, "name": trail.name} for trail in change.trails],
+                "activity": change.activity_label,
+                "status": change.schedule.status,
+                "endStatus": change.schedule.end_status or None,
+                "repeat": change.schedule.repeat,
+                "reason": change.schedule.reason,
+                "inEffect": change.in_effect,
+                "startsAt": iso_ms(change.starts_at),
+                "endsAt": iso_ms(change.ends_at),
+            }
+            for change in changes
+        ],
+    }
+    return _shared(JsonResponse(body))

@@ -1,0 +1,230 @@
+"""The web app for scheduled status changes: created, changed and deleted through
+schedules.services, as the API does. Times are in the trail system's time zone."""
+
+from datetime import datetime
+
+from django import forms
+from django.contrib import admin
+from django.utils import timezone
+from django.utils.formats import date_format
+from django.utils.html import format_html_join
+from django.utils.translation import gettext_lazy as _
+
+from schedules import selectors, services
+from schedules.models import Action, Repeat, Schedule
+from trails import activities as catalog
+from trails.enums import TrailStatus
+from trails.timezones import zone_name
+from webapp.admin.base import DeleteThroughService, ServiceAdmin, web_actor
+from webapp.trail_admin import page_language
+
+
+def activity_choices() -> list[tuple[str, str]]:
+    french = page_language() == "fr"
+    return [
+        ("", _("The trails themselves")),
+        *(
+            (value, activity.label("fr" if french else "en"))
+            for value, activity in catalog.CATALOG.items()
+        ),
+    ]
+
+
+class ScheduleForm(forms.ModelForm):
+    activity = forms.ChoiceField(
+        label=_("Change"),
+        choices=activity_choices,
+        required=False,
+        help_text=_("The trails' status, or one activity's status on each of them."),
+    )
+    repeat = forms.ChoiceField(
+        label=_("Repeat"),
+        choices=Repeat.choices,
+        widget=forms.RadioSelect,
+        help_text=_(
+            "Once: give the day and time of the start, and of the end if there is one. "
+            "Every day: give the times, and the first and last days if you want."
+        ),
+    )
+    end_status = forms.ChoiceField(
+        label=_("Status at the end"),
+        choices=[("", _("Back to what it was")), *TrailStatus.choices],
+        required=False,
+        help_text=_(
+            "Back to what it was: each trail (or activity) gets the status it had before the "
+            "start, unless someone changed it meanwhile."
+        ),
+    )
+
+    class Meta:
+        model = Schedule
+        fields = [
+            "trail_system",
+            "trails",
+            "activity",
+            "status",
+            "repeat",
+            "start_date",
+            "start_time",
+            "end_date",
+            "end_time",
+            "first_date",
+            "last_date",
+            "end_status",
+            "reason",
+        ]
+        widgets = {
+            "start_date": forms.DateInput(attrs={"type": "date"}),
+            "end_date": forms.DateInput(attrs={"type": "date"}),
+            "first_date": forms.DateInput(attrs={"type": "date"}),
+            "last_date": forms.DateInput(attrs={"type": "date"}),
+            "start_time": forms.TimeInput(attrs={"type": "time"}, format="%H:%M"),
+            "end_time": forms.TimeInput(attrs={"type": "time"}, format="%H:%M"),
+            "reason": forms.TextInput(attrs={"size": 60}),
+        }
+
+    def clean(self):
+        cleaned = super().clean()
+        system, trails = cleaned.get("trail_system"), cleaned.get("trails")
+        if system and trails and any(t.trail_system_id != system.pk for t in trails):
+            self.add_error("trails", _("Every trail must belong to the schedule's trail system."))
+        once = cleaned.get("repeat") == Repeat.ONCE
+        if once and (cleaned.get("end_date") is None) != (cleaned.get("end_time") is None):
+            self.add_error("end_time", _("Give both the day and the time of the end."))
+        return cleaned
+
+
+def service_fields(cleaned: dict) -> dict:
+    """The form's values as schedules.services takes them: a one-off's start and end as
+    local date-times, a daily schedule's times and days. A field of the other kind that was
+    filled in is passed on, for the service to refuse by name."""
+    fields = {
+        "trail_ids": [trail.pk for trail in cleaned["trails"]],
+        "activity": cleaned.get("activity") or "",
+        "status": cleaned["status"],
+        "end_status": cleaned.get("end_status") or "",
+        "repeat": cleaned["repeat"],
+        "reason": cleaned.get("reason") or "",
+    }
+    if cleaned["repeat"] == Repeat.ONCE:
+        fields["starts_at"] = _combined(cleaned.get("start_date"), cleaned.get("start_time"))
+        fields["ends_at"] = _combined(cleaned.get("end_date"), cleaned.get("end_time"))
+        fields |= {name: cleaned[name] for name in ("first_date", "last_date") if cleaned.get(name)}
+        return fields
+    fields |= {name: cleaned.get(name) for name in ("start_time", "end_time")}
+    fields |= {name: cleaned.get(name) for name in ("first_date", "last_date")}
+    for day_name, name in (("start_date", "starts_at"), ("end_date", "ends_at")):
+        if cleaned.get(day_name):
+            fields[name] = datetime.combine(cleaned[day_name], cleaned["start_time"])
+    return fields
+
+
+def _combined(day, at) -> datetime | None:
+    return datetime.combine(day, at) if day is not None and at is not None else None
+
+
+@admin.register(Schedule)
+class ScheduleAdmin(DeleteThroughService, ServiceAdmin):
+    row_name = "schedule"
+    delete_function = staticmethod(services.delete_schedule)
+    form_field_of = {"trail_ids": "trails", "starts_at": "start_date", "ends_at": "end_date"}
+
+    form = ScheduleForm
+    list_display = ["__str__", "trail_system", "trail_names", "when", "reason", "in_effect"]
+    list_filter = ["repeat", "status", "trail_system"]
+    list_select_related = ["trail_system"]
+    search_fields = ["reason", "id"]
+    readonly_fields = ["times_in", "next_change", "recent_runs"]
+    fieldsets = [
+        (None, {"fields": ["trail_system", "trails", "activity", "status", "reason"]}),
+        (
+            _("When"),
+            {
+                "fields": [
+                    "times_in",
+                    "repeat",
+                    ("start_date", "start_time"),
+                    ("end_date", "end_time"),
+                    ("first_date", "last_date"),
+                    "end_status",
+                ]
+            },
+        ),
+        (_("What happened"), {"fields": ["next_change", "recent_runs"]}),
+    ]
+
+    def get_queryset(self, request):
+        return selectors.with_last_applied(super().get_queryset(request)).prefetch_related("trails")
+
+    def get_fieldsets(self, request, obj=None):
+        if obj is None:
+            return self.fieldsets[:2]
+        return self.fieldsets
+
+    @admin.display(description=_("trails"))
+    def trail_names(self, schedule) -> str:
+        return ", ".join(trail.name for trail in schedule.trails.all())
+
+    @admin.display(description=_("when"))
+    def when(self, schedule) -> str:
+        def hour(at):
+            return at.strftime("%H:%M") if at else ""
+
+        if schedule.repeat == Repeat.ONCE:
+            start = f"{schedule.start_date} {hour(schedule.start_time)}"
+            end = f"{schedule.end_date} {hour(schedule.end_time)}" if schedule.has_end else ""
+        else:
+            start, end = hour(schedule.start_time), hour(schedule.end_time)
+        return f"{start} \u2192 {end}" if end else start
+
+    @admin.display(description=_("in effect"), boolean=True)
+    def in_effect(self, schedule) -> bool:
+        return schedule.last_action == Action.START
+
+    @admin.display(description=_("times are in"))
+    def times_in(self, schedule) -> str:
+        if schedule is None or schedule.trail_system_id is None:
+            return _("the trail system's time zone (its Display settings)")
+        return zone_name(schedule.trail_system)
+
+    @admin.display(description=_("next change"))
+    def next_change(self, schedule) -> str:
+        state = selectors.with_states([schedule], timezone.now())[0].state
+        if state.next is None:
+            return _("None: this schedule is over.")
+        moment = state.next.due_at.astimezone(state.zone)
+        return f"{moment:%Y-%m-%d %H:%M} {state.zone.key}"
+
+    @admin.display(description=_("latest runs"))
+    def recent_runs(self, schedule) -> str:
+        runs = schedule.runs.order_by("-due_at", "-id")[:10]
+        zone = selectors.with_states([schedule], timezone.now())[0].state.zone
+        rows = [
+            (
+                f"{run.due_at.astimezone(zone):%Y-%m-%d %H:%M}",
+                run.get_action_display(),
+                run.get_outcome_display(),
+                date_format(timezone.localtime(run.recorded_on), "DATETIME_FORMAT"),
+            )
+            for run in runs
+        ]
+        if not rows:
+            return _("Nothing has fallen due yet.")
+        return format_html_join("", "<div>{}: {} \u2014 {} ({})</div>", rows)
+
+    def save_model(self, request, obj, form, change):
+        """An untouched form saves nothing."""
+        if change and not form.has_changed():
+            return
+        fields = service_fields(form.cleaned_data)
+        if change:
+            services.change_schedule(schedule=obj, changes=fields, actor=web_actor(request))
+            return
+        schedule = services.create_schedule(
+            system=form.cleaned_data["trail_system"], fields=fields, actor=web_actor(request)
+        )
+        obj.pk = schedule.pk
+        obj._state.adding = False
+
+    def save_related(self, request, form, formsets, change):
+        """The service has set the schedule's trails."""

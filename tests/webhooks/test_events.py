@@ -2,6 +2,7 @@
 own transaction: API, bulk status, web-app services, grooming, updates and compiles."""
 
 import json
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.db import transaction
@@ -9,6 +10,7 @@ from django.db import transaction
 from core.actors import Actor, Via
 from publishing.publisher import compile_pending
 from publishing.scheduling import record_compile_request
+from schedules.services import apply_due_schedules, create_schedule
 from tests.factories import PointFactory, TrailActivityFactory, TrailFactory
 from tests.grooming.geo import path
 from trails import services as trail_services
@@ -248,3 +250,30 @@ def test_another_systems_change_is_not_sent(system, manager, endpoint):
         )
 
     assert sent() == []
+
+
+def test_a_scheduled_change_tells_too(endpoint, system):
+    system.time_zone = "UTC"
+    system.save()
+    trail = TrailFactory(trail_system=system, name="Race Course", status="Open")
+    made = datetime(2030, 1, 5, 9, tzinfo=UTC)
+    create_schedule(
+        system=system,
+        fields={
+            "trail_ids": [trail.pk],
+            "status": "Closed",
+            "repeat": "once",
+            "starts_at": datetime(2030, 1, 5, 16),  # in the system's zone
+        },
+        actor=Actor(system.owner.uid, Via.ID_TOKEN),
+        now=made,
+    )
+
+    apply_due_schedules(now=made + timedelta(hours=8))
+
+    (event,) = sent("trail.status_changed")
+    assert (event["data"]["trailName"], event["data"]["to"], event["data"]["via"]) == (
+        "Race Course",
+        "Closed",
+        "schedule",
+    )

@@ -86,10 +86,12 @@ def credential_needed(view_cls, method: str) -> str:
     return "any"
 
 
-def scope_needed(credential: str, method: str) -> str:
+def scope_needed(view_cls, credential: str, method: str) -> str:
     """The spec's "Scope" column: key scopes apply wherever any credential is accepted."""
     if credential in ("none", "ID token"):
         return "none"
+    if any(getattr(p, "write_for_reads", False) for p in view_cls.permission_classes):
+        return "write"
     return "read" if method in SAFE_METHODS else "write"
 
 
@@ -113,7 +115,7 @@ def _walk(patterns, prefix: str) -> Iterator[dict]:
                     "method": method,
                     "path": path,
                     "credential": credential,
-                    "scope": scope_needed(credential, method),
+                    "scope": scope_needed(pattern.callback.cls, credential, method),
                 }
 
 

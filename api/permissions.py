@@ -31,6 +31,21 @@ class ScopePermission(BasePermission):
         return True
 
 
+class WriteScopePermission(ScopePermission):
+    """Routes whose every method, reads included, needs the write scope (webhooks: a
+    webhook's URL often carries the receiver's own token)."""
+
+    write_for_reads = True
+
+    def has_permission(self, request, view) -> bool:
+        credential = request.auth
+        if not isinstance(credential, Credential):
+            return False
+        if not credential.can_write:
+            raise Forbidden("insufficient_scope", "This key is read-only.")
+        return True
+
+
 class IdTokenRequired(BasePermission):
     """The /keys endpoints: an ID token; any API key, whatever its scopes, is refused."""
 

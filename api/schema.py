@@ -91,12 +91,15 @@ def add_error_responses(result: dict, generator, request, public) -> dict:
 
 
 def require_a_field_in_patch_bodies(result: dict, generator, request, public) -> dict:
-    """Postprocessing hook: a PATCH body must hold at least one field (an empty one answers
-    400 no_changes), which the generated Patched* components do not say by themselves."""
+    """Postprocessing hook: a PATCH body must be sent and hold at least one field (a missing
+    or empty one answers 400 no_changes), which the generated Patched* components do not say
+    by themselves."""
     schemas = result.get("components", {}).get("schemas", {})
     for operations in result.get("paths", {}).values():
-        body = operations.get("patch", {}).get("requestBody", {}).get("content", {})
-        for media in body.values():
+        request_body = operations.get("patch", {}).get("requestBody", {})
+        if request_body:
+            request_body["required"] = True
+        for media in request_body.get("content", {}).values():
             name = media.get("schema", {}).get("$ref", "").rsplit("/", 1)[-1]
             if name in schemas:
                 schemas[name]["minProperties"] = 1

@@ -15,5 +15,6 @@ urlpatterns = [
     path("", include("api.updates.urls")),
     path("", include("api.grooming.urls")),
     path("", include("api.schedules.urls")),
+    path("", include("api.webhooks.urls")),
     re_path(r"^.*$", views.route_not_found),
 ]

@@ -91,6 +91,7 @@ INSTALLED_APPS = [
     "legacy",
     "grooming",
     "schedules",
+    "webhooks",
     "api",
     "demo",
     "moving",
@@ -344,6 +345,21 @@ DELIVERY_LEASE = timedelta(seconds=float(os.environ.get("DELIVERY_LEASE_SECONDS"
 NOTIFICATION_RECORD_EVERY = max(1, int(os.environ.get("NOTIFICATION_RECORD_EVERY", "10")))
 # How old the /metrics counts of sent, failed and skipped deliveries may be (updates/metrics.py).
 DELIVERY_METRICS_SECONDS = float(os.environ.get("DELIVERY_METRICS_SECONDS", "300"))
+
+# Outbound webhooks (webhooks/). Their targets must resolve to public addresses unless this
+# is set (the tests and `make run` set it, to reach receivers on 127.0.0.1); a failed delivery
+# is retried after WEBHOOK_RETRY_SECONDS, then 3 times longer each time, for 24 hours; beat
+# queues due deliveries whose task was lost every WEBHOOK_SWEEP_SECONDS.
+WEBHOOK_ALLOW_PRIVATE_TARGETS = env_flag("WEBHOOK_ALLOW_PRIVATE_TARGETS")
+WEBHOOK_RETRY_SECONDS = max(float(os.environ.get("WEBHOOK_RETRY_SECONDS", "5")), 0.1)
+CELERY_BEAT_SCHEDULE["sweep-webhooks"] = {
+    "task": "webhooks.tasks.sweep_webhooks",
+    "schedule": timedelta(seconds=float(os.environ.get("WEBHOOK_SWEEP_SECONDS", "10"))),
+}
+CELERY_BEAT_SCHEDULE["purge-webhook-messages"] = {
+    "task": "webhooks.tasks.purge_webhook_messages",
+    "schedule": crontab(minute=45, hour=3),
+}
 
 # Outside data providers; "fixed" serves built-in data and needs no network.
 WEATHER_PROVIDER = os.environ.get("WEATHER_PROVIDER", "fixed")

@@ -10,6 +10,7 @@ from django.db.models import Max, TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 
+from core import events
 from core.actors import Actor, Via
 from core.compiles import request_compile
 from core.dates import iso_ms
@@ -161,7 +162,17 @@ def record_grooming_track(
         update_ids = _post_conditions(grooming_pass, covered, actor.by_path(Via.GROOMING))
         if update_ids:
             request_compile(system, "grooming track")
-    return GroomingResult(grooming_pass.pk, groomed_at, covered, update_ids)
+        result = GroomingResult(grooming_pass.pk, groomed_at, covered, update_ids)
+        events.announce_one(
+            system_id=system.pk,
+            type=events.GROOMING_RECORDED,
+            data=lambda: {
+                "trailSystemId": system.pk,
+                **result.document(),
+                "condition": condition,
+            },
+        )
+    return result
 
 
 def _post_conditions(

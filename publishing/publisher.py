@@ -26,6 +26,9 @@ from django.db import connection, transaction
 from django.dispatch import Signal
 from django.utils import timezone
 
+from core import events
+from core.dates import iso_ms
+from core.names import camel
 from publishing import metrics, storage
 from publishing.compile import (
     Encoded,
@@ -296,6 +299,11 @@ def compile_pending(system_id: str) -> str | None:
             CompileRequest.objects.filter(pk__in=pending).update(
                 started_on=started, done_on=done, published_path=published
             )
+            events.announce_one(
+                system_id=system_id,
+                type=events.SYSTEM_PUBLISHED,
+                data=lambda: published_data(system_id, published, done),
+            )
             # Robust: a failed delete is logged and leaves the files to the sweep, never an
             # error here, where it would look like a failed compile.
             transaction.on_commit(lambda: remove_replaced_files(system_id, done), robust=True)
@@ -309,6 +317,18 @@ def compile_pending(system_id: str) -> str | None:
     metrics.publish_delay_seconds.observe((done - min(pending.values())).total_seconds())
     logger.info("compiled %s for %d request(s): %s", system_id, len(pending), published)
     return published
+
+
+def published_data(system_id: str, path: str, done: datetime) -> dict:
+    """The event `system.published`: the new file's address and the counts it holds."""
+    counts = ("total_trails", "open_trails", "caution_trails", "closed_trails")
+    values = TrailSystem.objects.filter(pk=system_id).values(*counts).first() or {}
+    return {
+        "trailSystemId": system_id,
+        "url": storage.absolute_public_url(path),
+        "publishedOn": iso_ms(done),
+        **{camel(name): values.get(name) for name in counts},
+    }
 
 
 def build_all_systems_file() -> bytes:

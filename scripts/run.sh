@@ -12,6 +12,8 @@ if [ -z "${SECRET_KEY:-}" ]; then
   scripts/dev_env.sh
 fi
 export PUBLIC_BASE_URL=${PUBLIC_BASE_URL:-http://$host:$port}
+# A developer's webhook receiver listens on this machine (docs/developers/webhooks.md).
+export WEBHOOK_ALLOW_PRIVATE_TARGETS=${WEBHOOK_ALLOW_PRIVATE_TARGETS:-1}
 
 $py manage.py migrate --no-input
 $py manage.py load_demo

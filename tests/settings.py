@@ -7,6 +7,8 @@ import tempfile
 os.environ["ENV_FILE"] = ""
 os.environ.setdefault("SECRET_KEY", "tests-only-secret-key")
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/trails")
+# Webhook receivers of the tests listen on 127.0.0.1 (a test turns the check back on).
+os.environ.setdefault("WEBHOOK_ALLOW_PRIVATE_TARGETS", "1")
 os.environ.setdefault("VAR_DIR", os.path.join(tempfile.gettempdir(), "trails-test-var"))
 
 from config.settings import *  # noqa: F403

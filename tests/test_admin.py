@@ -29,12 +29,15 @@ from tests.factories import (
 from trails.models import Point, Trail, TrailSystem, TrashedPoint, TrashedTrail
 from trails.trash import trash_point, trash_trail
 from updates.models import Delivery, Subscriber, Update
+from webhooks.models import WebhookDelivery
+from webhooks.services import create_endpoint, send_test_event
 
 pytestmark = pytest.mark.django_db
 
 EXPECTED_MODELS = {
     "TrailSystem", "Trail", "Point", "TrashedTrail", "TrashedPoint", "Update", "Subscriber",
-    "Delivery", "ApiKey", "User", "CompileRequest", "Schedule",
+    "Delivery", "ApiKey", "User", "CompileRequest", "Schedule", "WebhookEndpoint",
+    "WebhookDelivery",
 }  # fmt: skip
 
 
@@ -64,6 +67,13 @@ def system():
     subscriber = SubscriberFactory(trail_system=system)
     Delivery.objects.create(update=update, subscriber=subscriber, channel="email")
     create_api_key(system.owner)
+    endpoint = create_endpoint(
+        system=system,
+        url="https://hooks.example.org/admin",
+        events=["update.created"],
+        actor=Actor("uid-x", Via.WEB_APP),
+    ).endpoint
+    send_test_event(endpoint=endpoint, actor=Actor("uid-x", Via.WEB_APP))
     Group.objects.create(name="Groomers")
     # A failed sign-in: what the lockout pages (django-axes) list.
     Client().post("/admin/login/", {"username": "uid-x", "password": "wrong"})
@@ -367,7 +377,9 @@ def test_an_operator_adds_changes_and_deletes_an_account_through_its_page(staff)
 
 @pytest.mark.parametrize("model", [Subscriber, TrailSystem])
 def test_an_operator_deletes_a_subscriber_or_a_whole_system_through_its_page(staff, system, model):
-    Delivery.objects.all().delete()  # the deliveries' log is not the operator's to delete
+    # The deliveries' logs (notifications, webhooks) are not the operator's to delete.
+    Delivery.objects.all().delete()
+    WebhookDelivery.objects.all().delete()
     row = system if model is TrailSystem else Subscriber.objects.get(trail_system=system)
     response = staff.post(url(model, "delete", row.pk), {"post": "yes"}, follow=True)
     assert response.status_code == 200

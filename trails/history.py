@@ -8,13 +8,19 @@ them the same way, with its own path:
     record_trail_change(trail=trail, actor=Actor(uid, Via.GROOMING), field="status",
                         old="Closed", new="Open")
 
-Field names are the API's: status, difficulty, waitTime, trashed."""
+Field names are the API's: status, difficulty, waitTime, trashed.
 
+Status changes (a trail's, an activity's, a point's) are also announced as the events
+`trail.status_changed` and `point.status_changed` (core.events), in the same transaction, so
+every path that records one (API, web app, bulk, board, schedules) tells the webhooks."""
+
+from collections import defaultdict
 from collections.abc import Iterable
 
 from django.db import transaction
 from django.utils import timezone
 
+from core import events
 from core.actors import Actor
 from trails.models import Point, StatusChange, Trail
 
@@ -54,7 +60,52 @@ def save_changes(changes: Iterable[StatusChange]) -> list[StatusChange]:
     if not transaction.get_connection().in_atomic_block:
         raise HistoryOutsideTransaction("Record the history inside the change's transaction.")
     real = [change for change in changes if change.old_value != change.new_value]
-    return StatusChange.objects.bulk_create(real)
+    saved = StatusChange.objects.bulk_create(real)
+    _announce_status_changes(saved)
+    return saved
+
+
+def _announce_status_changes(changes: list[StatusChange]) -> None:
+    by_system: dict[str, list[StatusChange]] = defaultdict(list)
+    for change in changes:
+        if change.field == STATUS:
+            by_system[change.trail_system_id].append(change)
+    for system_id, status_changes in by_system.items():
+        types = {
+            events.POINT_STATUS_CHANGED if change.point_id else events.TRAIL_STATUS_CHANGED
+            for change in status_changes
+        }
+        events.announce(
+            system_id=system_id,
+            types=types,
+            build=lambda changes=status_changes: _status_events(changes),
+        )
+
+
+def _status_events(changes: list[StatusChange]) -> list[events.Event]:
+    """One event per change: the row's id and name (one query for each kind of row), the
+    activity for an activity's change, from and to (null: the activity was added or
+    removed), and the path it came by."""
+    trail_ids = {change.trail_id for change in changes if change.trail_id}
+    point_ids = {change.point_id for change in changes if change.point_id}
+    trail_names = dict(Trail.all_objects.filter(pk__in=trail_ids).values_list("pk", "name"))
+    point_names = dict(Point.all_objects.filter(pk__in=point_ids).values_list("pk", "name"))
+    announced = []
+    for change in changes:
+        common = {"trailSystemId": change.trail_system_id}
+        if change.point_id:
+            event_type = events.POINT_STATUS_CHANGED
+            row = {"pointId": change.point_id, "pointName": point_names.get(change.point_id)}
+        else:
+            event_type = events.TRAIL_STATUS_CHANGED
+            row = {
+                "trailId": change.trail_id,
+                "trailName": trail_names.get(change.trail_id),
+                "activity": change.activity or None,
+            }
+        moved = {"from": change.old_value, "to": change.new_value, "via": change.via}
+        announced.append(events.Event(event_type, {**common, **row, **moved}))
+    return announced
 
 
 def record_trail_change(

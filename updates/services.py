@@ -6,11 +6,14 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from core import events
 from core.actors import Actor
 from core.compiles import request_compile
+from core.dates import iso_ms
 from core.errors import Invalid, NotFound
 from core.limits import some_of
 from core.links import check_links
+from core.names import camel
 from trails.models import Trail, TrailSystem
 from trails.services import write_fields
 from updates.enums import NoticeSeverity, UpdateType
@@ -102,7 +105,35 @@ def create_update(
         request_compile(system, "update created")
         if update.notify:
             notify_subscribers_on_commit(update.pk)
+        events.announce_one(
+            system_id=system.pk, type=events.UPDATE_CREATED, data=lambda: update_data(update)
+        )
     return update
+
+
+def update_data(update: Update) -> dict:
+    """An update as the event `update.created` shows it: the fields of its type, named and
+    written as the API shows them, and the trails it is related to."""
+    trails = Trail.objects.filter(trail_system_id=update.trail_system_id)
+    if not update.all_trails:
+        trails = trails.filter(updates=update)
+    own = {
+        camel(name): iso_ms(value) if isinstance(value, datetime) else value
+        for name in TYPE_FIELDS.get(update.type, ())
+        for value in [getattr(update, name)]
+    }
+    return {
+        "trailSystemId": update.trail_system_id,
+        "id": update.pk,
+        "type": update.type,
+        **own,
+        "trailIds": sorted(trails.values_list("pk", flat=True)),
+        "allTrails": update.all_trails,
+        "expirationDate": iso_ms(update.expiration_date),
+        "notify": update.notify,
+        "source": update.source,
+        "createdOn": iso_ms(update.created_on),
+    }
 
 
 @transaction.atomic
@@ -162,5 +193,16 @@ def change_update(*, update: Update, changes: Mapping, actor: Actor) -> None:
 def delete_update(*, update: Update, actor: Actor) -> None:
     """Removed at once and for good; the actor is not kept, as nothing of the update remains."""
     with transaction.atomic():
-        Update.objects.filter(pk=update.pk).delete()
+        _, deleted = Update.objects.filter(pk=update.pk).delete()
         request_compile(update.trail_system_id, "update deleted")
+        if not deleted.get(Update._meta.label):
+            return  # someone else deleted it meanwhile, and announced it
+        events.announce_one(
+            system_id=update.trail_system_id,
+            type=events.UPDATE_DELETED,
+            data=lambda: {
+                "trailSystemId": update.trail_system_id,
+                "id": update.pk,
+                "type": update.type,
+            },
+        )

@@ -44,6 +44,9 @@ RULES: dict[str, dict[str, str]] = {
     "updates.delivery": {"view": ADMINISTRATOR},
     "publishing.compilerequest": {"view": ADMINISTRATOR},
     "apikeys.apikey": {"view": OWN, "add": OWN, "change": OWN},
+    # Webhooks post the system's events to an address of the Administrator's choosing.
+    "webhooks.webhookendpoint": dict.fromkeys(_ALL, ADMINISTRATOR),
+    "webhooks.webhookdelivery": {"view": ADMINISTRATOR, "resend": ADMINISTRATOR},
 }
 
 # How to reach the trail system from a row of each model ("pk": the row is the system).
@@ -51,6 +54,7 @@ SYSTEM_PATHS = {
     "trails.trailsystem": "pk",
     "trails.trailactivity": "trail__trail_system",
     "updates.delivery": "update__trail_system",
+    "webhooks.webhookdelivery": "endpoint__trail_system",
 }
 DEFAULT_SYSTEM_PATH = "trail_system"
 

@@ -11,6 +11,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from apikeys import keys
+from core.actors import Actor, Via
 from tests.conftest import token_for
 from tests.factories import (
     MembershipFactory,
@@ -22,6 +23,7 @@ from tests.factories import (
     UserFactory,
     create_api_key,
 )
+from webhooks.services import create_endpoint
 
 BASE = "/api/v1"
 
@@ -65,6 +67,12 @@ ADDITIVE_TABLE = """
 | GET | /trail-systems/:id/schedules/:scheduleId | any | read |
 | PATCH | /trail-systems/:id/schedules/:scheduleId | any | write |
 | DELETE | /trail-systems/:id/schedules/:scheduleId | any | write |
+| GET | /trail-systems/:id/webhooks | Administrator | write |
+| POST | /trail-systems/:id/webhooks | Administrator | write |
+| GET | /trail-systems/:id/webhooks/:webhookId | Administrator | write |
+| PATCH | /trail-systems/:id/webhooks/:webhookId | Administrator | write |
+| DELETE | /trail-systems/:id/webhooks/:webhookId | Administrator | write |
+| POST | /trail-systems/:id/webhooks/:webhookId/rotate-secret | Administrator | write |
 """
 
 
@@ -99,7 +107,7 @@ class Row:
     def success_status(self) -> int:
         if self.path.endswith("/compile"):
             return 202
-        creates = self.method == "POST" and not self.path.endswith("/status")
+        creates = self.method == "POST" and not self.path.endswith(("/status", "/rotate-secret"))
         return 201 if creates else 200
 
 
@@ -140,6 +148,11 @@ BODIES: dict[str, dict] = {
         "startTime": "21:00",
     },
     "PATCH /trail-systems/:id/schedules/:scheduleId": {"reason": "Night grooming"},
+    "POST /trail-systems/:id/webhooks": {
+        "url": "https://hooks.example.org/trails",
+        "events": ["trail.status_changed"],
+    },
+    "PATCH /trail-systems/:id/webhooks/:webhookId": {"active": False},
     "POST /trail-systems/:id/grooming-tracks": {
         "type": "LineString",
         "coordinates": [[-113.95, 45.69], [-113.949, 45.691], [-113.948, 45.692]],
@@ -165,6 +178,12 @@ class World:
         self.update = UpdateFactory(trail_system=self.system)
         self.schedule = ScheduleFactory(trail_system=self.system, trails=[self.trail])
         self.owner_key, _ = create_api_key(self.owner, name="to revoke")
+        self.webhook = create_endpoint(
+            system=self.system,
+            url="https://hooks.example.org/world",
+            events=["update.created"],
+            actor=Actor(self.owner.uid, Via.WEB_APP),
+        ).endpoint
         self.ids = {
             "system": self.system.pk,
             "trail": self.trail.pk,
@@ -176,6 +195,7 @@ class World:
 
     def url(self, row: Row) -> str:
         path = row.path.replace(":scheduleId", self.ids["schedule"])
+        path = path.replace(":webhookId", self.webhook.pk)
         path = path.replace(":id", self.ids[row.resource]) if row.resource else path
         return BASE + path
 

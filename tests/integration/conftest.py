@@ -1,6 +1,7 @@
 """A real Celery worker process over a real Redis, against the test database."""
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -83,6 +84,7 @@ class Worker:
             cwd=settings.BASE_DIR,
             stdout=log,
             stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group, so kill() takes the pool too
         )
         deadline = time.monotonic() + WORKER_START_TIMEOUT
         while time.monotonic() < deadline:
@@ -94,9 +96,10 @@ class Worker:
         raise RuntimeError(f"Celery worker did not answer within {WORKER_START_TIMEOUT}s")
 
     def kill(self) -> None:
-        """SIGKILL, as an out-of-memory kill or a lost machine would."""
+        """SIGKILL to the worker and its pool processes, as an out-of-memory kill or a lost
+        machine would (a pool process outliving its parent would finish its task)."""
         if self.process and self.process.poll() is None:
-            self.process.kill()
+            os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(timeout=30)
 
     def stop(self) -> None:
@@ -120,6 +123,23 @@ def celery_worker(broker, transactional_db, tmp_path, settings):
     worker.start()
     yield worker
     worker.stop()
+
+
+@pytest.fixture
+def start_worker(transactional_db, settings, tmp_path):
+    """Start a worker process (more than one in turn, say after killing one); each is
+    stopped after the test. The broker is the test's (the `broker` fixture, or another)."""
+    workers: list[Worker] = []
+
+    def start() -> Worker:
+        worker = Worker(settings.MEDIA_ROOT, tmp_path / f"worker-{len(workers)}.log")
+        workers.append(worker)
+        worker.start()
+        return worker
+
+    yield start
+    for worker in workers:
+        worker.stop()
 
 
 def wait_for(predicate, timeout: float = 20.0, interval: float = 0.05):

@@ -10,7 +10,7 @@ from django.utils import timezone
 from publishing.publisher import sweep_replaced_files
 from publishing.tasks import sweep_pending_compiles
 from tests.factories import TrailActivityFactory, TrailFactory, TrailSystemFactory
-from tests.integration.conftest import Worker, wait_for, worker_environment
+from tests.integration.conftest import wait_for, worker_environment
 from tests.integration.test_publishing import all_served, published, set_status, trail_statuses
 from trails.models import TrailSystem
 
@@ -22,21 +22,6 @@ def system():
     system = TrailSystemFactory()
     TrailActivityFactory(trail=TrailFactory(trail_system=system, status="None"))
     return system
-
-
-@pytest.fixture
-def start_worker(transactional_db, settings, tmp_path):
-    workers: list[Worker] = []
-
-    def start() -> Worker:
-        worker = Worker(settings.MEDIA_ROOT, tmp_path / f"worker-{len(workers)}.log")
-        workers.append(worker)
-        worker.start()
-        return worker
-
-    yield start
-    for worker in workers:
-        worker.stop()
 
 
 def test_a_write_during_a_broker_outage_is_published_once_the_broker_is_back(

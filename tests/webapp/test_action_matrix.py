@@ -27,6 +27,7 @@ from tests.factories import (
 from tests.webapp.test_role_matrix import ADMINS, MEMBERS, SUPER
 from tests.webapp.world import ACTOR, PEOPLE, World
 from trails.trash import trash_point, trash_trail
+from webhooks.services import create_endpoint, send_test_event
 
 pytestmark = pytest.mark.django_db
 
@@ -46,6 +47,8 @@ EXPECTED = {
     "updates.subscriber": {"unsubscribe": ADMINS, "export_csv": ADMINS, "delete_selected": SUPER},
     "updates.delivery": {},
     "publishing.compilerequest": {},
+    "webhooks.webhookendpoint": {"delete_selected": ADMINS},
+    "webhooks.webhookdelivery": {"send_again": ADMINS},
     "apikeys.apikey": {"revoke": MEMBERS},
     "apikeys.user": {"delete_selected": SUPER},
     "auth.group": {"delete_selected": SUPER},
@@ -65,6 +68,15 @@ def trashed_point(system):
     point = PointFactory(trail_system=system)
     trash_point(point=point, actor=ACTOR)
     return point
+
+
+def webhook(system):
+    return create_endpoint(
+        system=system,
+        url="https://hooks.example.org/matrix",
+        events=["update.created"],
+        actor=ACTOR,
+    ).endpoint
 
 
 def axes_row(model) -> Callable:
@@ -92,9 +104,15 @@ NEW_ROW: dict[str, Callable] = {
     "axes.accessattempt": axes_row(AccessAttempt),
     "axes.accesslog": axes_row(AccessLog),
     "axes.accessfailurelog": axes_row(AccessFailureLog),
+    "webhooks.webhookendpoint": webhook,
+    "webhooks.webhookdelivery": lambda system: send_test_event(
+        endpoint=webhook(system), actor=ACTOR
+    ),
 }
 SYSTEM_BOUND = {
-    label for label in EXPECTED if label.startswith(("trails.", "updates.", "schedules."))
+    label
+    for label in EXPECTED
+    if label.startswith(("trails.", "updates.", "schedules.", "webhooks."))
 }
 REGISTRY = {
     model._meta.label_lower: (model, model_admin)

@@ -20,6 +20,7 @@ from tests.factories import (
 )
 from tests.webapp.test_browser import local
 from webapp.signin import signin_link
+from webhooks.services import create_endpoint, send_test_event
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -76,6 +77,13 @@ def world():
     UpdateFactory(trail_system=system, description="Lift 2 closed for wind.")
     SubscriberFactory.create_batch(2, trail_system=system)
     create_api_key(owner, name="Tablet")
+    webhook = create_endpoint(
+        system=system,
+        url="https://hooks.example.org/x",
+        events=["trail.status_changed"],
+        actor=Actor("owner", Via.WEB_APP),
+    ).endpoint
+    send_test_event(endpoint=webhook, actor=Actor("owner", Via.WEB_APP))
     return system, trail, point
 
 
@@ -114,6 +122,9 @@ def test_the_main_pages_in_french_show_no_english_of_ours(live_server, french_pa
         "trashed-trails": "/admin/trails/trashedtrail/",
         "keys": "/admin/apikeys/apikey/",
         "key-add": "/admin/apikeys/apikey/add/",
+        "webhooks": "/admin/webhooks/webhookendpoint/",
+        "webhook-add": "/admin/webhooks/webhookendpoint/add/",
+        "webhook-deliveries": "/admin/webhooks/webhookdelivery/",
     }
     for name, path in pages.items():
         found[name] = visit(page, f"{base}{path}", name, SCREENSHOT_DIR)

@@ -41,6 +41,8 @@ EXPECTED = {
     "updates.subscriber": Access(view=ADMINS, add=SUPER, delete=SUPER),
     "updates.delivery": Access(view=ADMINS, add=NOBODY, delete=NOBODY),
     "publishing.compilerequest": Access(view=ADMINS, add=NOBODY, delete=NOBODY),
+    "webhooks.webhookendpoint": Access(view=ADMINS, add=ADMINS, delete=ADMINS),
+    "webhooks.webhookdelivery": Access(view=ADMINS, add=NOBODY, delete=NOBODY),
     # Everyone's own keys; another account's key only for a superAdmin.
     "apikeys.apikey": Access(view=MEMBERS, add=MEMBERS, delete=NOBODY),
     "apikeys.user": Access(view=SUPER, add=SUPER, delete=SUPER),

@@ -24,6 +24,7 @@ from tests.factories import (
 from trails.models import Point, Trail
 from trails.trash import trash_point, trash_trail
 from updates.models import Delivery
+from webhooks.services import create_endpoint, send_test_event
 
 ACTOR = Actor("uid-x", Via.WEB_APP)
 PEOPLE = ["owner", "Administrator member", "trustee", "named role", "outsider", "superAdmin"]
@@ -39,6 +40,12 @@ def rows_of(system) -> dict:
     update = UpdateFactory(trail_system=system)
     subscriber = SubscriberFactory(trail_system=system)
     request_compile(system, "world")
+    endpoint = create_endpoint(
+        system=system,
+        url=f"https://hooks.example.org/{system.pk}",
+        events=["trail.status_changed"],
+        actor=ACTOR,
+    ).endpoint
     return {
         "trails.trailsystem": system,
         "trails.trail": activity.trail,
@@ -52,6 +59,8 @@ def rows_of(system) -> dict:
         ),
         "publishing.compilerequest": CompileRequest.objects.filter(trail_system=system).first(),
         "schedules.schedule": ScheduleFactory(trail_system=system, trails=[activity.trail]),
+        "webhooks.webhookendpoint": endpoint,
+        "webhooks.webhookdelivery": send_test_event(endpoint=endpoint, actor=ACTOR),
     }
 
 

@@ -1,0 +1,59 @@
+"""The e-mail to a system's Administrators when one of its webhooks is disabled after 24
+hours of failures, in the system's language (templates/webhooks/<language>/)."""
+
+import logging
+
+from django.conf import settings
+from django.core import mail
+from django.db.models import Q
+from django.template.loader import render_to_string
+from django.urls import NoReverseMatch, reverse
+
+from apikeys.models import User
+from trails.enums import Role
+from webhooks.models import WebhookEndpoint
+
+logger = logging.getLogger(__name__)
+
+
+def administrators_emails(system_id: str) -> list[str]:
+    """The owner's and every Administrator member's address, once each."""
+    administrators = User.objects.filter(
+        Q(owned_trail_systems=system_id)
+        | Q(memberships__trail_system=system_id, memberships__role=Role.ADMINISTRATOR)
+    )
+    return sorted(set(administrators.exclude(email="").values_list("email", flat=True)))
+
+
+def endpoint_page(endpoint: WebhookEndpoint) -> str:
+    try:
+        path = reverse("admin:webhooks_webhookendpoint_change", args=[endpoint.pk])
+    except NoReverseMatch:  # no web app in this process
+        path = "/admin/"
+    return f"{settings.PUBLIC_BASE_URL}{path}"
+
+
+def tell_disabled(endpoint_id: str) -> int:
+    """Send the notice; returns how many addresses it went to."""
+    endpoint = WebhookEndpoint.objects.select_related("trail_system").filter(pk=endpoint_id).first()
+    if endpoint is None:
+        return 0
+    recipients = administrators_emails(endpoint.trail_system_id)
+    if not recipients:
+        logger.warning("webhook %s disabled; its system has no Administrator address", endpoint_id)
+        return 0
+    system = endpoint.trail_system
+    context = {
+        "system_name": system.name,
+        "url": endpoint.url,
+        "page": endpoint_page(endpoint),
+        "disabled_on": endpoint.disabled_on,
+    }
+
+    def part(name: str) -> str:
+        return render_to_string(f"webhooks/{system.language}/{name}", context).strip()
+
+    mail.send_mail(
+        " ".join(part("disabled_subject.txt").split()), part("disabled_email.txt"), None, recipients
+    )
+    return len(recipients)

@@ -1,0 +1,111 @@
+"""The webhook outbox: each announced event becomes a message, and a pending delivery of it
+for every active endpoint of the system subscribed to its type, in the transaction of the
+change; the sending is queued once that transaction commits. A broker outage, or a worker
+killed mid-send, delays a delivery but never loses it: the beat sweep queues whatever is
+due and still pending."""
+
+from collections.abc import Callable, Iterable
+from datetime import datetime, timedelta
+
+import orjson
+from django.db import transaction
+from django.utils import timezone
+
+from core.dates import iso_ms
+from core.events import Event
+from webhooks.models import WebhookDelivery, WebhookEndpoint, WebhookMessage
+from webhooks.tasks import enqueue_sending
+
+# Retries of a delivery stop this long after its event (or after "send again").
+RETRY_WINDOW = timedelta(hours=24)
+# A pending first delivery younger than this is taken as one whose sending task is queued.
+TRUST_PENDING_FOR = timedelta(seconds=10)
+
+
+def payload(event: Event, now: datetime) -> str:
+    """The body Standard Webhooks recommends: {type, timestamp, data}, as compact JSON."""
+    return orjson.dumps({"type": event.type, "timestamp": iso_ms(now), "data": event.data}).decode()
+
+
+def subscribed(endpoint: WebhookEndpoint, event: Event) -> bool:
+    return event.type in endpoint.events
+
+
+def record(
+    endpoints: list[WebhookEndpoint],
+    events: Iterable[Event],
+    now: datetime,
+    wants: Callable[[WebhookEndpoint, Event], bool] = subscribed,
+) -> list[WebhookDelivery]:
+    """A message per event that an endpoint wants, and its delivery to each such endpoint,
+    in the caller's transaction; the sending is queued once it commits."""
+    messages, deliveries = [], []
+    for event in events:
+        wanted = [endpoint for endpoint in endpoints if wants(endpoint, event)]
+        if not wanted:
+            continue
+        message = WebhookMessage(
+            trail_system_id=wanted[0].trail_system_id,
+            type=event.type,
+            payload=payload(event, now),
+            created_on=now,
+        )
+        messages.append(message)
+        deliveries += [
+            WebhookDelivery(
+                endpoint=endpoint,
+                message=message,
+                created_on=now,
+                next_attempt_on=now,
+                give_up_on=now + RETRY_WINDOW,
+            )
+            for endpoint in wanted
+        ]
+    WebhookMessage.objects.bulk_create(messages)
+    WebhookDelivery.objects.bulk_create(deliveries)
+    endpoint_ids = sorted({delivery.endpoint_id for delivery in deliveries})
+    if endpoint_ids:
+        # Robust: the change has committed; a broker error leaves the delivery to the sweep.
+        transaction.on_commit(lambda: queue_sending(endpoint_ids, now), robust=True)
+    return deliveries
+
+
+def on_events_announced(
+    sender, *, system_id: str, types: frozenset[str], build: Callable, **kwargs
+) -> None:
+    """Receiver of core.events.events_announced, inside the writing transaction."""
+    endpoints = [
+        endpoint
+        for endpoint in WebhookEndpoint.objects.filter(trail_system_id=system_id, active=True).only(
+            "id", "trail_system_id", "events"
+        )
+        if types.intersection(endpoint.events)
+    ]
+    if endpoints:
+        record(endpoints, build(), timezone.now())
+
+
+def sending_is_coming(endpoint_ids: list[str], recorded_on: datetime) -> set[str]:
+    """The endpoints with an older first delivery, recent enough to trust, still pending:
+    the task queued for it has not sent it yet, and that task (or the one holding the
+    endpoint, webhooks.delivery.send_due) looks for due deliveries again after each batch
+    until none is left, so it sends the new one too. One queued task per endpoint instead
+    of one per write keeps the workers on sending."""
+    return set(
+        WebhookDelivery.objects.filter(
+            endpoint_id__in=endpoint_ids,
+            state=WebhookDelivery.State.PENDING,
+            attempts=0,
+            created_on__gte=recorded_on - TRUST_PENDING_FOR,
+            created_on__lt=recorded_on,
+        )
+        .values_list("endpoint_id", flat=True)
+        .distinct()
+    )
+
+
+def queue_sending(endpoint_ids: list[str], recorded_on: datetime) -> None:
+    coming = sending_is_coming(endpoint_ids, recorded_on)
+    for endpoint_id in endpoint_ids:
+        if endpoint_id not in coming:
+            enqueue_sending(endpoint_id)

@@ -1,0 +1,19 @@
+"""Reads of webhooks."""
+
+from django.db.models import QuerySet
+
+from core.errors import NotFound
+from trails.models import TrailSystem
+from webhooks.models import WebhookEndpoint
+
+
+def endpoints_of_system(system: TrailSystem) -> QuerySet[WebhookEndpoint]:
+    return WebhookEndpoint.objects.filter(trail_system=system).order_by("created_on", "id")
+
+
+def endpoint_or_404(system: TrailSystem, endpoint_id: str) -> WebhookEndpoint:
+    """The system's endpoint; another system's is as unknown as a missing one."""
+    endpoint = WebhookEndpoint.objects.filter(trail_system=system, pk=endpoint_id).first()
+    if endpoint is None:
+        raise NotFound("webhook_not_found", f"No webhook {endpoint_id!r} in this trail system.")
+    return endpoint

@@ -15,6 +15,7 @@ SNOW_DEPTH_MAX = 100_000  # in the system's depth unit; the deepest snow ever me
 WAIT_TIME_MAX = 10_080  # minutes: one week
 TRAIL_ORDER_MAX = 1_000_000  # |order|; a new trail gets minus the number of trails
 EXPIRES_IN_HOURS_MAX = 8_760  # one year; must also be greater than 0
+UNCONFIRMED_AFTER_HOURS_MAX = 8_760  # one year; a trail system's "unconfirmed after"
 EXPIRES_IN_DAYS_MAX = 3_650  # API keys: ten years
 LATITUDE_MAX = 90
 LONGITUDE_MAX = 180

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.contrib.syndication.views import Feed
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.html import escape, linebreaks
 from django.views.decorators.cache import cache_control
@@ -31,6 +31,7 @@ from schedules.models import Action, Repeat, Schedule
 from schedules.occurrences import instant, occurrences
 from trails.enums import TrailStatus
 from trails.models import TrailSystem
+from trails.selectors import unconfirmed_statuses
 from trails.timezones import zone_of
 
 FEED_MAX_AGE = 60
@@ -238,6 +239,25 @@ def schedules_json_view(request: HttpRequest, system_id: str) -> JsonResponse:
                 "endsAt": iso_ms(change.ends_at),
             }
             for change in changes
+        ],
+    }
+    return _shared(JsonResponse(body))
+
+
+@require_GET
+@cache_control(public=True, max_age=FEED_MAX_AGE)
+def confirmations_json_view(request: HttpRequest, system_id: str) -> JsonResponse:
+    """The trails whose status nobody confirmed within the system's `unconfirmedAfterHours`
+    (none while it is off), each with when it was last confirmed (null: never). Apart from the
+    published file, whose shape is fixed, and which a confirmation does not recompile."""
+    system = _public_or_404(system_id)
+    unconfirmed = unconfirmed_statuses(system, now=timezone.now())
+    body = {
+        "trailSystemId": system.pk,
+        "unconfirmedAfterHours": system.unconfirmed_after_hours,
+        "unconfirmed": [
+            {"trailId": trail_id, "confirmedOn": iso_ms(confirmed_on)}
+            for trail_id, confirmed_on in unconfirmed.items()
         ],
     }
     return _shared(JsonResponse(body))

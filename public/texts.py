@@ -3,6 +3,8 @@
 The pages and the map script read the same table, so a word is translated in one place.
 """
 
+from datetime import datetime
+
 TEXTS: dict[str, dict[str, str]] = {
     "en": {
         "site_title": "Trail status",
@@ -45,6 +47,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "ago_minutes": "{n} min ago",
         "ago_hours": "{n} h ago",
         "ago_days": "{n} d ago",
+        "unconfirmed_since": "Unconfirmed: last confirmed {ago}",
+        "never_confirmed": "Unconfirmed: never confirmed",
         "just_now": "just now",
         "updated": "Updated {time}",
         "live_updated": "Live · updated {time}",
@@ -179,6 +183,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "ago_minutes": "il y a {n} min",
         "ago_hours": "il y a {n} h",
         "ago_days": "il y a {n} j",
+        "unconfirmed_since": "Non confirmé : dernière confirmation {ago}",
+        "never_confirmed": "Non confirmé : jamais confirmé",
         "just_now": "à l'instant",
         "updated": "Mis à jour {time}",
         "live_updated": "En direct · mis à jour {time}",
@@ -279,3 +285,23 @@ TEXTS: dict[str, dict[str, str]] = {
 
 def texts_for(language: str) -> dict[str, str]:
     return TEXTS.get(language, TEXTS["en"])
+
+
+def ago(texts: dict[str, str], moment: datetime, now: datetime) -> str:
+    """ "3 h ago", as the map script words it (map.js `ago`)."""
+    minutes = int((now - moment).total_seconds() // 60)
+    if minutes < 1:
+        return texts["just_now"]
+    if minutes < 60:
+        return texts["ago_minutes"].format(n=minutes)
+    hours = minutes // 60
+    if hours < 48:
+        return texts["ago_hours"].format(n=hours)
+    return texts["ago_days"].format(n=hours // 24)
+
+
+def unconfirmed_text(texts: dict[str, str], confirmed_on: datetime | None, now: datetime) -> str:
+    """What the public pages say of a trail whose status is unconfirmed."""
+    if confirmed_on is None:
+        return texts["never_confirmed"]
+    return texts["unconfirmed_since"].format(ago=ago(texts, confirmed_on, now))

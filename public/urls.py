@@ -17,6 +17,11 @@ urlpatterns = [
         feeds.schedules_json_view,
         name="feed-schedules",
     ),
+    path(
+        "feeds/<str:system_id>/confirmations.json",
+        feeds.confirmations_json_view,
+        name="feed-confirmations",
+    ),
     path("subscribe/confirm/<str:token>", views.confirm_email_view, name="subscribe-confirm"),
     path("subscribe/<str:system_id>", views.subscribe_view, name="subscribe"),
     path("subscribe/<str:system_id>/code", views.confirm_code_view, name="subscribe-code"),

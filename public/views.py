@@ -22,6 +22,7 @@ from django.http import (
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import get_language
 from django.views.decorators.cache import cache_control
 from django.views.decorators.clickjacking import xframe_options_exempt
@@ -33,10 +34,11 @@ from core.clients import counted_client
 from core.dates import iso_ms
 from public import live
 from public.selectors import index_rows, public_system, published_trails
-from public.texts import texts_for
+from public.texts import texts_for, unconfirmed_text
 from publishing.storage import absolute_public_url, public_url
 from trails.countries import sms_countries
 from trails.models import TrailSystem
+from trails.selectors import unconfirmed_statuses
 from updates.confirmations import (
     Outcome,
     clean_sign_up,
@@ -120,6 +122,7 @@ def _map_config(system: TrailSystem) -> dict:
         "fileUrl": absolute_public_url(system.geo_json_path),
         "compiledOn": iso_ms(system.compiled_on),
         "eventsUrl": _events_url(system),
+        "confirmationsUrl": reverse("feed-confirmations", args=[system.pk]),
         "mapUrl": reverse("public-map", args=[system.pk]),
         "pollSeconds": settings.MAP_POLL_SECONDS,
         "tileUrl": settings.MAP_TILE_URL,
@@ -180,6 +183,8 @@ def embed_list_view(request: HttpRequest, system_id: str) -> HttpResponse:
     if system is None:
         return not_found(request)
     texts = texts_for(system.language)
+    now = timezone.now()
+    unconfirmed = unconfirmed_statuses(system, now=now)
     trails = [
         {
             "id": trail["trailId"],
@@ -188,6 +193,11 @@ def embed_list_view(request: HttpRequest, system_id: str) -> HttpResponse:
             "status_label": texts[trail["status"].lower()],
             "is_lift": trail.get("type") == "Lift",
             "activities": ", ".join(a["label"] for a in trail.get("activities") or []),
+            "unconfirmed": (
+                unconfirmed_text(texts, unconfirmed[trail["trailId"]], now)
+                if trail["trailId"] in unconfirmed
+                else ""
+            ),
         }
         for trail in published_trails(system)
     ]

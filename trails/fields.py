@@ -84,6 +84,8 @@ TRAIL_SYSTEM = Resource(
         Field("sms_confirmations_per_day", _shown_in(API, API_BODY, WEB_APP)),
         # Additive: the zone of scheduled changes; the API shows the derived one when unset.
         Field("time_zone", _shown_in(API, API_BODY, WEB_APP)),
+        # Additive: off (null) by default; the public pages read it from their own route.
+        Field("unconfirmed_after_hours", _shown_in(API, API_BODY, WEB_APP)),
     ),
     # Shaped apart by the interfaces that show them: the owner and plan, the location, the
     # figures the compile writes, the weather, the legacy-only presentation fields.
@@ -111,6 +113,9 @@ TRAIL = Resource(
         Field("one_way_reversed"),
         Field("order"),
         Field("categories"),
+        # Additive, management responses only: set by the services, never by a body.
+        Field("status_confirmed_on", _shown_in(API)),
+        Field("status_confirmed_by", _shown_in(API)),
     ),
     # The geometry and what derives from it are shaped apart (GeoJSON, geolocation, profile).
     excluded=_ROW | {"geometry", "lat", "lng", "elevations"},

@@ -1,12 +1,14 @@
 """Trail systems, their members and roles, trails with their activities, and points."""
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from core.actors import Via
+from core.limits import UNCONFIRMED_AFTER_HOURS_MAX
 from core.models import Audited, IdField, Trashable, TrashManager
 from trails import enums
 from trails import geometry as geometry_module
@@ -61,6 +63,18 @@ class TrailSystem(models.Model):
             "of the system's location."
         ),
         verbose_name=_("time zone"),
+    )
+    # Off when null: a trail whose status nobody confirmed within this many hours shows as
+    # unconfirmed on the public map, the embeds and the board (trails.confirmations).
+    unconfirmed_after_hours = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1), MaxValueValidator(UNCONFIRMED_AFTER_HOURS_MAX)],
+        help_text=_(
+            "A trail whose status nobody has confirmed for this many hours shows as "
+            "unconfirmed on the public map and the embeds. Empty: never."
+        ),
+        verbose_name=_("unconfirmed after (hours)"),
     )
     subscription = models.CharField(
         max_length=40,
@@ -236,6 +250,13 @@ class Trail(Audited, Trashable):
     lng = models.FloatField(default=0, verbose_name=_("longitude"))
     # None until computed; then 50 evenly spaced metre values along the line.
     elevations = models.JSONField(null=True, blank=True, verbose_name=_("elevations"))
+    # When a person last set or confirmed the status, and who (an account uid).
+    status_confirmed_on = models.DateTimeField(
+        null=True, blank=True, verbose_name=_("status confirmed on")
+    )
+    status_confirmed_by = models.CharField(
+        max_length=128, blank=True, default="", verbose_name=_("status confirmed by")
+    )
 
     class Meta:
         verbose_name = _("trail")

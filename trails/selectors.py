@@ -2,6 +2,7 @@
 geometry (and its elevations) is loaded only when the response shows it."""
 
 from collections.abc import Iterable
+from datetime import datetime, timedelta
 
 from django.db.models import Max, Min, Prefetch, Q, QuerySet
 
@@ -137,3 +138,16 @@ def system_locations(systems: Iterable[TrailSystem]) -> dict[str, Location | Non
 
 def system_location(system: TrailSystem) -> Location | None:
     return system_locations([system])[system.pk]
+
+
+def unconfirmed_statuses(system: TrailSystem, *, now: datetime) -> dict[str, datetime | None]:
+    """The live, visible trails whose status nobody confirmed within the system's
+    `unconfirmed_after_hours`, each with when it was last confirmed (None: never); empty when
+    the setting is off. One query."""
+    if not system.unconfirmed_after_hours:
+        return {}
+    since = now - timedelta(hours=system.unconfirmed_after_hours)
+    stale = Trail.objects.filter(trail_system=system, hidden=False).filter(
+        Q(status_confirmed_on__isnull=True) | Q(status_confirmed_on__lt=since)
+    )
+    return dict(stale.values_list("pk", "status_confirmed_on"))

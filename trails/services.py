@@ -227,6 +227,8 @@ def change_trail(
     if activities is not None:
         _replace_activities(locked, activities, actor)
     _change_activities(locked, activity_changes, actor)
+    if "status" in changes or any("status" in change for change in activity_changes):
+        changes |= confirmation_stamp(actor)
     if "status" in changes:
         history.record_trail_change(
             trail=locked,
@@ -243,6 +245,30 @@ def change_trail(
     request_compile(changes.get("trail_system", locked.trail_system), "trail changed")
     if "geometry" in changes:
         request_elevations_on_commit(trail.pk)
+
+
+def confirmation_stamp(actor: Actor) -> dict:
+    """A person who sets a status has just confirmed it; a schedule's clock has not."""
+    if actor.via == Via.SCHEDULE:
+        return {}
+    return {"status_confirmed_on": timezone.now(), "status_confirmed_by": actor.uid}
+
+
+@transaction.atomic
+def confirm_trail_statuses(
+    *, system: TrailSystem, trail_ids: Sequence[str] | None, actor: Actor
+) -> int:
+    """ "Checked this morning": the current status of the given live trails of the system (all
+    of them when `trail_ids` is None) is confirmed now by the actor, in one UPDATE. Nothing is
+    published: the public pages read confirmations from their own route. Returns the count."""
+    trails = Trail.objects.filter(trail_system=system)
+    if trail_ids is not None:
+        found = set(trails.filter(pk__in=trail_ids).values_list("pk", flat=True))
+        missing = set(trail_ids) - found
+        if missing:
+            raise NotFound("trail_not_found", f"Not trails of this system: {some_of(missing)}.")
+        trails = trails.filter(pk__in=found)
+    return trails.update(status_confirmed_on=timezone.now(), status_confirmed_by=actor.uid)
 
 
 def _activity_history(trail: Trail, actor: Actor, value: str, old: Mapping, new: Mapping) -> list:
@@ -341,7 +367,7 @@ def set_trails_status(
         history.trail_change(trail, bulk, history.STATUS, trail.status, status) for trail in found
     )
     Trail.objects.filter(pk__in=[trail.pk for trail in found]).update(
-        status=status, updated_on=timezone.now(), updated_by=actor.uid
+        status=status, updated_on=timezone.now(), updated_by=actor.uid, **confirmation_stamp(actor)
     )
     if status == TrailStatus.CLOSED:
         _close_activities(found, bulk)

@@ -21,12 +21,25 @@ class TrailsAdminSite(admin.AdminSite):
         return roles.may_enter(request.user)
 
     def get_urls(self):
+        # The board's views use the admin pages' helpers, which need this site built first.
+        from webapp import board
+
         sign_in_routes = [
             path("login/token/", signin.token_login, name="login_token"),
             path("login/link/", signin.request_link, name="login_link"),
             path("login/link/use/", signin.use_link, name="login_link_use"),
         ]
-        return [*sign_in_routes, *super().get_urls()]
+        board_routes = [
+            path("trail-systems/board-worker.js", board.worker, name="board_worker"),
+            path(
+                "trail-systems/<str:system_id>/board/",
+                self.admin_view(
+                    lambda request, system_id: board.board(request, system_id, site=self)
+                ),
+                name="trail_system_board",
+            ),
+        ]
+        return [*sign_in_routes, *board_routes, *super().get_urls()]
 
     def index(self, request, extra_context=None):
         systems = systems_with_roles(request.user, everything=True)

@@ -177,6 +177,14 @@ class TrailSystemChangeSerializer(serializers.Serializer):
         "up on the public map; 0 turns sign-up by text off.",
     )
     time_zone = TimeZoneField(required=False)
+    unconfirmed_after_hours = StrictIntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        max_value=limits.UNCONFIRMED_AFTER_HOURS_MAX,
+        help_text="A trail whose status nobody confirmed for this many hours shows as "
+        "unconfirmed on the public map and the embeds; null (the default) turns it off.",
+    )
 
     def validate_sms_countries(self, codes: list[str] | None) -> list[str]:
         return codes or []

@@ -161,6 +161,7 @@ class TrailSystemAdmin(DeleteThroughService, ServiceAdmin):
     fieldsets = [
         (None, {"fields": ["id", "name", "description", "owner", "subscription"]}),
         (_("Contact"), {"fields": ["phone_number", "website"]}),
+        (_("Status confirmations"), {"fields": ["unconfirmed_after_hours"]}),
         (
             _("Sign-up by text message"),
             {"fields": ["sms_countries", "sms_confirmations_per_day"]},

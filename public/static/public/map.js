@@ -40,7 +40,7 @@
 
   var state = {
     url: null, system: null, collection: null, activity: "", fitted: false,
-    connection: "connecting", updatedAt: null,
+    connection: "connecting", updatedAt: null, unconfirmed: {},
   };
   var trailGroups = {};
   var liftTrails = {};
@@ -213,6 +213,11 @@
 
   // Activities, surface conditions with their age, and notices attached to the trail.
   function appendTrailDetails(parent, properties) {
+    if (properties.trailId in state.unconfirmed) {
+      var confirmedOn = state.unconfirmed[properties.trailId];
+      var words = confirmedOn ? format(t.unconfirmed_since, { ago: ago(confirmedOn) }) : t.never_confirmed;
+      parent.appendChild(el("p", "unconfirmed", words));
+    }
     var activities = properties.activities || [];
     if (activities.length) {
       var list = el("ul", "activities");
@@ -655,6 +660,7 @@
 
   function published(data) {
     if (data.fileUrl === state.url) return;
+    loadConfirmations();
     load(data.fileUrl, data.compiledOn)
       .then(function () {
         showChanges(data.changes);
@@ -662,7 +668,26 @@
       .catch(showFailed);
   }
 
+  // Trails whose status nobody confirmed lately (the system's "unconfirmed after"): a route of
+  // their own, read with each load and every few minutes, since a confirmation publishes nothing.
+  var CONFIRMATIONS_MS = 5 * 60 * 1000;
+  function loadConfirmations() {
+    return fetchJson(config.confirmationsUrl, SYSTEM_FETCH)
+      .then(function (answer) {
+        var unconfirmed = {};
+        answer.unconfirmed.forEach(function (trail) {
+          unconfirmed[trail.trailId] = trail.confirmedOn;
+        });
+        var changed = JSON.stringify(unconfirmed) !== JSON.stringify(state.unconfirmed);
+        state.unconfirmed = unconfirmed;
+        if (changed && state.collection) render();
+      })
+      .catch(function () {});
+  }
+  window.setInterval(loadConfirmations, CONFIRMATIONS_MS);
+
   state.connection = "connecting";
+  loadConfirmations();
   load(config.fileUrl, config.compiledOn).catch(showFailed).then(function () {
     window.trailLive({
       eventsUrl: config.eventsUrl,

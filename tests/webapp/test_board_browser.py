@@ -1,0 +1,193 @@
+"""The status board on a phone and at a desk, in Chromium against the demo: taps, a lost
+connection, a reload without one, the changes confirmed once it is back and published; and
+confirming every status, after which a stale one shows as unconfirmed to the public."""
+
+import json
+from datetime import timedelta
+
+import pytest
+from django.core.files.storage import default_storage
+from django.utils import timezone
+from playwright.sync_api import expect
+
+from apikeys.models import User
+from core.actors import Via
+from demo.loader import DEMO_TRUSTEE_UID, load_demo
+from tests.browser import save_screenshot
+from tests.webapp.test_browser import sign_in
+from trails.enums import TrailType
+from trails.models import StatusChange, Trail, TrailSystem
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PHONE = {"width": 390, "height": 844}
+DESK = {"width": 1280, "height": 900}
+
+
+@pytest.fixture(params=[PHONE, DESK], ids=["390", "1280"])
+def viewport(request) -> dict:
+    return request.param
+
+
+@pytest.fixture
+def context(browser, viewport):
+    context = browser.new_context(viewport=viewport, locale="en-US")
+    context.set_default_timeout(15_000)
+    yield context
+    context.close()
+
+
+def open_board(context, live_server, system: TrailSystem):
+    """The demo's trustee signs in and opens the board from the web app's home."""
+    page = context.new_page()
+    sign_in(page, live_server, User.objects.get(pk=DEMO_TRUSTEE_UID))
+    page.goto(f"{live_server.url}/admin/")
+    page.locator("#my-systems tr", has_text=system.name).locator(".board-link").click()
+    expect(page.locator("#board-sync")).to_have_text("Every change is saved.")
+    return page
+
+
+def tap(page, trail: Trail, status: str, activity: str = "") -> None:
+    page.locator(f'#trail-{trail.pk} button[value="{trail.pk}|{activity}|{status}"]').click()
+
+
+def row_sync(page, trail: Trail, activity: str = ""):
+    row = page.locator(f"#trail-{trail.pk}")
+    return row.locator(f'.board-activity[data-activity="{activity}"]') if activity else row
+
+
+def published_statuses(system: TrailSystem) -> dict[str, dict]:
+    system.refresh_from_db()
+    with default_storage.open(system.geo_json_path, "rb") as stored:
+        features = json.loads(stored.read())["features"]
+    return {
+        f["properties"]["trailId"]: f["properties"]
+        for f in features
+        if "trailId" in f["properties"] and f["properties"].get("showInLists")
+    }
+
+
+def test_a_patroller_closes_trails_in_taps_and_loses_nothing_offline(live_server, context):
+    system, _ = load_demo()
+    trails = list(
+        Trail.objects.filter(trail_system=system, status="Open")
+        .exclude(type=TrailType.LIFT)
+        .filter(activities__status="Open")
+        .distinct()
+        .order_by("order")[:6]
+    )
+    closed, with_activity, offline = trails[:3], trails[3], trails[4:6]
+    activity = with_activity.activities.filter(status="Open").first().value
+    page = open_board(context, live_server, system)
+    name = "390" if context.pages[0].viewport_size["width"] == 390 else "1280"
+    save_screenshot(page, f"board-{name}-opened", docs=name == "390", full_page=False)
+
+    for trail in closed:
+        tap(page, trail, "Closed")
+    tap(page, with_activity, "Caution", activity)
+    for trail in closed:
+        expect(row_sync(page, trail)).to_have_attribute("data-sync", "saved")
+        expect(row_sync(page, trail)).to_have_attribute("data-status", "Closed")
+    expect(row_sync(page, with_activity, activity)).to_have_attribute("data-sync", "saved")
+    expect(page.locator("#board-sync")).to_have_text("Every change is saved.")
+
+    context.set_offline(True)
+    tap(page, offline[0], "Caution")
+    tap(page, offline[1], "Closed")
+    for trail in offline:
+        expect(row_sync(page, trail).locator(".trail-head .sync-state")).to_have_text("Pending")
+    expect(page.locator("#board-sync")).to_contain_text("2 changes waiting for the connection")
+    save_screenshot(page, f"board-{name}-pending", docs=name == "390", full_page=False)
+    assert {t.status for t in Trail.objects.filter(pk__in=[t.pk for t in offline])} == {"Open"}
+
+    page.reload()  # still offline: the kept copy of the board, and the queue on top of it
+    expect(page.locator("#board-sync")).to_contain_text("2 changes waiting for the connection")
+    expect(row_sync(page, offline[0])).to_have_attribute("data-status", "Caution")
+    expect(row_sync(page, offline[1])).to_have_attribute("data-status", "Closed")
+    save_screenshot(page, f"board-{name}-reloaded-offline", full_page=False)
+
+    context.set_offline(False)
+    for trail in offline:
+        expect(row_sync(page, trail).locator(".trail-head .sync-state")).to_have_text("Saved")
+    expect(page.locator("#board-sync")).to_have_text("Every change is saved.")
+    save_screenshot(page, f"board-{name}-confirmed", docs=name == "390", full_page=False)
+
+    published = published_statuses(system)
+    assert [published[t.pk]["status"] for t in closed] == ["Closed"] * 3
+    assert [published[t.pk]["status"] for t in offline] == ["Caution", "Closed"]
+    shown = {a["value"]: a["status"] for a in published[with_activity.pk]["activities"]}
+    assert shown[activity] == "Caution"
+    recorded = StatusChange.objects.filter(field="status", activity="").exclude(via=Via.IMPORT)
+    assert set(recorded.values_list("trail_id", "new_value", "via", "uid")) == {
+        *((t.pk, "Closed", Via.WEB_APP, DEMO_TRUSTEE_UID) for t in closed),
+        (offline[0].pk, "Caution", Via.WEB_APP, DEMO_TRUSTEE_UID),
+        (offline[1].pk, "Closed", Via.WEB_APP, DEMO_TRUSTEE_UID),
+    }
+
+
+def test_a_refused_change_stays_on_the_board_as_failed(live_server, context):
+    system, _ = load_demo()
+    trail = Trail.objects.filter(trail_system=system).exclude(type=TrailType.LIFT).first()
+    page = open_board(context, live_server, system)
+    Trail.objects.filter(pk=trail.pk).update(trashed_on=timezone.now())  # by someone else
+
+    tap(page, trail, "Closed")
+
+    failure = page.locator("#board-failures li")
+    expect(failure).to_contain_text(f"{trail.name}: Closed")
+    expect(failure).to_contain_text("no longer in the system")
+    expect(page.locator("#board-sync")).to_contain_text("1 change was refused")
+    page.reload()
+    expect(page.locator("#board-failures li")).to_contain_text(f"{trail.name}: Closed")
+    page.locator("#board-failures button", has_text="Dismiss").click()
+    expect(page.locator("#board-failures")).to_be_hidden()
+
+
+@pytest.mark.parametrize("viewport", [PHONE], ids=["390"])
+def test_confirm_all_then_a_status_confirmed_two_hours_ago_shows_as_unconfirmed(
+    live_server, context, settings
+):
+    settings.PUBLIC_BASE_URL = live_server.url  # where the public map reads its file
+    system, _ = load_demo()
+    TrailSystem.objects.filter(pk=system.pk).update(unconfirmed_after_hours=1)
+    page = open_board(context, live_server, system)
+    expect(page.locator(".board-trail.is-unconfirmed").first).to_be_visible()  # never confirmed
+
+    page.click("#confirm-all")
+    expect(page.locator("#board-sync")).to_have_text("Every change is saved.")
+    expect(page.locator(".board-trail.is-unconfirmed")).to_have_count(0)
+    confirmations = set(
+        Trail.objects.filter(trail_system=system).values_list(
+            "status_confirmed_on", "status_confirmed_by"
+        )
+    )
+    assert len(confirmations) == 1  # one UPDATE: every trail at the same instant, by the trustee
+    assert confirmations.pop()[1] == DEMO_TRUSTEE_UID
+
+    stale = (
+        Trail.objects.filter(trail_system=system, hidden=False)
+        .exclude(type=TrailType.LIFT)
+        .order_by("order")
+        .first()
+    )
+    Trail.objects.filter(pk=stale.pk).update(
+        status_confirmed_on=timezone.now() - timedelta(hours=2)
+    )
+    page.reload()
+    expect(page.locator(".board-trail.is-unconfirmed")).to_have_count(1)
+    expect(page.locator(f"#trail-{stale.pk} .unconfirmed-note")).to_contain_text(
+        "Not confirmed for 2"
+    )
+    save_screenshot(page, "board-unconfirmed", docs=True, full_page=False)
+
+    page.goto(f"{live_server.url}/map/{system.pk}")
+    item = page.locator("#trail-groups .trail-item", has_text=stale.name).first
+    expect(item.locator(".unconfirmed")).to_have_text("Unconfirmed: last confirmed 2 h ago")
+    expect(page.locator("#trail-groups .unconfirmed")).to_have_count(1)
+    save_screenshot(page, "public-map-unconfirmed", docs=True)
+
+    page.goto(f"{live_server.url}/embed/{system.pk}/list")
+    row = page.locator(f'.trail-row[data-trail-id="{stale.pk}"]')
+    expect(row.locator(".unconfirmed")).to_have_text("Unconfirmed: last confirmed 2 h ago")
+    expect(page.locator(".status-table .unconfirmed")).to_have_count(1)
+    save_screenshot(page, "embed-list-unconfirmed", docs=True)

@@ -184,10 +184,12 @@ def test_confirm_all_then_a_status_confirmed_two_hours_ago_shows_as_unconfirmed(
     item = page.locator("#trail-groups .trail-item", has_text=stale.name).first
     expect(item.locator(".unconfirmed")).to_have_text("Unconfirmed: last confirmed 2 h ago")
     expect(page.locator("#trail-groups .unconfirmed")).to_have_count(1)
-    save_screenshot(page, "public-map-unconfirmed", docs=True)
+    item.scroll_into_view_if_needed()
+    save_screenshot(page, "public-map-unconfirmed", docs=True, full_page=False)
 
     page.goto(f"{live_server.url}/embed/{system.pk}/list")
     row = page.locator(f'.trail-row[data-trail-id="{stale.pk}"]')
     expect(row.locator(".unconfirmed")).to_have_text("Unconfirmed: last confirmed 2 h ago")
     expect(page.locator(".status-table .unconfirmed")).to_have_count(1)
-    save_screenshot(page, "embed-list-unconfirmed", docs=True)
+    row.scroll_into_view_if_needed()
+    save_screenshot(page, "embed-list-unconfirmed", docs=True, full_page=False)

@@ -21,6 +21,7 @@ DOCUMENT_FIELDS = {
     # Additive (issue 26): sign-up by text message.
     "smsCountries", "smsConfirmationsPerDay",
     "timeZone",  # additive (issue 23): the zone of scheduled changes
+    "unconfirmedAfterHours",  # additive (issue 21): off (null) by default
 }  # fmt: skip
 TEXT_FIELDS = [
     "name", "description", "phoneNumber", "website", "depthMeasurement", "lengthMeasurement",

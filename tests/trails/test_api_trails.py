@@ -12,6 +12,7 @@ TRAIL_FIELDS = {
     "id", "trailSystemId", "name", "description", "status", "difficulty", "type", "lineStyle",
     "hidden", "oneWay", "oneWayReversed", "order", "categories", "activities", "distance",
     "geolocation", "createdOn", "createdBy", "updatedOn", "updatedBy",
+    "statusConfirmedOn", "statusConfirmedBy",  # additive (issue 21): last confirmed
 }  # fmt: skip
 MERIDIAN_DEGREE = {"type": "LineString", "coordinates": [[0, 0], [0, 1]]}
 

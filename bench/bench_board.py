@@ -76,6 +76,14 @@ def _big_system(member) -> str:
     return system.pk
 
 
+def _tapped(system_id: str, where: dict) -> list[tuple[str, str]]:
+    """The first TAPS trails (not lifts) of the system, with their statuses."""
+    from trails.models import Trail
+
+    trails = Trail.objects.filter(trail_system_id=system_id, **where).exclude(type="Lift")
+    return list(trails.order_by("order").values_list("id", "status")[:TAPS])
+
+
 def _session_cookie(user) -> dict:
     """A signed-in session of the web app for `user`, as its sign-in would leave it."""
     from django.conf import settings
@@ -88,7 +96,7 @@ def _session_cookie(user) -> dict:
     return {"name": settings.SESSION_COOKIE_NAME, "value": store.session_key, "url": BASE}
 
 
-def _first_load(browser, system_id: str, cookie: dict) -> dict:
+def _first_load(browser, url: str, cookie: dict) -> dict:
     context = browser.new_context(**PHONE)
     context.add_cookies([cookie])
     page = context.new_page()
@@ -101,7 +109,7 @@ def _first_load(browser, system_id: str, cookie: dict) -> dict:
         "Network.loadingFinished",
         lambda e: moved.update({e["requestId"]: int(e["encodedDataLength"])}),
     )
-    page.goto(f"{BASE}/admin/trail-systems/{system_id}/board/", wait_until="load", timeout=300_000)
+    page.goto(url, wait_until="load", timeout=300_000)
     timings = page.evaluate(
         """() => ({
           paint: performance.getEntriesByName("first-contentful-paint")[0].startTime,
@@ -120,22 +128,14 @@ def _first_load(browser, system_id: str, cookie: dict) -> dict:
     }
 
 
-def _taps(browser, system_id: str, cookie: dict) -> dict:
-    from trails.models import Trail
-
-    trails = list(
-        Trail.objects.filter(trail_system_id=system_id)
-        .exclude(type="Lift")
-        .order_by("order")
-        .values_list("id", "status")[:TAPS]
-    )
+def _taps(browser, url: str, trails: list[tuple[str, str]], cookie: dict) -> dict:
     context = browser.new_context(**PHONE)
     context.add_cookies([cookie])
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("console", lambda message: errors.append(message.text))
-    page.goto(f"{BASE}/admin/trail-systems/{system_id}/board/", timeout=120_000)
+    page.goto(url, timeout=120_000)
     try:
         page.wait_for_selector('#board-sync[data-state="saved"]', timeout=60_000)
     except Exception:
@@ -180,12 +180,23 @@ def run() -> dict[str, dict]:
             )
             with sync_playwright() as playwright:
                 browser = _chromium(playwright)
-                for name, system_id in (("the demo", demo.pk), (f"{BIG_TRAILS:,} trails", big)):
-                    results[f"Status board: {name}"] = {
-                        "profile": profile,
-                        **_first_load(browser, system_id, cookie),
-                        **_taps(browser, system_id, cookie),
-                    }
+                demo_url = f"{BASE}/admin/trail-systems/{demo.pk}/board/"
+                results["Status board: the demo"] = {
+                    "profile": profile,
+                    **_first_load(browser, demo_url, cookie),
+                    **_taps(browser, demo_url, _tapped(demo.pk, {}), cookie),
+                }
+                big_url = f"{BASE}/admin/trail-systems/{big}/board/"
+                area_url = f"{big_url}?group=c%3AArea%201"
+                area = _first_load(browser, area_url, cookie)
+                results[f"Status board: {BIG_TRAILS:,} trails"] = {
+                    "profile": profile,
+                    "first page: the list of its 20 groups": "",
+                    **_first_load(browser, big_url, cookie),
+                    f"one group's page ({area.pop('trails on the page')} trails)": "",
+                    **{f"  {name}": value for name, value in area.items()},
+                    **_taps(browser, area_url, _tapped(big, {"categories": ["Area 1"]}), cookie),
+                }
                 browser.close()
         finally:
             topology.stop()

@@ -7,6 +7,7 @@ queues them on the phone while the connection is down, and reads `?format=json` 
 server's truth. Every change goes through the services the API uses, along the web app's path.
 """
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -16,6 +17,8 @@ from django.http import HttpResponse, HttpResponseRedirect, JsonResponse
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import escape
+from django.utils.timesince import timesince
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.gzip import gzip_page
@@ -38,26 +41,106 @@ LIFTS = gettext_lazy("Lifts")
 OTHER_TRAILS = gettext_lazy("Other trails")
 
 
+# A larger system's board first lists its groups, each a page of its own: a phone gets a
+# page it can load and read, not thousands of rows (bench/bench_board.py).
+TRAILS_ON_ONE_PAGE = 400
+LIFTS_KEY, OTHER_KEY = "lifts", "other"
+
+
 @dataclass
 class BoardGroup:
+    key: str
     name: str
-    trails: list[Trail] = field(default_factory=list)
+    ids: list[str] = field(default_factory=list)
+    statuses: Counter = field(default_factory=Counter)
+    rows: list[str] = field(default_factory=list)  # the trails' HTML, when shown
 
 
-def grouped(trails: Iterable[Trail]) -> list[BoardGroup]:
-    """By each trail's first category, in the system's order, uncategorized trails after them
-    and lifts last: how a patroller reads the mountain."""
+def grouped(rows: Iterable[tuple]) -> list[BoardGroup]:
+    """(id, name, type, categories, status) rows, by each trail's first category in the
+    system's order, uncategorized trails after them and lifts last: how a patroller reads the
+    mountain."""
     groups: dict[str, BoardGroup] = {}
-    other, lifts = BoardGroup(str(OTHER_TRAILS)), BoardGroup(str(LIFTS))
-    for trail in trails:
-        if trail.type == TrailType.LIFT:
-            lifts.trails.append(trail)
-        elif trail.categories:
-            name = trail.categories[0]
-            groups.setdefault(name, BoardGroup(name)).trails.append(trail)
+    other, lifts = BoardGroup(OTHER_KEY, str(OTHER_TRAILS)), BoardGroup(LIFTS_KEY, str(LIFTS))
+    for trail_id, _name, trail_type, categories, status in rows:
+        if trail_type == TrailType.LIFT:
+            group = lifts
+        elif categories:
+            key = f"c:{categories[0]}"
+            group = groups.setdefault(key, BoardGroup(key, categories[0]))
         else:
-            other.trails.append(trail)
-    return [group for group in (*groups.values(), other, lifts) if group.trails]
+            group = other
+        group.ids.append(trail_id)
+        group.statuses[status] += 1
+    return [group for group in (*groups.values(), other, lifts) if group.ids]
+
+
+@dataclass
+class Shown:
+    """What one board page shows: its groups, the ids of the trails listed, and whether it
+    is the list of groups of a large system."""
+
+    groups: list[BoardGroup]
+    ids: list[str]
+    group_list: bool
+    total: int
+    capped: bool
+
+
+def shown(system: TrailSystem, query) -> Shown:
+    """The trails a page shows for its `q` (search) and `group`: every trail of a system of
+    at most TRAILS_ON_ONE_PAGE, else the list of groups until one is chosen or searched."""
+    rows = list(trails_of_system(system).values_list("id", "name", "type", "categories", "status"))
+    search = query.get("q", "").strip().lower()
+    if search:
+        rows = [row for row in rows if search in row[1].lower()]
+    capped = len(rows) > TRAILS_ON_ONE_PAGE and bool(search)
+    rows = rows[:TRAILS_ON_ONE_PAGE] if capped else rows
+    groups = grouped(rows)
+    if query.get("group"):
+        groups = [group for group in groups if group.key == query["group"]]
+    elif len(rows) > TRAILS_ON_ONE_PAGE:
+        return Shown(groups, [], True, len(rows), capped)
+    return Shown(groups, [i for group in groups for i in group.ids], False, len(rows), capped)
+
+
+def _tap_buttons(value_prefix: str, status: str, labels: list[tuple[str, str]]) -> str:
+    return "".join(
+        f'<button type="submit" name="tap" value="{value_prefix}|{value}" class="tap '
+        f'tap-{value.lower()}" data-status="{value}" aria-pressed="{str(value == status).lower()}">'
+        f"{label}</button>"
+        for value, label in labels
+    )
+
+
+def trail_html(trail: Trail, since, now: datetime, labels: list[tuple[str, str]]) -> str:
+    """One trail's card, built here rather than by the template engine, which takes seconds
+    for a few thousand trails. Every value from data is escaped."""
+    trail_id, name = escape(trail.pk), escape(trail.name)
+    unconfirmed = since is not False
+    if since is None:
+        words = _("Never confirmed")
+    elif unconfirmed:
+        words = _("Not confirmed for %(since)s") % {"since": timesince(since, now)}
+    note = f'<p class="unconfirmed-note">{escape(words)}</p>' if unconfirmed else ""
+    activities = "".join(
+        f'<div class="board-activity" data-activity="{escape(activity.value)}" '
+        f'data-status="{escape(activity.status)}"><span class="activity-name">'
+        f'{escape(activity_label(activity.value))}</span><span class="sync-state" '
+        f'data-role="sync"></span><div class="taps" role="group" aria-label="{name}, '
+        f'{escape(activity_label(activity.value))}">'
+        f"{_tap_buttons(f'{trail_id}|{escape(activity.value)}', activity.status, labels)}"
+        "</div></div>"
+        for activity in trail.activities.all()
+    )
+    return (
+        f'<li class="board-trail{" is-unconfirmed" if unconfirmed else ""}" id="trail-{trail_id}" '
+        f'data-trail="{trail_id}" data-status="{escape(trail.status)}"><div class="trail-head">'
+        f'<label class="pick"><input type="checkbox" name="trails" value="{trail_id}"> '
+        f'<span class="trail-name">{name}</span></label><span class="sync-state" '
+        f'data-role="sync"></span></div><div class="taps" role="group" aria-label="{name}">'
+        f"{_tap_buttons(f'{trail_id}|', trail.status, labels)}</div>{note}{activities}</li>"
+    )
 
 
 def trail_state(trail: Trail, unconfirmed: dict[str, datetime | None]) -> dict:
@@ -168,35 +251,38 @@ def _post(request, system: TrailSystem) -> HttpResponse:
 
 @gzip_page
 def board(request, system_id: str, *, site) -> HttpResponse:
-    """The board of a system the person may change trails of (any role on it); `?q=` keeps
-    the trails whose name holds it (the search box, without JavaScript)."""
+    """The board of a system the person may change trails of (any role on it). `?q=` keeps
+    the trails whose name holds it (the search box without JavaScript), `?group=` one group;
+    `?format=json` answers the same trails' statuses (the script's refresh)."""
     system = system_or_404(request, system_id, roles.MEMBER)
     if request.method == "POST":
         return _post(request, system)
-    if request.GET.get("format") == "json":
-        return JsonResponse({"at": iso_ms(timezone.now()), "trails": _states(system, None)})
     now = timezone.now()
-    search = request.GET.get("q", "").strip()
-    trails = trails_of_system(system)
-    if search:
-        trails = trails.filter(name__icontains=search)
-    trails = list(trails)
+    page = shown(system, request.GET)
+    if request.GET.get("format") == "json":
+        return JsonResponse({"at": iso_ms(now), "trails": _states(system, page.ids)})
     unconfirmed = unconfirmed_statuses(system, now=now)
-    for trail in trails:
-        trail.unconfirmed_since = unconfirmed.get(trail.pk) if trail.pk in unconfirmed else False
-        for activity in trail.activities.all():
-            activity.label = activity_label(activity.value)
+    labels = [(status.value, escape(status.label)) for status in TAP_STATUSES]
+    trails = {trail.pk: trail for trail in trails_of_system(system).filter(pk__in=page.ids)}
+    for group in page.groups:
+        group.rows = [
+            trail_html(trails[i], unconfirmed.get(i, False), now, labels)
+            for i in group.ids
+            if i in trails
+        ]
     context = {
         **site.each_context(request),
         "title": _("Status board"),
         "system": system,
-        "groups": grouped(trails),
-        "search": search,
-        "trail_count": len(trails),
+        "page": page,
+        "group_statuses": [(status.value, status.label) for status in TAP_STATUSES],
+        "search": request.GET.get("q", "").strip(),
+        "trail_count": page.total,
         "unconfirmed_count": len(unconfirmed),
         "unconfirmed_after_hours": system.unconfirmed_after_hours,
         "rendered_at": iso_ms(now),
-        "tap_statuses": [(status.value, status.label) for status in TAP_STATUSES],
+        "tap_statuses": labels,
+        "trails_on_one_page": TRAILS_ON_ONE_PAGE,
         "worker_url": reverse("admin:board_worker"),
         "board_texts": board_texts(),
     }

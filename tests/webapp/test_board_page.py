@@ -139,3 +139,24 @@ def test_the_public_route_lists_unconfirmed_trails_only_when_the_setting_is_on(c
     body = client.get(url).json()
     assert body["unconfirmedAfterHours"] == 2
     assert [trail["trailId"] for trail in body["unconfirmed"]] == [stale.pk]
+
+
+def test_a_large_system_lists_its_groups_first_and_a_group_is_a_page(
+    client, trustee_board, monkeypatch
+):
+    system, _trail = trustee_board
+    TrailFactory(trail_system=system, name="Birch Bend", categories=["Nordic"])
+    monkeypatch.setattr("webapp.board.TRAILS_ON_ONE_PAGE", 2)
+
+    groups = client.get(board_url(system)).content.decode()
+    nordic = client.get(board_url(system), {"group": "c:Nordic"}).content.decode()
+    found = client.get(board_url(system), {"q": "summit"}).content.decode()
+
+    assert 'href="?group=c%3ANordic">Nordic</a> <span class="count">(2)' in groups
+    assert "Aspen Loop" not in groups
+    assert "Aspen Loop" in nordic and "Birch Bend" in nordic and "Summit Chair" not in nordic
+    assert "Summit Chair" in found and "Aspen Loop" not in found
+    state = client.get(board_url(system), {"group": "c:Nordic", "format": "json"}).json()
+    assert sorted(t["id"] for t in state["trails"]) == sorted(
+        Trail.objects.filter(categories=["Nordic"]).values_list("pk", flat=True)
+    )

@@ -330,10 +330,14 @@
       });
   }
 
-  // The server's truth: every trail, read when nothing is waiting to be sent.
+  // The server's truth: every trail, read when nothing is waiting to be sent and the board
+  // is on screen (a phone in a pocket spends no data on it).
   function refresh() {
+    if (document.visibilityState === "hidden") return;
     if (flushing || queue.some(function (e) { return e.state === "pending"; })) return;
-    fetch(window.location.pathname + "?format=json", {
+    var query = new URLSearchParams(window.location.search);
+    query.set("format", "json");
+    fetch(window.location.pathname + "?" + query.toString(), {
       credentials: "same-origin",
       cache: "no-store",
       headers: { Accept: "application/json" },
@@ -396,6 +400,7 @@
   if (stored && stored.at > board.getAttribute("data-rendered-at")) showServer(stored.trails);
   queue.forEach(showQueued);
   render();
+  document.addEventListener("visibilitychange", refresh);
   window.addEventListener("online", function () {
     retries = 0;
     flush();

@@ -183,11 +183,15 @@ def test_confirm_all_then_a_status_confirmed_two_hours_ago_shows_as_unconfirmed(
     expect(page.locator(f"#trail-{stale.pk} .unconfirmed-note")).to_contain_text(
         "Not confirmed for 2"
     )
+    page.locator(f"#trail-{stale.pk}").scroll_into_view_if_needed()
     save_screenshot(page, "board-unconfirmed", docs=True, full_page=False)
 
     page.goto(f"{live_server.url}/map/{system.pk}")
     item = page.locator("#trail-groups .trail-item", has_text=stale.name).first
-    expect(item.locator(".unconfirmed")).to_have_text("Unconfirmed: last confirmed 2 h ago")
+    # The map draws after its file and the confirmations route are read: slower than a form.
+    expect(item.locator(".unconfirmed")).to_have_text(
+        "Unconfirmed: last confirmed 2 h ago", timeout=15_000
+    )
     expect(page.locator("#trail-groups .unconfirmed")).to_have_count(1)
     item.scroll_into_view_if_needed()
     save_screenshot(page, "public-map-unconfirmed", docs=True, full_page=False)

@@ -63,7 +63,9 @@ def test_an_update_emails_unsubscribe_link_unsubscribes_only_by_its_button(live,
     tasks.notify_subscribers_on_commit(UpdateFactory(trail_system=system, notify=True).pk)
     (message,) = mail.outbox
     link = link_in(message, "unsubscribe")
-    assert message.extra_headers["List-Unsubscribe"] == f"<{link}>"
+    headers = message.message()  # as the mail server gets it
+    assert headers["List-Unsubscribe"] == f"<{link}>"
+    assert headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
 
     page.goto(link)
 

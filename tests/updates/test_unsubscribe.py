@@ -1,3 +1,5 @@
+from urllib.parse import urlsplit
+
 import pytest
 from django.core import mail
 from django.test import Client
@@ -64,16 +66,26 @@ def test_pressing_the_button_again_keeps_the_first_date(client, subscriber):
 
 
 @pytest.mark.parametrize("encoding", ["urlencoded", "multipart"])
-def test_a_mail_providers_one_click_post_unsubscribes_without_a_page(subscriber, encoding):
-    """RFC 8058: the provider posts `List-Unsubscribe=One-Click`, with no cookie or token."""
-    url = f"/unsubscribe/{subscriber.unsubscribe_token}"
-    browser = Client(enforce_csrf_checks=True)
+def test_a_mail_providers_one_click_post_unsubscribes_without_a_page(
+    subscriber, encoding, sms_outbox, settings, django_capture_on_commit_callbacks
+):
+    """RFC 8058: the provider posts `List-Unsubscribe=One-Click` to the header's address, with
+    no cookie or CSRF token."""
+    settings.PUBLIC_BASE_URL = "https://trails.example.test"
+    with django_capture_on_commit_callbacks(execute=True):
+        update = UpdateFactory(trail_system=subscriber.trail_system, notify=True)
+        tasks.notify_subscribers_on_commit(update.pk)
+    headers = mail.outbox[0].message()
+    assert headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    url = urlsplit(headers["List-Unsubscribe"].strip("<>"))
+    assert url.scheme == "https"
+    provider = Client(enforce_csrf_checks=True)
     if encoding == "urlencoded":
-        response = browser.post(
-            url, "List-Unsubscribe=One-Click", content_type="application/x-www-form-urlencoded"
+        response = provider.post(
+            url.path, "List-Unsubscribe=One-Click", content_type="application/x-www-form-urlencoded"
         )
     else:
-        response = browser.post(url, {"List-Unsubscribe": "One-Click"})
+        response = provider.post(url.path, {"List-Unsubscribe": "One-Click"})
 
     assert response.status_code == 200
     assert response.content == b""

@@ -35,6 +35,7 @@ def test_the_confirmation_emails_link_subscribes_only_by_its_button(live, page, 
     system = TrailSystemFactory(name="Pine Hill Nordic")
     request_subscription(system=system, email="rider@example.test")
     (message,) = mail.outbox
+    assert "open this link within 24 hours and press the button on its page" in message.body
 
     page.goto(link_in(message, "subscribe/confirm"))
 

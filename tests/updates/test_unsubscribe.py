@@ -221,3 +221,13 @@ def test_a_control_character_in_the_unsubscribe_token_is_a_404(client, subscribe
     assert client.get(f"/unsubscribe/{token}").status_code == 404
     assert client.post(f"/unsubscribe/{token}").status_code == 404
     assert Subscriber.objects.get(pk=subscriber.pk).unsubscribed_on is None
+
+
+def test_a_system_name_with_markup_is_text_on_the_links_page(client):
+    system = TrailSystemFactory(name='<img src="/xss.png">Lac')
+    subscriber = SubscriberFactory(trail_system=system, email="c@example.test")
+
+    page = client.get(f"/unsubscribe/{subscriber.unsubscribe_token}").content.decode()
+
+    assert '<img src="/xss.png">' not in page
+    assert "&lt;img src=&quot;/xss.png&quot;&gt;Lac" in page

@@ -22,6 +22,7 @@ DOCUMENT_FIELDS = {
     "smsCountries", "smsConfirmationsPerDay",
     "timeZone",  # additive (issue 23): the zone of scheduled changes
     "unconfirmedAfterHours",  # additive (issue 21): off (null) by default
+    "geolocationDerived",  # additive (issue 25): geolocation is the centre of the trails
 }  # fmt: skip
 TEXT_FIELDS = [
     "name", "description", "phoneNumber", "website", "depthMeasurement", "lengthMeasurement",

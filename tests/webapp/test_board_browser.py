@@ -187,7 +187,8 @@ def test_confirm_all_then_a_status_confirmed_two_hours_ago_shows_as_unconfirmed(
     save_screenshot(page, "board-unconfirmed", docs=True, full_page=False)
 
     page.goto(f"{live_server.url}/map/{system.pk}")
-    item = page.locator("#trail-groups .trail-item", has_text=stale.name).first
+    name = page.locator(".trail-name").get_by_text(stale.name, exact=True)
+    item = page.locator("#trail-groups .trail-item").filter(has=name)
     # The map draws after its file and the confirmations route are read: slower than a form.
     expect(item.locator(".unconfirmed")).to_have_text(
         "Unconfirmed: last confirmed 2 h ago", timeout=15_000

@@ -12,6 +12,8 @@ from core.errors import DomainError
 from trails.activities import CATALOG
 from trails.enums import TrailStatus
 from trails.services import set_trails_status
+from updates.enums import SURFACE_CONDITIONS
+from updates.types import SURFACE_CONDITION_CATALOG
 from webapp import roles
 from webapp.admin.base import ActionOutcome, report_outcome, web_actor
 
@@ -19,6 +21,13 @@ from webapp.admin.base import ActionOutcome, report_outcome, web_actor
 def page_language() -> str:
     """ "fr" when the page is in French, else "en": the catalogs' own labels follow it."""
     return "fr" if (get_language() or "").startswith("fr") else "en"
+
+
+def surface_condition_choices() -> list[tuple[str, str]]:
+    """The conditions in the page's language (a callable: evaluated for each form)."""
+    french = page_language() == "fr"
+    catalog = SURFACE_CONDITION_CATALOG
+    return [(v, catalog[v].fr if french else catalog[v].en) for v in SURFACE_CONDITIONS]
 
 
 def activity_label(value: str) -> str:

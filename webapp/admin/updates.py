@@ -11,7 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from updates import services
-from updates.enums import SURFACE_CONDITIONS, UpdateType
+from updates.enums import UpdateType
 from updates.models import Delivery, Subscriber, Update
 from updates.subscribers import (
     active_subscriber_count,
@@ -21,7 +21,7 @@ from updates.subscribers import (
     delete_subscriber,
     unsubscribe_subscribers,
 )
-from updates.types import SURFACE_CONDITION_CATALOG, TYPE_FIELDS
+from updates.types import TYPE_FIELDS
 from webapp import roles
 from webapp.admin.base import (
     DeleteThroughService,
@@ -31,14 +31,7 @@ from webapp.admin.base import (
     system_overview_link,
     web_actor,
 )
-from webapp.trail_admin import page_language
-
-
-def surface_condition_choices() -> list[tuple[str, str]]:
-    """The conditions in the page's language (a callable: evaluated for each form)."""
-    french = page_language() == "fr"
-    catalog = SURFACE_CONDITION_CATALOG
-    return [(v, catalog[v].fr if french else catalog[v].en) for v in SURFACE_CONDITIONS]
+from webapp.trail_admin import surface_condition_choices
 
 
 class UpdateForm(forms.ModelForm):

@@ -5,6 +5,7 @@ from collections import defaultdict
 from django import forms
 from django.conf import settings
 from django.contrib import admin
+from django.utils.formats import number_format
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
@@ -137,3 +138,64 @@ class GeometryMapWidget(forms.Textarea):
     class Media:
         css = {"all": ["vendor/leaflet/leaflet.css", "webapp/trail_map.css"]}
         js = ["vendor/leaflet/leaflet.js", "webapp/base_map.js", "webapp/trail_map.js"]
+
+
+class TrailPicker(forms.CheckboxSelectMultiple):
+    """Trails chosen from a list searched as one types, rather than a Ctrl-click list of a
+    hundred names: each trail says its category, difficulty and length (two trails may share
+    a name), and only the trails of the form's chosen system are listed
+    (webapp/trail_picker.js; without scripts, every trail is a checkbox)."""
+
+    template_name = "webapp/widgets/trail_picker.html"
+    option_template_name = "webapp/widgets/trail_picker_option.html"
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        trail = getattr(value, "instance", None)
+        if trail is not None:
+            option["attrs"]["data-system"] = trail.trail_system_id
+        return option
+
+    class Media:
+        css = {"all": ["webapp/trail_picker.css"]}
+        js = ["webapp/trail_picker.js"]
+
+
+class TrailChoiceField(forms.ModelMultipleChoiceField):
+    """The trails of a form (an update's, a schedule's) in a TrailPicker."""
+
+    widget = TrailPicker
+
+    def __init__(self, queryset, **kwargs):
+        kwargs.pop("widget", None)
+        super().__init__(
+            queryset.select_related(None).only(
+                "pk", "name", "trail_system_id", "categories", "difficulty", "distance"
+            ),
+            **kwargs,
+        )
+
+    def label_from_instance(self, trail) -> str:
+        details = [
+            ", ".join(trail.categories or []),
+            trail.get_difficulty_display() if trail.difficulty else "",
+            f"{number_format(round(trail.distance, 1), 1)} km",
+        ]
+        return f"{trail.name} ({' · '.join(detail for detail in details if detail)})"
+
+
+class TrailPickerMixin:
+    """A model admin whose `trails` many-to-many is a TrailPicker, except for a superAdmin,
+    who searches every system's trails with the admin's autocomplete."""
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if db_field.name != "trails" or db_field.name in self.get_autocomplete_fields(request):
+            return field
+        # The queryset the role allows (scoping), not the admin's "+" pop-up of a <select>.
+        return TrailChoiceField(
+            field.queryset.order_by("name", "pk"),
+            required=field.required,
+            label=field.label,
+            help_text=_("Type to find a trail, then tick it; tick as many as you need."),
+        )

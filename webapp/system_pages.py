@@ -128,7 +128,7 @@ def invite(model_admin, request, system_id: str):
                 request,
                 _("%(email)s is now %(role)s of %(system)s; a sign-in link is on its way.")
                 % {
-                    "email": invitation.user.email,
+                    "email": form.cleaned_data["email"],  # as typed
                     "role": role_label(form.cleaned_data["role"]),
                     "system": system.name,
                 },

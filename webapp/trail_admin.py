@@ -119,7 +119,7 @@ STATUS_ACTIONS = [
     set_status_action(TrailStatus.OPEN, _("Set status Open")),
     set_status_action(TrailStatus.CAUTION, _("Set status Caution")),
     set_status_action(TrailStatus.CLOSED, _("Set status Closed")),
-    set_status_action(TrailStatus.NONE, _("Set status None")),
+    set_status_action(TrailStatus.NONE, _("Let its activities set the status")),
 ]
 
 

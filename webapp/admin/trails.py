@@ -416,7 +416,8 @@ class TrailAdmin(StatusHistoryMixin, ToTrashAdmin, ServiceAdmin):
     bulk_delete_function = staticmethod(trash.trash_trails)
     inlines = [TrailActivityInline]
     actions = [*STATUS_ACTIONS, "move_to_trash"]
-    list_display = ["name", "trail_system", "status", "activity_list", "difficulty", distance_km]
+    # Status next to the name: what a phone's narrow list shows without scrolling sideways.
+    list_display = ["name", "status", "activity_list", "trail_system", "difficulty", distance_km]
     list_filter = ["status", ActivityFilter, CategoryFilter, "difficulty", "trail_system"]
     # System by system, each in its order: the index a page of half a million trails reads.
     ordering = ["trail_system_id", "order"]
@@ -488,7 +489,7 @@ class PointAdmin(StatusHistoryMixin, ToTrashAdmin, ServiceAdmin):
     rows_name = "points"
     delete_function = staticmethod(trash.trash_point)
     bulk_delete_function = staticmethod(trash.trash_points)
-    list_display = ["name", "trail_system", "marker_class", "status", "hidden", "created_on"]
+    list_display = ["name", "status", "trail_system", "marker_class", "hidden", "created_on"]
     list_filter = ["status", "marker_class", "trail_system"]
     ordering = ["trail_system_id", "-created_on"]  # as the system's points index reads
     search_fields = ["name", "id"]

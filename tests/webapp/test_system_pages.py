@@ -140,3 +140,16 @@ def test_only_a_superadmin_transfers_ownership(client):
     signed_in(client, UserFactory(uid="super", is_super_admin=True))
     page = client.get(f"/admin/trails/trailsystem/{system.pk}/change/").content.decode()
     assert 'name="owner"' in page
+
+
+def test_the_invite_message_names_the_address_as_it_was_typed(client, mailoutbox):
+    system = TrailSystemFactory()
+    UserFactory(email="ann.groomer@example.test")
+    signed_in(client, system.owner)
+
+    response = client.post(
+        invite_url(system), {"email": "Ann.Groomer@Example.test", "role": "Trustee"}, follow=True
+    )
+
+    assert "Ann.Groomer@Example.test is now Trustee of" in response.content.decode()
+    assert len(mailoutbox) == 1

@@ -323,26 +323,23 @@ MOVED_TO_TRASH = _("Moved to the trash, where they can be restored: %(count)d.")
 
 
 class ToTrashAdmin(BulkDeleteThroughService):
-    """A live trail or point: Delete (its page, or "Delete selected") and "Move selected to the
-    trash" call the services the API's DELETE calls, which move it to the trash; it is
-    restored from there, and deleted for good only from there, by an Administrator."""
+    """A live trail or point: Delete (its page) and the list's one trash action, "Move
+    selected to the trash" (the admin's "Delete selected", with its confirmation page), call
+    the services the API's DELETE calls, which move it to the trash; it is restored from
+    there, and deleted for good only from there, by an Administrator."""
 
-    actions = ["move_to_trash"]
     delete_confirmation_template = "webapp/trash_confirmation.html"
     delete_selected_confirmation_template = "webapp/trash_selected_confirmation.html"
     deleted_message = MOVED_TO_TRASH
     not_deleted_message = _("Not moved to the trash")
 
-    @admin.action(description=_("Move selected to the trash"), permissions=["change"])
-    def move_to_trash(self, request, queryset):
-        apply_to_selected(
-            self,
-            request,
-            queryset,
-            self.bulk_delete_function,
-            done=MOVED_TO_TRASH,
-            not_done=self.not_deleted_message,
-        )
+    def get_actions(self, request):
+        """One name for one thing: the admin's "Delete selected" moves to the trash here."""
+        actions = super().get_actions(request)
+        if "delete_selected" in actions:
+            function, name, _description = actions["delete_selected"]
+            actions["delete_selected"] = (function, name, _("Move selected to the trash"))
+        return actions
 
     def get_deleted_objects(self, objs, request):
         """Only the rows themselves move; nothing related is deleted, so nothing needs a
@@ -415,7 +412,7 @@ class TrailAdmin(StatusHistoryMixin, ToTrashAdmin, ServiceAdmin):
     delete_function = staticmethod(trash.trash_trail)
     bulk_delete_function = staticmethod(trash.trash_trails)
     inlines = [TrailActivityInline]
-    actions = [*STATUS_ACTIONS, "move_to_trash"]
+    actions = STATUS_ACTIONS
     # Status next to the name: what a phone's narrow list shows without scrolling sideways.
     list_display = ["name", "status", "activity_list", "trail_system", "difficulty", distance_km]
     list_filter = ["status", ActivityFilter, CategoryFilter, "difficulty", "trail_system"]

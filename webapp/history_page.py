@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from django import forms
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
-from django.core.paginator import Paginator
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
@@ -17,6 +16,7 @@ from apikeys.models import User
 from trails import selectors
 from trails.enums import Difficulty, TrailStatus
 from trails.models import Point, StatusChange, Trail, TrailSystem
+from webapp.pagination import CappedCountPaginator
 from webapp.trail_admin import activity_label
 
 CHANGES_PER_PAGE = 50
@@ -135,7 +135,8 @@ class StatusHistoryMixin:
         changes = selectors.status_changes(
             **{target: row}, since=dates.get("since"), until=dates.get("until")
         )
-        page = Paginator(changes, CHANGES_PER_PAGE).get_page(request.GET.get("page"))
+        # A busy system's years of changes are counted only up to a cap, as the lists are.
+        page = CappedCountPaginator(changes, CHANGES_PER_PAGE).get_page(request.GET.get("page"))
         kept = request.GET.copy()
         kept.pop("page", None)
         context = {

@@ -152,27 +152,36 @@ def status_changes(
 Location = tuple[float, float]  # (lat, lng)
 
 
+def trails_centres(system_ids: Iterable[str]) -> dict[str, Location]:
+    """The centre of the box around each system's live trails (their stored boxes, no
+    geometry read), for the systems that have a trail; one query."""
+    boxes = (
+        Trail.objects.filter(trail_system_id__in=list(system_ids), south__isnull=False)
+        .values("trail_system_id")
+        .annotate(s=Min("south"), n=Max("north"), w=Min("west"), e=Max("east"))
+    )
+    return {
+        box["trail_system_id"]: ((box["s"] + box["n"]) / 2, (box["w"] + box["e"]) / 2)
+        for box in boxes
+    }
+
+
 def system_locations(systems: Iterable[TrailSystem]) -> dict[str, Location | None]:
-    """Where each system is: its geolocation, else the centre of the box around its live
-    trails' first vertices, else None (no location and no trail). One query at most, for the
-    systems without a geolocation. The one place that decides a system's place for what
-    derives from it (its time zone, its default SMS country)."""
-    located: dict[str, Location | None] = {}
-    unplaced = []
-    for system in systems:
-        if system.lat is not None and system.lng is not None:
-            located[system.pk] = (system.lat, system.lng)
-        else:
-            unplaced.append(system.pk)
-            located[system.pk] = None
+    """Where each system is: its stored location (set by a manager, or derived from its
+    trails by the last compile), else the centre of its trails for a system not compiled
+    since its first trail, else None (no location and no trail). One query at most. The one
+    place that decides a system's place for what derives from it (its time zone, its default
+    SMS country)."""
+    systems = list(systems)
+    located: dict[str, Location | None] = {
+        system.pk: (system.lat, system.lng)
+        if system.lat is not None and system.lng is not None
+        else None
+        for system in systems
+    }
+    unplaced = [pk for pk, location in located.items() if location is None]
     if unplaced:
-        boxes = (
-            Trail.objects.filter(trail_system_id__in=unplaced)
-            .values("trail_system_id")
-            .annotate(s=Min("lat"), n=Max("lat"), w=Min("lng"), e=Max("lng"))
-        )
-        for box in boxes:
-            located[box["trail_system_id"]] = ((box["s"] + box["n"]) / 2, (box["w"] + box["e"]) / 2)
+        located |= trails_centres(unplaced)
     return located
 
 

@@ -149,6 +149,7 @@ class TrailSystemAdmin(StatusHistoryMixin, DeleteThroughService, ServiceAdmin):
     readonly_fields = [
         "id",
         "created_on",
+        "location_derived",
         "total_trails",
         "open_trails",
         "caution_trails",
@@ -171,7 +172,7 @@ class TrailSystemAdmin(StatusHistoryMixin, DeleteThroughService, ServiceAdmin):
                 "fields": [
                     "language",
                     ("depth_measurement", "length_measurement", "temp_measurement"),
-                    ("lat", "lng"),
+                    ("lat", "lng", "location_derived"),
                     "time_zone",
                     ("inactive", "blocked", "hide_name", "promote_trail_hub"),
                 ]

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('trails', '0008_time_zone_and_schedule_path'),
+        ('trails', '0009_derived_location'),
     ]
 
     operations = [

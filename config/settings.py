@@ -195,7 +195,7 @@ SERVE_MEDIA = env_flag("SERVE_MEDIA", True)
 # STORAGE_BACKEND with django-storages' own AWS_* / GS_* variables.
 STORAGE_BACKEND = os.environ.get("STORAGE_BACKEND", "local")
 _storage_backends = {
-    "local": "django.core.files.storage.FileSystemStorage",
+    "local": "publishing.storage_backends.PublishedFileSystemStorage",
     "s3": "publishing.storage_backends.PublishedS3Storage",
     "gcs": "publishing.storage_backends.PublishedGoogleCloudStorage",
 }

@@ -106,6 +106,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # /legacy answers here, past the request log, metrics and security headers only.
     "config.middleware.LegacyRouteMiddleware",
+    # Compresses what the middleware below and the views answer (not /legacy, answered above).
+    "config.middleware.CompressionMiddleware",
     "csp.middleware.CSPMiddleware",
     "corsheaders.middleware.CorsMiddleware",
     "config.middleware.ControlCharacterPathMiddleware",

@@ -2,11 +2,13 @@
 is compressed once, not per request; the validators keep working across encodings."""
 
 import gzip
+import json
 
 import brotli
 import pytest
 
 from legacy import cache, versions
+from tests.factories import TrailFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -51,3 +53,23 @@ def test_a_poller_holding_either_encoding_gets_304(client, system, held_encoding
 
     assert again.status_code == 304
     assert "Accept-Encoding" in again["Vary"]
+
+
+def test_trail_coordinates_are_written_with_at_most_six_decimals(client, system):
+    geometry = {
+        "type": "LineString",
+        "coordinates": [[-113.123456789, 45.987654321], [-113.1, 45.9]],
+    }
+    TrailFactory(
+        trail_system=system, name="Precise", geometry=geometry, lat=45.98765432, lng=-113.12345678
+    )
+
+    (entry,) = [
+        t for t in client.get(f"/legacy/trails/{system.id}").json() if t["name"] == "Precise"
+    ]
+
+    assert json.loads(entry["geoJson"])["features"][0]["geometry"] == {
+        "type": "LineString",
+        "coordinates": [[-113.123456, 45.987654], [-113.1, 45.9]],
+    }
+    assert entry["geolocation"] == {"_latitude": 45.987654, "_longitude": -113.123457}

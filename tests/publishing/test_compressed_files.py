@@ -10,11 +10,9 @@ import orjson
 import pytest
 from django.core.files.storage import default_storage
 from django.core.management import call_command
-from django.db import transaction
 from moto.server import ThreadedMotoServer
 
 from publishing.publisher import read_all_systems_file
-from publishing.scheduling import record_compile_request
 from publishing.storage import (
     ALL_SYSTEMS_NAME,
     GEOJSON_CONTENT_TYPE,
@@ -23,22 +21,8 @@ from publishing.storage import (
     list_map_files,
     public_url,
 )
-from tests.factories import PointFactory, TrailActivityFactory, TrailFactory, TrailSystemFactory
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def published_path(django_capture_on_commit_callbacks) -> str:
-    """A system of a few trails (a file worth compressing), published."""
-    system = TrailSystemFactory()
-    for _ in range(5):
-        TrailActivityFactory(trail=TrailFactory(trail_system=system), value="skiing")
-    PointFactory(trail_system=system)
-    with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
-        record_compile_request(system, reason="test")
-    system.refresh_from_db()
-    return system.geo_json_path
 
 
 def read(path: str) -> bytes:

@@ -54,3 +54,17 @@ def test_the_public_map_page_is_gzipped(system, client):
     assert page.status_code == 200
     assert page["Content-Encoding"] == "gzip"
     assert b"<html" in gzip.decompress(page.content)
+
+
+def test_the_web_app_page_showing_a_new_key_is_never_compressed(system, client):
+    client.force_login(system.owner)
+
+    shown = client.post(
+        "/admin/apikeys/apikey/add/",
+        {"name": "Grooming tablet", "access": "read", "trail_system": system.pk},
+        **GZIP,
+    )
+
+    assert shown.status_code == 200
+    assert not shown.has_header("Content-Encoding")
+    assert b'id="new-key"' in shown.content

@@ -17,7 +17,8 @@ class CamelCaseJSONParser(_CamelCaseJSONParser):
     400 invalid_json rather than a value the serializers never expect or a 500.
     """
 
-    json_underscoreize = {"ignore_keys": ("promoteTrailHUB",)}
+    # GeoJSON coordinates hold no keys: a long trace is not walked position by position.
+    json_underscoreize = {"ignore_keys": ("promoteTrailHUB",), "ignore_fields": ("coordinates",)}
 
     def parse(self, stream, media_type=None, parser_context=None):
         encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)

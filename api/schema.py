@@ -106,6 +106,22 @@ def require_a_field_in_patch_bodies(result: dict, generator, request, public) ->
     return result
 
 
+# Request bodies whose fields exclude each other (400 invalid_field), said as JSON Schema can.
+EXCLUSIVE_FIELDS = {
+    "UpdateCreateRequest": ("expirationDate", "expiresInHours"),
+    "PatchedUpdateFieldsRequest": ("expirationDate", "expiresInHours"),
+}
+
+
+def forbid_fields_together(result: dict, generator, request, public) -> dict:
+    """Postprocessing hook: a body may hold one of two exclusive fields, not both."""
+    schemas = result.get("components", {}).get("schemas", {})
+    for name, fields in EXCLUSIVE_FIELDS.items():
+        if name in schemas:
+            schemas[name]["not"] = {"required": list(fields)}
+    return result
+
+
 # DRF's CharField refuses NUL characters (a NUL cannot even be stored in PostgreSQL text).
 NO_NUL_PATTERN = "^[^\\u0000]*$"
 

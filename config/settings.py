@@ -22,6 +22,8 @@ from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 from pythonjsonlogger.core import RESERVED_ATTRS
 
+from core.limits import REQUEST_BODY_MAX
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 ENV_FILE = os.environ.get("ENV_FILE", str(BASE_DIR / ".env"))
 if ENV_FILE and Path(ENV_FILE).is_file():
@@ -387,7 +389,7 @@ CACHES = {
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }
 
-DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
+DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -433,6 +435,7 @@ SPECTACULAR_SETTINGS = {
         "api.schema.add_error_responses",
         "api.schema.require_a_field_in_patch_bodies",
         "api.schema.forbid_nul_in_request_strings",
+        "api.schema.forbid_fields_together",
     ],
     # The docs page must work with no network: no online validator, and its assets come from
     # drf-spectacular-sidecar through api.views.OfflineSwaggerView.

@@ -3,11 +3,13 @@ every interface applies them alike.
 
 Each bound is far beyond any real value, so it never refuses real data; it exists so that a
 number or a count no real client sends cannot overflow a column, a JSON encoder or a file
-(a depth of 1e20, an elevation of 1e308, an 80,000-part line, 200,000 categories).
+(a depth of 1e20, an elevation of 1e308, an 80,000-part line, 200,000 categories). A count
+whose size the request body already bounds (a trail's positions) is never refused below it.
 """
 
 from collections.abc import Iterable
 
+REQUEST_BODY_MAX = 2 * 1024 * 1024  # bytes of a management request body (413 beyond)
 TEXT_LIMIT = 2000  # characters of any free-text field (names, descriptions, links)
 
 # Numbers (inclusive bounds).
@@ -25,7 +27,9 @@ ID_TOKEN_CLOCK_SKEW_SECONDS = 60  # an ID token's iat may be this far in the fut
 
 # Counts.
 GEOMETRY_PARTS_MAX = 500  # lines of one MultiLineString trail
-GEOMETRY_POSITIONS_MAX = 20_000  # positions of one trail, all parts together
+# Positions of one trail, all parts together: as many as a body at REQUEST_BODY_MAX can carry
+# ("[0,0]," each), so only a trail that comes another way (an import) can meet it.
+GEOMETRY_POSITIONS_MAX = REQUEST_BODY_MAX // len("[0,0],")
 CATEGORIES_MAX = 50  # categories of one trail
 CATEGORY_LENGTH_MAX = 100  # characters of one category
 ACTIVITY_CHANGES_MAX = 50  # activities changed by one trail PATCH

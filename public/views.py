@@ -146,6 +146,11 @@ def _map_config(system: TrailSystem) -> dict:
         "tileAttribution": settings.MAP_TILE_ATTRIBUTION,
         "language": system.language,
         "texts": texts_for(system.language),
+        # The first view, before the file comes: the system's place (its own, or its
+        # trails' centre); null for a system without either.
+        "centre": [system.lat, system.lng]
+        if system.lat is not None and system.lng is not None
+        else None,
     }
 
 

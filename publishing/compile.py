@@ -496,11 +496,13 @@ def _feature_collection(parts: list[bytes]) -> bytes:
 
 
 def all_systems_collection(systems: list[dict]) -> dict:
-    """The legacy all-systems FeatureCollection: one Point per system given; a system
-    without a location has a null geometry. hiddenActivities only when set."""
+    """The legacy all-systems FeatureCollection: one Point per system given that has a
+    location (its own or its trails' centre); one without is left out until it has one, as
+    embeds place every feature on a map. hiddenActivities only when set."""
     features = []
     for system in systems:
-        has_location = system["lat"] is not None and system["lng"] is not None
+        if system["lat"] is None or system["lng"] is None:
+            continue
         properties = {
             "name": system["name"],
             "tsId": system["id"],
@@ -517,9 +519,7 @@ def all_systems_collection(systems: list[dict]) -> dict:
                 "geometry": {
                     "type": "Point",
                     "coordinates": _published_point(system["lng"], system["lat"]),
-                }
-                if has_location
-                else None,
+                },
                 "properties": properties,
             }
         )

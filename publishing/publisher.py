@@ -53,6 +53,7 @@ from publishing.selectors import (
     rows_are_versioned,
 )
 from trails.models import TrailSystem
+from trails.services import derive_location
 
 logger = logging.getLogger(__name__)
 
@@ -207,6 +208,7 @@ def publish_system(system_id: str, now: datetime) -> str:
         TrailSystem.objects.filter(pk=system_id).update(
             geo_json_path=path, compiled_on=now, **statistics.columns()
         )
+        derive_location(system_id=system_id)
     except BaseException:
         storage.delete_file(path)
         raise

@@ -8,6 +8,7 @@ from django.utils import timezone
 from apikeys import keys
 from apikeys.models import ApiKey, User
 from schedules.models import Schedule
+from trails.geometry import extent
 from trails.models import Membership, Point, Trail, TrailActivity, TrailSystem
 from updates.models import Subscriber, Update
 
@@ -58,6 +59,10 @@ class TrailFactory(factory.django.DjangoModelFactory):
     distance = 0.27
     lat = 45.69
     lng = -113.95
+    west = factory.LazyAttribute(lambda trail: extent(trail.geometry)[0])
+    south = factory.LazyAttribute(lambda trail: extent(trail.geometry)[1])
+    east = factory.LazyAttribute(lambda trail: extent(trail.geometry)[2])
+    north = factory.LazyAttribute(lambda trail: extent(trail.geometry)[3])
 
 
 class TrailActivityFactory(factory.django.DjangoModelFactory):

@@ -88,7 +88,8 @@ TRAIL_SYSTEM = Resource(
     # Shaped apart by the interfaces that show them: the owner and plan, the location, the
     # figures the compile writes, the weather, the legacy-only presentation fields.
     excluded=frozenset(
-        {"id", "owner", "subscription", "lat", "lng", "created_on", "updated_on", "updated_by"}
+        {"id", "owner", "subscription", "lat", "lng", "location_derived"}
+        | {"created_on", "updated_on", "updated_by"}
         | {"total_trails", "open_trails", "caution_trails", "closed_trails", "total_distance"}
         | {"open_distance", "caution_distance", "activity_totals", "published_updates"}
         | {"geo_json_path", "compiled_on", "weather", "weather_updated_on"}
@@ -113,7 +114,7 @@ TRAIL = Resource(
         Field("categories"),
     ),
     # The geometry and what derives from it are shaped apart (GeoJSON, geolocation, profile).
-    excluded=_ROW | {"geometry", "lat", "lng", "elevations"},
+    excluded=_ROW | {"geometry", "lat", "lng", "west", "south", "east", "north", "elevations"},
 )
 
 ACTIVITY = Resource(

@@ -121,6 +121,14 @@ def first_vertex(geometry: dict) -> tuple[float, float]:
     return first[1], first[0]
 
 
+def extent(geometry: dict) -> tuple[float, float, float, float]:
+    """(west, south, east, north) of every position (no wrap across the antimeridian)."""
+    positions = [p for line in lines(geometry) for p in line]
+    lngs = [p[0] for p in positions]
+    lats = [p[1] for p in positions]
+    return min(lngs), min(lats), max(lngs), max(lats)
+
+
 def feature_collection(geometry: dict, properties: dict | None = None) -> dict:
     """The parsed FeatureCollection the interface shows as a trail's geoJson."""
     return {

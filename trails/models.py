@@ -51,6 +51,13 @@ class TrailSystem(models.Model):
     promote_trail_hub = models.BooleanField(default=False, verbose_name=_("promote trail hub"))
     lat = models.FloatField(null=True, blank=True, verbose_name=_("latitude"))
     lng = models.FloatField(null=True, blank=True, verbose_name=_("longitude"))
+    # True while lat and lng are the centre of the trails' extent, written by each compile
+    # (trails.services.derive_location) because no manager has set a location.
+    location_derived = models.BooleanField(
+        default=False,
+        help_text=_("The location is the centre of the trails, kept up to date until you set one."),
+        verbose_name=_("location derived from the trails"),
+    )
     # An IANA name; empty: the zone of the system's location (trails.timezones).
     time_zone = models.CharField(
         max_length=64,
@@ -234,6 +241,12 @@ class Trail(Audited, Trashable):
     )
     lat = models.FloatField(default=0, verbose_name=_("latitude"))
     lng = models.FloatField(default=0, verbose_name=_("longitude"))
+    # The box around every position, kept with the geometry: a system without a location of
+    # its own is placed at the centre of its trails' boxes without reading any geometry.
+    west = models.FloatField(null=True, blank=True, verbose_name=_("west"))
+    south = models.FloatField(null=True, blank=True, verbose_name=_("south"))
+    east = models.FloatField(null=True, blank=True, verbose_name=_("east"))
+    north = models.FloatField(null=True, blank=True, verbose_name=_("north"))
     # None until computed; then 50 evenly spaced metre values along the line.
     elevations = models.JSONField(null=True, blank=True, verbose_name=_("elevations"))
 
@@ -251,6 +264,7 @@ class Trail(Audited, Trashable):
         self.geometry = geometry_module.validate(geometry)
         self.distance = geometry_module.length_km(self.geometry)
         self.lat, self.lng = geometry_module.first_vertex(self.geometry)
+        self.west, self.south, self.east, self.north = geometry_module.extent(self.geometry)
 
 
 class TrailActivity(models.Model):
@@ -394,6 +408,7 @@ class StatusChange(models.Model):
         indexes = [
             models.Index(fields=["trail", "-at", "-id"]),
             models.Index(fields=["point", "-at", "-id"]),
+            models.Index(fields=["trail_system", "-at", "-id"], name="status_change_system_at"),
         ]
         constraints = [
             models.CheckConstraint(

@@ -2,8 +2,10 @@
 geometry (and its elevations) is loaded only when the response shows it."""
 
 from collections.abc import Iterable
+from datetime import date, datetime, time, timedelta
 
 from django.db.models import Max, Min, Prefetch, Q, QuerySet
+from django.utils import timezone
 
 from core.errors import NotFound
 from core.limits import HISTORY_LIMIT
@@ -108,30 +110,78 @@ def status_history(*, trail: Trail | None = None, point: Point | None = None, li
     return list(changes.order_by("-at", "-id")[: max(1, min(limit, HISTORY_LIMIT))])
 
 
+def start_of_day(day: date) -> datetime:
+    """Midnight of `day` in the current time zone (an index's range, unlike `at__date`)."""
+    return timezone.make_aware(datetime.combine(day, time.min))
+
+
+def status_changes(
+    *,
+    system: TrailSystem | None = None,
+    trail: Trail | None = None,
+    point: Point | None = None,
+    since: date | None = None,
+    until: date | None = None,
+) -> QuerySet[StatusChange]:
+    """The recorded changes of one trail (its activities included), one point, or every trail
+    and point of a system, newest first, from `since` to `until` (days, in the current time
+    zone, both included); with the trail's or point's name (trashed rows included)."""
+    if trail is not None:
+        changes = StatusChange.objects.filter(trail=trail)
+    elif point is not None:
+        changes = StatusChange.objects.filter(point=point)
+    else:
+        changes = StatusChange.objects.filter(trail_system=system)
+    if since is not None:
+        changes = changes.filter(at__gte=start_of_day(since))
+    if until is not None:
+        changes = changes.filter(at__lt=start_of_day(until + timedelta(days=1)))
+    return (
+        changes.select_related("trail", "point")
+        .only(
+            *(f.name for f in StatusChange._meta.concrete_fields),
+            "trail__name",
+            "trail__trashed_on",
+            "point__name",
+            "point__trashed_on",
+        )
+        .order_by("-at", "-id")
+    )
+
+
 Location = tuple[float, float]  # (lat, lng)
 
 
+def trails_centres(system_ids: Iterable[str]) -> dict[str, Location]:
+    """The centre of the box around each system's live trails (their stored boxes, no
+    geometry read), for the systems that have a trail; one query."""
+    boxes = (
+        Trail.objects.filter(trail_system_id__in=list(system_ids), south__isnull=False)
+        .values("trail_system_id")
+        .annotate(s=Min("south"), n=Max("north"), w=Min("west"), e=Max("east"))
+    )
+    return {
+        box["trail_system_id"]: ((box["s"] + box["n"]) / 2, (box["w"] + box["e"]) / 2)
+        for box in boxes
+    }
+
+
 def system_locations(systems: Iterable[TrailSystem]) -> dict[str, Location | None]:
-    """Where each system is: its geolocation, else the centre of the box around its live
-    trails' first vertices, else None (no location and no trail). One query at most, for the
-    systems without a geolocation. The one place that decides a system's place for what
-    derives from it (its time zone, its default SMS country)."""
-    located: dict[str, Location | None] = {}
-    unplaced = []
-    for system in systems:
-        if system.lat is not None and system.lng is not None:
-            located[system.pk] = (system.lat, system.lng)
-        else:
-            unplaced.append(system.pk)
-            located[system.pk] = None
+    """Where each system is: its stored location (set by a manager, or derived from its
+    trails by the last compile), else the centre of its trails for a system not compiled
+    since its first trail, else None (no location and no trail). One query at most. The one
+    place that decides a system's place for what derives from it (its time zone, its default
+    SMS country)."""
+    systems = list(systems)
+    located: dict[str, Location | None] = {
+        system.pk: (system.lat, system.lng)
+        if system.lat is not None and system.lng is not None
+        else None
+        for system in systems
+    }
+    unplaced = [pk for pk, location in located.items() if location is None]
     if unplaced:
-        boxes = (
-            Trail.objects.filter(trail_system_id__in=unplaced)
-            .values("trail_system_id")
-            .annotate(s=Min("lat"), n=Max("lat"), w=Min("lng"), e=Max("lng"))
-        )
-        for box in boxes:
-            located[box["trail_system_id"]] = ((box["s"] + box["n"]) / 2, (box["w"] + box["e"]) / 2)
+        located |= trails_centres(unplaced)
     return located
 
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from django.contrib.auth import get_user_model
 from django.db import models, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from core.actors import Actor, Via
@@ -25,6 +26,7 @@ from trails.countries import normalized_countries
 from trails.enums import ActivityStatus, TrailStatus
 from trails.geometry import GeometryError
 from trails.models import Membership, Point, Trail, TrailActivity, TrailSystem
+from trails.selectors import trails_centres
 from trails.tasks import request_elevations_on_commit
 from trails.timezones import check_zone
 
@@ -133,11 +135,41 @@ LISTED_FIELDS = frozenset({"name", "lat", "lng", "inactive", "blocked", "hidden_
 @transaction.atomic
 def change_trail_system(*, system: TrailSystem, changes: Mapping, actor: Actor) -> None:
     """Public details only (PATCH /trail-systems/:id): no recompile; the all-systems list is
-    rebuilt when what it shows changed."""
+    rebuilt when what it shows changed. A location set replaces the derived one; a location
+    cleared is derived from the trails again at once."""
     changes = _checked_system_fields(changes)
+    located = {"lat", "lng"} & changes.keys()
+    if located:
+        changes["location_derived"] = False
     write_fields(TrailSystem, system.pk, changes, actor.uid)
+    if located:
+        derive_location(system_id=system.pk)
     if LISTED_FIELDS & changes.keys():
         request_listing_rebuild()
+
+
+# A system whose location is derived, or not known at all.
+_NO_LOCATION_SET = Q(location_derived=True) | Q(lat__isnull=True) | Q(lng__isnull=True)
+
+
+@transaction.atomic
+def derive_location(*, system_id: str) -> None:
+    """A system whose location no manager set is placed at the centre of its trails (no
+    location without a trail): every compile calls this, so the place follows the trails.
+    The legacy list, which leaves out a system without a location, is rebuilt on a change."""
+    current = (
+        TrailSystem.objects.filter(_NO_LOCATION_SET, pk=system_id).values("lat", "lng").first()
+    )
+    if current is None:
+        return
+    centre = trails_centres([system_id]).get(system_id)
+    lat, lng = centre or (None, None)
+    if (current["lat"], current["lng"]) == (lat, lng):
+        return
+    TrailSystem.objects.filter(_NO_LOCATION_SET, pk=system_id).update(
+        lat=lat, lng=lng, location_derived=centre is not None
+    )
+    request_listing_rebuild()
 
 
 @transaction.atomic

@@ -17,9 +17,18 @@ from core.ids import ID_MAX_LENGTH
 from schedules.models import Action, Repeat, Schedule
 from trails import enums
 
-LOCAL_DATE_TIME = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$"
-LOCAL_TIME = r"^\d{2}:\d{2}(:\d{2})?$"
-LOCAL_DATE = r"^\d{4}-\d{2}-\d{2}$"
+# Only dates and times that exist (years 0001-9999, 29 February of leap years), so a client
+# generating values from the schema sends none the parser refuses.
+_MONTH_DAY = (
+    r"(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])"
+    r"|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|02-(?:0[1-9]|1\d|2[0-8]))"
+)
+_LEAP_YEAR = r"(?:\d\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)"
+_DATE = rf"(?:(?!0000)\d{{4}}-{_MONTH_DAY}|{_LEAP_YEAR}-02-29)"
+_TIME = r"(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d)?"
+LOCAL_DATE_TIME = rf"^{_DATE}T{_TIME}$"
+LOCAL_TIME = rf"^{_TIME}$"
+LOCAL_DATE = rf"^{_DATE}$"
 REASON_MAX = Schedule._meta.get_field("reason").max_length
 
 

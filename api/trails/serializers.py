@@ -92,11 +92,18 @@ class TrailSystemSerializer(TrailSystemListSerializer):
     activities = serializers.JSONField(source="activity_totals")
     updates = serializers.JSONField(source="published_updates")
     owner_id = serializers.CharField()
+    geolocation_derived = serializers.BooleanField(
+        source="location_derived",
+        read_only=True,
+        help_text="True when no location was set: geolocation is then the centre of the "
+        "trails, recomputed with each publication until one is set in the web app.",
+    )
 
     class Meta:
         model = TrailSystem
         fields = (
             *LIST_FIELDS,
+            "geolocation_derived",
             *(name for name in TRAIL_SYSTEM.declared(API) if name not in LIST_FIELDS),
             "total_distance", "open_distance", "activities", "updates", "weather",
             "subscription", "created_on", "updated_by", "owner_id",

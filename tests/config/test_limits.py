@@ -1,7 +1,9 @@
 """Hostile input: every number has a bound no real value reaches, every list a count limit,
 and stored data from before the bounds never breaks the legacy interface (defects 1, 6, 9)."""
 
+import orjson
 import pytest
+from django.core.files.storage import default_storage
 
 from core import limits
 from core.actors import Actor, Via
@@ -10,6 +12,7 @@ from legacy.firestore import with_timestamps
 from tests.factories import TrailFactory, TrailSystemFactory
 from trails import services, tasks
 from trails.elevations.sampling import SAMPLES
+from trails.geometry import GeometryError, validate
 from trails.models import Trail
 from updates.models import Update
 
@@ -23,6 +26,10 @@ def error(response) -> tuple[int, str]:
 def line(n: int, elevation: float | None = None) -> list[list[float]]:
     extra = [] if elevation is None else [elevation]
     return [[-113.95 + i * 1e-5, 45.69, *extra] for i in range(n)]
+
+
+def legacy_coordinates(document: dict) -> list:
+    return orjson.loads(document["geoJson"])["features"][0]["geometry"]["coordinates"]
 
 
 def trails_url(system) -> str:
@@ -109,31 +116,66 @@ def test_the_elevation_task_survives_stored_absurd_elevations(elevation):
     assert all(limits.ELEVATION_MIN <= value <= limits.ELEVATION_MAX for value in trail.elevations)
 
 
-@pytest.mark.parametrize(
-    "geometry",
-    [
-        {
-            "type": "MultiLineString",
-            "coordinates": [line(2) for _ in range(limits.GEOMETRY_PARTS_MAX + 1)],
-        },
-        {"type": "LineString", "coordinates": line(limits.GEOMETRY_POSITIONS_MAX + 1)},
-    ],
-    ids=["parts", "positions"],
-)
-def test_geometry_count_limits(system, manager, geometry):
+def test_too_many_lines_are_refused(system, manager):
+    geometry = {
+        "type": "MultiLineString",
+        "coordinates": [line(2) for _ in range(limits.GEOMETRY_PARTS_MAX + 1)],
+    }
     response = manager.post(trails_url(system), {"name": "X", "geometry": geometry}, format="json")
     assert error(response) == (400, "invalid_geometry")
     assert "at most" in response.json()["error"]["message"]
+    assert len(response.content) < 300
 
 
-def test_a_geometry_at_the_limits_is_taken(system, manager):
-    per_part = limits.GEOMETRY_POSITIONS_MAX // limits.GEOMETRY_PARTS_MAX
+def test_a_geometry_with_the_most_lines_is_taken(system, manager):
     geometry = {
         "type": "MultiLineString",
-        "coordinates": [line(per_part) for _ in range(limits.GEOMETRY_PARTS_MAX)],
+        "coordinates": [line(2) for _ in range(limits.GEOMETRY_PARTS_MAX)],
     }
     response = manager.post(trails_url(system), {"name": "X", "geometry": geometry}, format="json")
     assert response.status_code == 201
+
+
+def test_no_body_under_the_limit_carries_too_many_positions():
+    """The position count bounds only trails that come another way (imports): the smallest
+    position a body can hold is '[0,0],'."""
+    smallest = orjson.dumps({"geometry": {"type": "LineString", "coordinates": [[0, 0]] * 3}})
+    per_position = len(b"[0,0],")
+    assert (limits.GEOMETRY_POSITIONS_MAX + 1) * per_position > limits.REQUEST_BODY_MAX
+    assert len(smallest) < limits.REQUEST_BODY_MAX
+    too_many = {
+        "type": "LineString",
+        "coordinates": [[0, 0], [1, 1]] * (1 + limits.GEOMETRY_POSITIONS_MAX // 2),
+    }
+    with pytest.raises(GeometryError, match="at most"):
+        validate(too_many)
+
+
+def test_a_long_gps_trace_is_taken_published_and_served(
+    system, manager, client, django_capture_on_commit_callbacks
+):
+    """52,000 positions at ~1 m spacing, a real body of over a megabyte."""
+    coordinates = [
+        [round(-113.95 + i * 1.3e-5, 6), round(45.69 + (i % 400) * 2e-6, 6), 1500.0 + i % 50]
+        for i in range(52_000)
+    ]
+    body = orjson.dumps(
+        {"name": "Long trace", "geometry": {"type": "LineString", "coordinates": coordinates}}
+    )
+    assert 1_000_000 < len(body) < 1_900_000
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = manager.post(trails_url(system), body, content_type="application/json")
+
+    assert response.status_code == 201
+    trail_id = response.json()["id"]
+    system.refresh_from_db()
+    with default_storage.open(system.geo_json_path, "rb") as stored:
+        published = orjson.loads(stored.read())
+    drawn = [f for f in published["features"] if f["properties"].get("trailId") == trail_id]
+    assert [p[:2] for p in drawn[0]["geometry"]["coordinates"]] == [p[:2] for p in coordinates]
+    legacy = client.get(f"/legacy/trail/{trail_id}").json()
+    assert [p[:2] for p in legacy_coordinates(legacy)] == [p[:2] for p in coordinates]
 
 
 def test_too_many_categories_are_refused(system, manager):

@@ -24,9 +24,8 @@ from tests.factories import (
     create_api_key,
 )
 from tests.integration.topology import PrivateRedis, drop_broker_connections
+from tests.ports import free_port
 
-SERVER_PORT = 18401
-BROKER_PORT = 18402
 SEED = 20261122
 FUZZ_SECONDS = int(os.environ.get("FUZZ_SECONDS", "0"))
 # Failures accepted for now, one file per credential kind, each entry a known schema-vs-
@@ -40,13 +39,13 @@ BOUNDED_EXAMPLES = 2
 
 @pytest.fixture(scope="module")
 def live_api(django_db_blocker):
-    thread = LiveServerThread("127.0.0.1", static_handler=StaticFilesHandler, port=SERVER_PORT)
+    thread = LiveServerThread("127.0.0.1", static_handler=StaticFilesHandler, port=0)
     thread.daemon = True
     thread.start()
     thread.is_ready.wait()
     if thread.error:
         raise thread.error
-    yield f"http://127.0.0.1:{SERVER_PORT}"
+    yield f"http://127.0.0.1:{thread.port}"
     thread.terminate()
 
 
@@ -54,7 +53,7 @@ def live_api(django_db_blocker):
 def queued_tasks(settings):
     """Background work goes to a private broker no worker reads, as in production, where
     compiles and notifications run outside the request: requests answer at their own speed."""
-    redis = PrivateRedis(BROKER_PORT)
+    redis = PrivateRedis(free_port())
     redis.start()
     settings.CELERY_BROKER_URL = redis.url
     settings.CELERY_TASK_ALWAYS_EAGER = False

@@ -20,7 +20,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import time
 import urllib.request
@@ -31,6 +30,8 @@ from pathlib import Path
 import psycopg
 import pytest
 from django.conf import settings
+
+from tests.ports import free_port
 
 ROOT = Path(settings.BASE_DIR)
 PAGES = [ROOT / "docs" / "quick-start.md", *sorted((ROOT / "docs" / "operators").glob("*.md"))]
@@ -53,12 +54,6 @@ def test_the_pages_show_commands_and_say_how_the_server_runs():
     shown = {page.name: commands(page) for page in PAGES}
     assert shown["quick-start.md"][:2] == [f"{SERVER}\n", f"{RUNS_THIS_TEST}\n"]
     assert shown["commands.md"] and shown["moving-systems.md"]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class PostgreSQL:

@@ -2,7 +2,6 @@
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -14,6 +13,7 @@ from django.db import connection
 
 from config.celery import app as celery_app
 from tests.integration.topology import PrivateRedis, drop_broker_connections
+from tests.ports import free_port
 
 WORKER_START_TIMEOUT = 60
 
@@ -151,13 +151,6 @@ def wait_for(predicate, timeout: float = 20.0, interval: float = 0.05):
             return value
         time.sleep(interval)
     pytest.fail(f"condition not met within {timeout}s")
-
-
-def free_port() -> int:
-    """A port nobody listens on now (the other suites on this machine start servers too)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture

@@ -11,8 +11,9 @@ import pytest
 
 from core.actors import Actor, Via
 from tests.factories import SubscriberFactory, TrailSystemFactory
-from tests.integration.conftest import Worker, free_port, worker_environment
+from tests.integration.conftest import Worker, worker_environment
 from tests.integration.topology import FakeSmtp, Service, wait_until
+from tests.ports import free_port
 from updates import services
 from updates.models import Update
 

@@ -17,7 +17,6 @@ from tests.integration.topology import Topology, wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.faults]
 
-BASE_PORT = 18400
 SUBSCRIBERS = 6
 
 SETUP = """
@@ -37,7 +36,7 @@ print(json.dumps({"system": system.pk, "trail": trail.pk, "owner": system.owner.
 
 @pytest.fixture(scope="module")
 def topology(tmp_path_factory):
-    topology = Topology(BASE_PORT, tmp_path_factory.mktemp("faults"))
+    topology = Topology(tmp_path_factory.mktemp("faults"))
     try:
         topology.start()
         yield topology

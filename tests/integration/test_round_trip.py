@@ -5,7 +5,6 @@ copy equals the export of the original too."""
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -21,11 +20,11 @@ from django.utils import timezone
 from core.compiles import request_compile
 from demo.loader import DEMO_SYSTEM_ID, load_demo
 from tests.integration.conftest import database_url, terminate
+from tests.ports import free_port
 from trails.models import Point, Trail, TrailSystem
 from updates.models import Update
 
 # The two instances' ports (this branch's block of ports).
-FIRST_PORT, SECOND_PORT = 18600, 18601
 START_TIMEOUT = 60
 TIMESTAMP_KEYS = {"createdOn", "updatedOn"}
 ADDRESS_KEYS = {"geoJsonUrl"}
@@ -91,18 +90,12 @@ class Instance:
         self.log.close()
 
 
-def port_is_free(port: int) -> bool:
-    with socket.socket() as probe:
-        return probe.connect_ex(("127.0.0.1", port)) != 0
-
-
 @pytest.fixture
 def start_instance(tmp_path):
     """Starts an instance and stops it after the test, whatever happens."""
     started: list[Instance] = []
 
     def start(env: dict, port: int) -> Instance:
-        assert port_is_free(port), f"port {port} is taken: is an earlier run still serving?"
         instance = Instance(env, port, tmp_path / f"instance-{port}.log")
         started.append(instance)
         instance.wait_until_ready()
@@ -176,16 +169,17 @@ def test_a_system_moves_between_two_instances_through_the_legacy_interface(
     enrich(system)
     with transaction.atomic():
         request_compile(system, "round-trip test")  # the compile runs in this process
-    first_env = environment(connection.settings_dict["NAME"], settings.MEDIA_ROOT, FIRST_PORT)
-    second_env = environment(second_database, tmp_path / "media-b", SECOND_PORT)
+    first_port, second_port = free_port(), free_port()
+    first_env = environment(connection.settings_dict["NAME"], settings.MEDIA_ROOT, first_port)
+    second_env = environment(second_database, tmp_path / "media-b", second_port)
     manage(second_env, "migrate", "--no-input", "-v", "0")
 
-    first = start_instance(first_env, FIRST_PORT)
+    first = start_instance(first_env, first_port)
     source = f"{first.base}/legacy"
     imported = manage(second_env, "import_trail_system", "--from-legacy", source,
                       DEMO_SYSTEM_ID, "--owner", "uid-new-owner")  # fmt: skip
     assert json.loads(imported.stdout.strip().splitlines()[-1]) == {"id": DEMO_SYSTEM_ID}
-    second = start_instance(second_env, SECOND_PORT)
+    second = start_instance(second_env, second_port)
 
     for path in (f"ts/{DEMO_SYSTEM_ID}", f"trails/{DEMO_SYSTEM_ID}"):
         assert comparable(second.legacy(path)) == comparable(first.legacy(path)), path

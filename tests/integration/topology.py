@@ -19,6 +19,7 @@ from pathlib import Path
 from django.conf import settings
 
 from config.celery import app as celery_app
+from tests.ports import free_port
 
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 
@@ -237,12 +238,12 @@ class Topology:
     the production setup of docs/operators/production.md with short sweep intervals and
     delivery lease."""
 
-    def __init__(self, base_port: int, work_dir: Path):
+    def __init__(self, work_dir: Path):
         self.work_dir = work_dir
-        self.postgres = PrivatePostgres(base_port + 32)
-        self.redis = PrivateRedis(base_port + 79)
-        self.smtp = FakeSmtp(base_port + 25)
-        self.web_port = base_port + 80
+        self.postgres = PrivatePostgres(free_port())
+        self.redis = PrivateRedis(free_port())
+        self.smtp = FakeSmtp(free_port())
+        self.web_port = free_port()
         self.base_url = f"http://127.0.0.1:{self.web_port}"
         self.media_root = work_dir / "media"
         self.env = {

@@ -7,7 +7,7 @@ import orjson
 import pytest
 
 from core.actors import Actor, Via
-from tests.factories import TrailActivityFactory, TrailFactory, TrailSystemFactory
+from tests.factories import TrailActivityFactory, TrailFactory, TrailSystemFactory, line
 from tests.legacy.conftest import ACTIVITY_TOTALS, WEATHER
 from trails import services
 from trails.geometry import published_json
@@ -271,3 +271,47 @@ def test_timestamps_before_1970_floor_seconds_and_keep_nanoseconds_positive(clie
         "_seconds": -1,
         "_nanoseconds": 250_000_000,
     }
+
+
+def test_a_system_without_a_location_is_listed_at_the_centre_of_its_trails(
+    client, client_for, django_capture_on_commit_callbacks
+):
+    """Embeds place every feature of the list on a map: a system created without a location
+    is left out until it has a trail, then shown at the centre of its trails' extent, until
+    a manager sets a location of its own."""
+    actor = Actor("uid-admin", Via.WEB_APP)
+    with django_capture_on_commit_callbacks(execute=True):
+        system = services.create_trail_system(name="Nowhere Yet", owner_uid="uid-o", actor=actor)
+    manager = client_for(system.owner)
+
+    def listed() -> dict[str, dict]:
+        features = get_json(client, "/legacy/trail-systems")["features"]
+        assert all(feature["geometry"]["type"] == "Point" for feature in features)
+        return {feature["properties"]["tsId"]: feature["geometry"] for feature in features}
+
+    assert system.pk not in listed()
+    for start_lng, start_lat, n in ((-114.0, 45.60, 5), (-113.90, 45.70, 101)):
+        geometry = line(start_lng, start_lat, n)  # up to (-113.80, 45.80) for the second
+        with django_capture_on_commit_callbacks(execute=True):
+            answer = manager.post(
+                f"/api/v1/trail-systems/{system.pk}/trails",
+                {"name": f"T{n}", "geometry": geometry},
+                format="json",
+            )
+        assert answer.status_code == 201
+
+    coordinates = listed()[system.pk]["coordinates"]
+    assert coordinates == pytest.approx([-113.90, 45.70])
+    shown = manager.get(f"/api/v1/trail-systems/{system.pk}").json()
+    assert shown["geolocation"] == pytest.approx({"lat": 45.70, "lng": -113.90})
+    assert shown["geolocationDerived"] is True
+    assert get_json(client, f"/legacy/ts/{system.pk}")["geolocation"]["_latitude"] == (
+        pytest.approx(45.70)
+    )
+
+    with django_capture_on_commit_callbacks(execute=True):
+        services.change_trail_system(
+            system=system, changes={"lat": 46.0, "lng": -114.5}, actor=actor
+        )
+    assert listed()[system.pk]["coordinates"] == [-114.5, 46.0]
+    assert manager.get(f"/api/v1/trail-systems/{system.pk}").json()["geolocationDerived"] is False

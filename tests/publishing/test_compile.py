@@ -401,7 +401,7 @@ def test_features_keep_the_trail_order_given_then_points():
     assert ids == ["b", "a", "p"]
 
 
-def test_all_systems_collection_has_one_point_per_system_with_the_legacy_properties():
+def test_all_systems_collection_has_one_point_per_located_system_with_the_legacy_properties():
     systems = [
         {
             "id": "ts1",
@@ -416,6 +416,17 @@ def test_all_systems_collection_has_one_point_per_system_with_the_legacy_propert
         },
         {
             "id": "ts2",
+            "name": "Bare",
+            "lat": 46.0,
+            "lng": -73.0,
+            "open_trails": 0,
+            "caution_trails": 0,
+            "closed_trails": 0,
+            "activity_totals": [],
+            "hidden_activities": None,
+        },
+        {
+            "id": "ts3",
             "name": "No location",
             "lat": None,
             "lng": None,
@@ -439,7 +450,7 @@ def test_all_systems_collection_has_one_point_per_system_with_the_legacy_propert
         "activities": [{"value": "skiing"}],
         "hiddenActivities": ["hiking"],
     }
-    assert second["geometry"] is None
+    assert second["geometry"] == {"type": "Point", "coordinates": [-73.0, 46.0]}
     assert "hiddenActivities" not in second["properties"]
 
 

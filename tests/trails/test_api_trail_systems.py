@@ -21,6 +21,7 @@ DOCUMENT_FIELDS = {
     # Additive (issue 26): sign-up by text message.
     "smsCountries", "smsConfirmationsPerDay",
     "timeZone",  # additive (issue 23): the zone of scheduled changes
+    "geolocationDerived",  # additive (issue 25): geolocation is the centre of the trails
 }  # fmt: skip
 TEXT_FIELDS = [
     "name", "description", "phoneNumber", "website", "depthMeasurement", "lengthMeasurement",

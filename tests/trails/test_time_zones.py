@@ -22,8 +22,8 @@ def test_derived_from_the_geolocation(client_for):
 
 def test_without_a_geolocation_the_centre_of_the_trails_decides():
     system = TrailSystemFactory(lat=None, lng=None)
-    TrailFactory(trail_system=system, lat=45.90, lng=6.80)  # Chamonix
-    TrailFactory(trail_system=system, lat=45.96, lng=6.90)
+    TrailFactory(trail_system=system, geometry=line(6.80, 45.90))  # Chamonix
+    TrailFactory(trail_system=system, geometry=line(6.90, 45.96))
     assert zone_name(system) == "Europe/Paris"
 
 

@@ -19,6 +19,7 @@ from standardwebhooks import Webhook
 
 from core.actors import Actor, Via
 from tests.factories import TrailFactory
+from tests.ports import free_port
 from trails.services import change_trail
 from webhooks import delivery, services
 from webhooks.models import WebhookDelivery
@@ -29,12 +30,6 @@ pytestmark = pytest.mark.django_db
 PAGE = Path(settings.BASE_DIR) / "docs" / "developers" / "webhooks.md"
 RECEIVER = re.compile(r"```python\n(# receiver\.py.*?)```", re.S)
 ACTOR = Actor("owner", Via.WEB_APP)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture

@@ -55,7 +55,9 @@
   map.createPane("lifts").style.zIndex = 430;
   map.createPane("symbols").style.zIndex = 460;
   var drawn = L.layerGroup().addTo(map);
-  map.setView([45, -100], 3);
+  // Where the system is until its trails are drawn; a continent for one without a place.
+  if (config.centre) map.setView(config.centre, 13);
+  else map.setView([45, -100], 3);
   map.on("zoomend", function () {
     map.getContainer().classList.toggle("zoomed-out", map.getZoom() < 14);
   });

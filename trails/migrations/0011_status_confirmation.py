@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('trails', '0009_derived_location'),
+        ('trails', '0010_status_history_index_and_words'),
     ]
 
     operations = [

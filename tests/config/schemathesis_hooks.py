@@ -5,12 +5,13 @@ no tuple items). Only cases meant to be accepted are touched. Each rule is in th
 descriptions and in docs/developers/api.md ("Rules the schema cannot write").
 
 The fixture's trail comes from the environment: FUZZ_TRAIL_LINE (its coordinates, JSON) and
-FUZZ_TRAIL_ACTIVITY (an activity it has)."""
+FUZZ_TRAIL_ACTIVITY (an activity it has). The run revokes each key it creates."""
 
 import json
 import os
 from datetime import UTC, datetime, timedelta
 
+import requests
 import schemathesis
 
 from core.limits import ELEVATION_MAX, ELEVATION_MIN, LATITUDE_MAX, LONGITUDE_MAX
@@ -138,3 +139,14 @@ def map_case(context, case):
     if rule is not None and positive and case.body is not None:
         rule(case)
     return case
+
+
+@schemathesis.hook
+def after_call(context, case, response):
+    """Each key the run creates is revoked at once: an account holds 25 active keys at most
+    (400 too_many_keys), and revoked keys do not count."""
+    created = case.operation.method.upper() == "POST" and response.status_code == 201
+    if created and case.operation.path == "/keys":
+        key_url = f"{response.request.url.rstrip('/')}/{response.json()['id']}"
+        credentials = {"Authorization": response.request.headers["Authorization"]}
+        requests.delete(key_url, headers=credentials, timeout=30)

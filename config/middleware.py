@@ -3,6 +3,7 @@
 import logging
 
 from django.http import HttpRequest, HttpResponse, HttpResponseNotFound, JsonResponse
+from django.middleware.gzip import GZipMiddleware
 from django.urls import resolve
 from django_prometheus.middleware import PrometheusAfterMiddleware
 
@@ -62,3 +63,20 @@ class LegacyRouteMiddleware:
         match = request.resolver_match
         self.metrics.process_view(request, match.func, match.args, match.kwargs)
         return match.func(request, *match.args, **match.kwargs)
+
+
+class CompressionMiddleware(GZipMiddleware):
+    """API JSON and pages gzipped for readers that accept it, by Django's GZipMiddleware (with
+    its BREACH padding), but never a body marked `Cache-Control: no-store`: the answers that
+    carry a secret (a new API key, a webhook's signing secret, the web app's pages that show
+    them, the sign-in pages) are so marked for no browser or proxy to keep them, and a
+    compressed secret beside text an attacker chose is what BREACH reads. Nor a response
+    marked `no-transform` (the live map's event streams, sent event by event). The legacy
+    routes are answered before this middleware and compress their cached bodies themselves
+    (legacy/http.py); published files come compressed (config.media)."""
+
+    def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        directives = response.get("Cache-Control", "")
+        if "no-store" in directives or "no-transform" in directives:
+            return response
+        return super().process_response(request, response)

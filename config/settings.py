@@ -108,6 +108,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # /legacy answers here, past the request log, metrics and security headers only.
     "config.middleware.LegacyRouteMiddleware",
+    # Compresses what the middleware below and the views answer (not /legacy, answered above).
+    "config.middleware.CompressionMiddleware",
     "csp.middleware.CSPMiddleware",
     "corsheaders.middleware.CorsMiddleware",
     "config.middleware.ControlCharacterPathMiddleware",
@@ -197,7 +199,7 @@ SERVE_MEDIA = env_flag("SERVE_MEDIA", True)
 # STORAGE_BACKEND with django-storages' own AWS_* / GS_* variables.
 STORAGE_BACKEND = os.environ.get("STORAGE_BACKEND", "local")
 _storage_backends = {
-    "local": "django.core.files.storage.FileSystemStorage",
+    "local": "publishing.storage_backends.PublishedFileSystemStorage",
     "s3": "publishing.storage_backends.PublishedS3Storage",
     "gcs": "publishing.storage_backends.PublishedGoogleCloudStorage",
 }

@@ -1,9 +1,9 @@
 from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path, re_path
-from django.views.static import serve
 
 from config import health, metrics
+from config.media import serve_media
 from moving.views import export_download
 
 urlpatterns = [
@@ -21,11 +21,6 @@ urlpatterns = [
     path("", include("webapp.urls")),
     path("", include("public.urls")),
 ]
-
-
-def serve_media(request, path: str):
-    """Local published files; MEDIA_ROOT is read per request, not frozen at URLconf import."""
-    return serve(request, path, document_root=settings.MEDIA_ROOT)
 
 
 if settings.SERVE_MEDIA and settings.STORAGE_BACKEND == "local":

@@ -61,6 +61,15 @@ class GroomingResult:
     trails: list[CoveredTrail]
     update_ids: list[str] = field(default_factory=list)
 
+    @property
+    def shows_until(self) -> datetime:
+        return shows_until(self.groomed_at)
+
+    @property
+    def already_expired(self) -> bool:
+        """Its updates would be expired on arrival: saved as it is, it would publish nothing."""
+        return self.shows_until <= timezone.now()
+
     def document(self) -> dict:
         """The answer, in the interface's JSON names (the API's and the command's alike)."""
         return {
@@ -86,6 +95,16 @@ def _check_options(tolerance_meters: float, condition: str) -> None:
 def _to_milliseconds(moment: datetime) -> datetime:
     """The precision the interface shows, so the groomedAt answered is the one stored."""
     return moment.replace(microsecond=moment.microsecond // 1000 * 1000)
+
+
+def pass_time(*, track: Track, groomed_at: datetime | None) -> datetime:
+    """The pass's groomedAt: the one given, else the track's last time, else now."""
+    return _to_milliseconds(groomed_at or track.last_time or timezone.now())
+
+
+def shows_until(groomed_at: datetime) -> datetime:
+    """When the grooming updates of a pass groomed at `groomed_at` expire (leave the map)."""
+    return groomed_at + GROOMED_LIFETIME
 
 
 def is_groomed(share: Coverage, tolerance_meters: float) -> bool:
@@ -140,7 +159,7 @@ def record_grooming_track(
     notification, and record each groomed trail in the status history (path `grooming`).
     groomedAt defaults to the track's last time, else now."""
     _check_options(tolerance_meters, condition)
-    groomed_at = _to_milliseconds(groomed_at or track.last_time or timezone.now())
+    groomed_at = pass_time(track=track, groomed_at=groomed_at)
     if groomed_at > timezone.now() + CLOCK_SKEW:
         raise Invalid(
             "invalid_field",
@@ -205,7 +224,7 @@ def _post_conditions(
             trail_system_id=grooming_pass.trail_system_id,
             type=UpdateType.SURFACE_CONDITIONS,
             conditions=[grooming_pass.condition],
-            expiration_date=grooming_pass.groomed_at + GROOMED_LIFETIME,
+            expiration_date=shows_until(grooming_pass.groomed_at),
             notify=False,
             source=GROOMING,
             created_by=grooming_pass.uid,

@@ -17,7 +17,7 @@ from legacy.firestore import encode, geopoint, stored_json, timestamp, with_time
 from publishing.storage import absolute_public_url
 from trails.activities import activity_entry
 from trails.fields import LEGACY, POINT, TRAIL, TRAIL_SYSTEM
-from trails.geometry import feature_collection
+from trails.geometry import feature_collection, published_json
 from trails.models import Point, Trail, TrailActivity, TrailSystem
 
 ACTIVITY_TOTALS = (
@@ -138,7 +138,9 @@ def _trail_document(row: dict, activities: list[dict], *, with_id: bool) -> dict
             "activities": activities,
             "distance": row["distance"],
             "geolocation": geopoint(row["lat"], row["lng"]),
-            "geoJson": encode(feature_collection(stored_json(row["geometry_text"]))).decode(),
+            "geoJson": encode(
+                feature_collection(stored_json(published_json(row["geometry_text"].encode())))
+            ).decode(),
             "elevations": stored_json(row["elevations_text"]) or False,
             "createdOn": timestamp(row["created_on"]),
             "updatedOn": timestamp(row["updated_on"]),

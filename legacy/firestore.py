@@ -10,6 +10,8 @@ from datetime import UTC, datetime, timedelta
 
 import orjson
 
+from trails.geometry import published_degrees
+
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 ONE_SECOND = timedelta(seconds=1)
 # Keys that hold dates inside stored JSON (published updates, weather snapshots).
@@ -39,7 +41,7 @@ def geopoint(lat: float | None, lng: float | None) -> dict | None:
     """A Firestore GeoPoint."""
     if lat is None or lng is None:
         return None
-    return {"_latitude": lat, "_longitude": lng}
+    return {"_latitude": published_degrees(lat), "_longitude": published_degrees(lng)}
 
 
 # Years written without their leading zeros ("999-01-01T...") by releases before 2026-11.
@@ -81,7 +83,7 @@ def with_timestamps(value):
     return converted
 
 
-def stored_json(text: str | None) -> orjson.Fragment | None:
+def stored_json(text: str | bytes | None) -> orjson.Fragment | None:
     """JSON text read from the database as it is, so it is not parsed and encoded again."""
     return None if text is None else orjson.Fragment(text)
 

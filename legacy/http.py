@@ -15,6 +15,7 @@ from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import http_date
 from django.views.decorators.csrf import csrf_exempt
 
+from core.compression import ENCODINGS, accepted_encoding, compressed_copies
 from legacy.documents import NotAvailable
 
 logger = logging.getLogger(__name__)
@@ -26,14 +27,34 @@ PREFLIGHT_MAX_AGE = "86400"
 
 @dataclass
 class Answer:
-    """An encoded body with its validators; the ETag is a digest of the exact bytes."""
+    """An encoded body with its validators; the ETag is a digest of the exact bytes.
+
+    Its compressed copies are made once, at the first request that accepts them: a cached
+    answer (legacy/cache.py) serves every poller from the same copy."""
 
     body: bytes
     last_modified: datetime | None = None
     etag: str = field(init=False)
+    _copies: dict[str, bytes] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.etag = f'"{hashlib.blake2b(self.body, digest_size=16).hexdigest()}"'
+
+    def copies(self) -> dict[str, bytes]:
+        if self._copies is None:
+            self._copies = compressed_copies(self.body)
+        return self._copies
+
+    def sent(self, accept_encoding: str) -> tuple[bytes, str | None, str]:
+        """The body, its Content-Encoding and ETag for a reader that accepts these encodings.
+        A compressed body's ETag is the weak form of the same digest, as Django's
+        GZipMiddleware makes it: the bytes differ, the document is the same."""
+        if accepted_encoding(accept_encoding, ENCODINGS):
+            copies = self.copies()
+            encoding = accepted_encoding(accept_encoding, copies)
+            if encoding:
+                return copies[encoding], encoding, f"W/{self.etag}"
+        return self.body, None, self.etag
 
 
 class UnknownRoute(Exception):
@@ -62,9 +83,14 @@ def _preflight(request: HttpRequest) -> HttpResponse:
 
 
 def _conditional(request: HttpRequest, answer: Answer) -> HttpResponse:
-    """200 with validators, or 304 when the poller already holds these exact bytes."""
-    response = HttpResponse(answer.body, content_type="application/json")
-    response["ETag"] = answer.etag
+    """200 with validators, or 304 when the poller already holds these exact bytes;
+    compressed when the reader accepts it."""
+    body, encoding, etag = answer.sent(request.headers.get("Accept-Encoding", ""))
+    response = HttpResponse(body, content_type="application/json")
+    patch_vary_headers(response, ["Accept-Encoding"])
+    if encoding:
+        response["Content-Encoding"] = encoding
+    response["ETag"] = etag
     # Pollers must revalidate every time; a 304 costs them nothing.
     response["Cache-Control"] = "no-cache"
     modified = None
@@ -74,10 +100,8 @@ def _conditional(request: HttpRequest, answer: Answer) -> HttpResponse:
     if request.method == "HEAD":
         # The GET's length, no body: the server must not send one (RFC 9110).
         response.content = b""
-        response["Content-Length"] = str(len(answer.body))
-    return get_conditional_response(
-        request, etag=answer.etag, last_modified=modified, response=response
-    )
+        response["Content-Length"] = str(len(body))
+    return get_conditional_response(request, etag=etag, last_modified=modified, response=response)
 
 
 def _failure(request: HttpRequest, exc: Exception) -> HttpResponse:

@@ -126,6 +126,19 @@ TEXTS: dict[str, dict[str, str]] = {
         "sms_paused_no_code": "Sign-up by text message is paused for today, so no code was "
         "sent to {phone}. Sign up by text again tomorrow.",
         "back_to_map": "Back to the map",
+        # The pages of the links in our e-mails: a button acts, opening the link does not.
+        "confirm_link_heading": "Confirm your subscription",
+        "confirm_link": "Press the button to get updates from {name} at {email}.",
+        "confirm_link_button": "Confirm my subscription",
+        "unsubscribe_ask_heading": "Unsubscribe?",
+        "unsubscribe_ask": "{address} gets updates from {name}. Press the button to stop them.",
+        "unsubscribe_button": "Unsubscribe",
+        "unsubscribed_heading": "You are unsubscribed",
+        "unsubscribed": "We will not send {address} any more updates from {name}. "
+        "To get them again, subscribe from the map.",
+        "unknown_link_heading": "Link not recognised",
+        "unknown_link": "This unsubscribe link is not valid. Use the link in the latest "
+        "message you got from us, or reply STOP to a text message.",
         "not_found_heading": "Trail system not found",
         "not_found": "There is no public trail map at this address.",
         "see_all": "See all trail systems",
@@ -262,6 +275,19 @@ TEXTS: dict[str, dict[str, str]] = {
         "sms_paused_no_code": "L'abonnement par texto est suspendu pour aujourd'hui : aucun "
         "code n'a été envoyé au {phone}. Réessayez par texto demain.",
         "back_to_map": "Retour à la carte",
+        "confirm_link_heading": "Confirmez votre abonnement",
+        "confirm_link": "Appuyez sur le bouton pour recevoir les nouvelles de {name} à {email}.",
+        "confirm_link_button": "Confirmer mon abonnement",
+        "unsubscribe_ask_heading": "Se désabonner ?",
+        "unsubscribe_ask": "{address} reçoit les nouvelles de {name}. "
+        "Appuyez sur le bouton pour ne plus les recevoir.",
+        "unsubscribe_button": "Me désabonner",
+        "unsubscribed_heading": "Vous êtes désabonné",
+        "unsubscribed": "Nous n'enverrons plus de nouvelles de {name} à {address}. "
+        "Pour les recevoir de nouveau, abonnez-vous depuis la carte.",
+        "unknown_link_heading": "Lien non reconnu",
+        "unknown_link": "Ce lien de désabonnement n'est pas valide. Utilisez le lien du "
+        "dernier message reçu, ou répondez ARRET à un texto.",
         "not_found_heading": "Réseau de sentiers introuvable",
         "not_found": "Il n'y a pas de carte publique des sentiers à cette adresse.",
         "see_all": "Voir tous les réseaux de sentiers",

@@ -20,4 +20,5 @@ urlpatterns = [
     path("subscribe/confirm/<str:token>", views.confirm_email_view, name="subscribe-confirm"),
     path("subscribe/<str:system_id>", views.subscribe_view, name="subscribe"),
     path("subscribe/<str:system_id>/code", views.confirm_code_view, name="subscribe-code"),
+    path("unsubscribe/<str:token>", views.unsubscribe_view, name="unsubscribe"),
 ]

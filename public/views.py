@@ -23,9 +23,10 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.translation import get_language
-from django.views.decorators.cache import cache_control
+from django.views.decorators.cache import cache_control, never_cache
 from django.views.decorators.clickjacking import xframe_options_exempt
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from phonenumbers import geocoder
 
 from core import ratelimit
@@ -38,13 +39,16 @@ from publishing.storage import absolute_public_url, public_url
 from trails.countries import sms_countries
 from trails.models import TrailSystem
 from updates.confirmations import (
+    Confirmation,
     Outcome,
     clean_sign_up,
     confirm_email,
     confirm_phone,
     request_subscription,
 )
+from updates.selectors import email_sign_up, subscriber_by_unsubscribe_token
 from updates.sms_budget import seconds_to_tomorrow, sms_sign_up_open
+from updates.subscribers import unsubscribe
 
 # Sign-ups: per client address and per contact (e-mail or phone), per hour.
 SUBSCRIBE_LIMIT_PER_ADDRESS = 10
@@ -79,10 +83,26 @@ def _allow_map_sources(response: HttpResponse) -> HttpResponse:
     return csp_update({name: value for name, value in config.items() if value})(lambda: response)()
 
 
-def _message(texts: dict[str, str], name: str, language: str) -> dict:
-    """The context of public/message.html: a heading and a sentence of the texts table."""
-    heading, message = texts[f"{name}_heading"], texts[name]
-    return {"t": texts, "heading": heading, "message": message, "language": language}
+def _message(
+    texts: dict[str, str],
+    name: str,
+    language: str,
+    /,
+    *,
+    system: TrailSystem | None = None,
+    button: str = "",
+    **words: str,
+) -> dict:
+    """The context of public/message.html: a heading and a sentence of the texts table, the
+    system whose map the page links back to, and the button that acts when there is one."""
+    return {
+        "t": texts,
+        "heading": texts[f"{name}_heading"],
+        "message": texts[name].format(**words),
+        "language": language,
+        "system": system,
+        "button": button,
+    }
 
 
 def not_found(request: HttpRequest, language: str = "en") -> HttpResponse:
@@ -391,11 +411,66 @@ def _confirmation_page(request: HttpRequest, confirmation, contact: str) -> Http
     return render(request, "public/subscribe.html", context, status=status)
 
 
-@require_GET
+def link_page(view):
+    """The page of a link in our messages: opening it shows one button, and only the button
+    (a POST) acts, so a mail scanner or a link preview spends nothing. The token in the
+    address is the credential: no CSRF cookie, so the button works in whatever browser
+    opens the link (a cookie would add nothing against someone who has the token)."""
+    return csrf_exempt(never_cache(require_http_methods(["GET", "HEAD", "POST"])(view)))
+
+
+@link_page
 def confirm_email_view(request: HttpRequest, token: str) -> HttpResponse:
-    confirmation = confirm_email(token=token)
-    contact = confirmation.pending.email if confirmation.pending else ""
-    return _confirmation_page(request, confirmation, contact)
+    """/subscribe/confirm/<token>, the link of the confirmation e-mail."""
+    if request.method == "POST":
+        confirmation = confirm_email(token=token)
+        contact = confirmation.pending.email if confirmation.pending else ""
+        return _confirmation_page(request, confirmation, contact)
+    pending = email_sign_up(token)
+    if pending is None or not pending.email_link_open:
+        return _confirmation_page(request, Confirmation(Outcome.EXPIRED, pending), "")
+    system = pending.trail_system
+    texts = texts_for(system.language)
+    context = _message(
+        texts,
+        "confirm_link",
+        system.language,
+        system=system,
+        button=texts["confirm_link_button"],
+        name=system.name,
+        email=pending.email,
+    )
+    return render(request, "public/message.html", context)
+
+
+ONE_CLICK = "One-Click"
+
+
+@link_page
+def unsubscribe_view(request: HttpRequest, token: str) -> HttpResponse:
+    """/unsubscribe/<token>, the link of every message. A mail provider's one-click POST
+    (RFC 8058: the body `List-Unsubscribe=One-Click`) unsubscribes and gets no page."""
+    if request.method == "POST":
+        subscriber = unsubscribe(token=token)
+        if request.POST.get("List-Unsubscribe") == ONE_CLICK:
+            return HttpResponse(status=200 if subscriber else 404)
+    else:
+        subscriber = subscriber_by_unsubscribe_token(token)
+    if subscriber is None:
+        language = get_language()
+        context = _message(texts_for(language), "unknown_link", language)
+        return render(request, "public/message.html", context, status=404)
+    system = subscriber.trail_system
+    texts = texts_for(system.language)
+    words = {"name": system.name, "address": subscriber.email or subscriber.phone}
+    if subscriber.unsubscribed_on:
+        context = _message(texts, "unsubscribed", system.language, system=system, **words)
+    else:
+        button = texts["unsubscribe_button"]
+        context = _message(
+            texts, "unsubscribe_ask", system.language, system=system, button=button, **words
+        )
+    return render(request, "public/message.html", context)
 
 
 @require_POST

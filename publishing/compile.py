@@ -24,7 +24,7 @@ from core.names import camel
 from trails.activities import CATALOG, activity_entry, describe
 from trails.enums import Difficulty, TrailType
 from trails.fields import POINT, PUBLISHED, TRAIL
-from trails.geometry import lines
+from trails.geometry import lines, published_degrees, published_json
 from updates.enums import UpdateType
 from updates.types import SNOW_DATES, SNOW_DEPTHS, SURFACE_CONDITION_CATALOG, UPDATE_TYPES
 
@@ -276,7 +276,7 @@ def trail_line_features(
     if trail.difficulty not in _DIFFICULTIES:
         properties["difficulty"] = ""
     properties |= {"activities": activities, "showInLists": True, "updates": updates}
-    parts = lines(trail.geometry)
+    parts = [orjson.Fragment(published_json(orjson.dumps(part))) for part in lines(trail.geometry)]
     features = [_line_feature(parts[0], properties)]
     if len(parts) > 1:
         hidden_from_lists = {**properties, "showInLists": False}
@@ -284,7 +284,7 @@ def trail_line_features(
     return features
 
 
-def _line_feature(coordinates: list, properties: dict) -> dict:
+def _line_feature(coordinates: orjson.Fragment, properties: dict) -> dict:
     return {
         "type": "Feature",
         "geometry": {"type": "LineString", "coordinates": coordinates},
@@ -299,9 +299,13 @@ def point_feature(point: PointRow) -> dict:
         properties[key] = getattr(point, name)
     return {
         "type": "Feature",
-        "geometry": {"type": "Point", "coordinates": [point.lng, point.lat]},
+        "geometry": {"type": "Point", "coordinates": _published_point(point.lng, point.lat)},
         "properties": properties,
     }
+
+
+def _published_point(lng: float, lat: float) -> list[float]:
+    return [published_degrees(lng), published_degrees(lat)]
 
 
 class _Totals:
@@ -512,7 +516,10 @@ def all_systems_collection(systems: list[dict]) -> dict:
         features.append(
             {
                 "type": "Feature",
-                "geometry": {"type": "Point", "coordinates": [system["lng"], system["lat"]]},
+                "geometry": {
+                    "type": "Point",
+                    "coordinates": _published_point(system["lng"], system["lat"]),
+                },
                 "properties": properties,
             }
         )

@@ -15,12 +15,21 @@ from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
+from core.compression import BROTLI, GZIP
+
 GEOJSON_CONTENT_TYPE = "application/geo+json"
 MAP_FILES_DIR = "published/maps"
 # The legacy all-systems FeatureCollection, rebuilt every 3 hours.
 ALL_SYSTEMS_NAME = "published/trail-systems.geojson"
 IMMUTABLE_CACHE_CONTROL = "public, max-age=31536000, immutable"
 ALL_SYSTEMS_CACHE_CONTROL = "public, max-age=300"
+# The names of a published file's compressed copies on local disk (storage_backends).
+ENCODED_SUFFIXES = {GZIP: ".gz", BROTLI: ".br"}
+
+
+def is_published_file(name: str) -> bool:
+    """A map file or the all-systems file, not one of their compressed copies."""
+    return name.endswith(".geojson")
 
 
 def register_content_type() -> None:
@@ -55,9 +64,10 @@ def list_map_files(system_id: str) -> list[str]:
     on an object storage, so only the sweep and a system's deletion call it, never a compile."""
     directory = f"{MAP_FILES_DIR}/{system_id}"
     try:
-        return [f"{directory}/{name}" for name in default_storage.listdir(directory)[1]]
+        names = default_storage.listdir(directory)[1]
     except FileNotFoundError:
         return []
+    return [f"{directory}/{name}" for name in names if is_published_file(name)]
 
 
 def write_file(name: str, body: bytes) -> str:

@@ -3,6 +3,8 @@ from urllib.parse import urlparse
 
 import pytest
 from django.conf import settings
+from django.contrib.staticfiles.handlers import StaticFilesHandler
+from django.test.testcases import LiveServerThread
 from rest_framework.test import APIClient
 
 from apikeys.tokens import mint_emulator_token
@@ -51,6 +53,23 @@ def _live_map_hub_stopped():
     or dropped. Nothing to do for the others."""
     yield
     live.stop()
+
+
+@pytest.fixture
+def service_url():
+    """The service on a free port as production runs it: unlike pytest-django's live_server,
+    whose test handler answers /media/ itself, its own view serves the published files
+    (config.media). Its requests see committed rows only."""
+    thread = LiveServerThread(
+        "127.0.0.1", static_handler=lambda media: StaticFilesHandler(media.application)
+    )
+    thread.daemon = True
+    thread.start()
+    thread.is_ready.wait()
+    if thread.error:
+        raise thread.error
+    yield f"http://127.0.0.1:{thread.port}"
+    thread.terminate()
 
 
 @pytest.fixture

@@ -29,6 +29,7 @@ from tests.factories import (
 from trails.models import Point, Trail, TrailSystem, TrashedPoint, TrashedTrail
 from trails.trash import trash_point, trash_trail
 from updates.models import Delivery, Subscriber, Update
+from webapp.admin.base import delete_selected
 from webhooks.models import WebhookDelivery
 from webhooks.services import create_endpoint, send_test_event
 
@@ -158,11 +159,14 @@ def test_restoring_a_point_from_the_trash(staff, system):
     assert compiles(system) == 1
 
 
-def test_move_to_trash_action(staff, system):
+def test_the_list_moves_selected_trails_to_the_trash_under_one_name(staff, system):
     trail = Trail.objects.get(trail_system=system)
+    actions = staff.get(url(Trail, "changelist")).content.decode()
+    assert actions.count("Move selected to the trash") == 1
+    assert "Delete selected" not in actions
     response = staff.post(
         url(Trail, "changelist"),
-        {"action": "move_to_trash", "_selected_action": [trail.pk]},
+        {"action": "delete_selected", "_selected_action": [trail.pk], "post": "yes"},
         follow=True,
     )
     assert "Moved to the trash, where they can be restored: 1." in response.content.decode()
@@ -203,13 +207,13 @@ def test_a_refused_row_is_named_with_the_reason_and_the_others_are_done(staff_us
     list(listed)  # the rows as the page read them
     trash_trail(trail=second, actor=Actor("uid-other", Via.WEB_APP))
     request = RequestFactory().post(
-        url(Trail, "changelist"), {"_selected_action": [first.pk, second.pk]}
+        url(Trail, "changelist"), {"_selected_action": [first.pk, second.pk], "post": "yes"}
     )
     request.user = staff_user
     request.session = {}
     request._messages = FallbackStorage(request)
 
-    admin.site._registry[Trail].move_to_trash(request, listed)
+    delete_selected(admin.site._registry[Trail], request, listed)
 
     assert [(m.level_tag, m.message) for m in get_messages(request)] == [
         ("success", "Moved to the trash, where they can be restored: 1."),

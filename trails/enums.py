@@ -8,7 +8,7 @@ class TrailStatus(models.TextChoices):
     OPEN = "Open", _("Open")
     CAUTION = "Caution", _("Caution")
     CLOSED = "Closed", _("Closed")
-    NONE = "None", _("None (derive from activities)")
+    NONE = "None", _("Set by its activities")
 
 
 class PointStatus(models.TextChoices):

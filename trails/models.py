@@ -408,6 +408,7 @@ class StatusChange(models.Model):
         indexes = [
             models.Index(fields=["trail", "-at", "-id"]),
             models.Index(fields=["point", "-at", "-id"]),
+            models.Index(fields=["trail_system", "-at", "-id"], name="status_change_system_at"),
         ]
         constraints = [
             models.CheckConstraint(

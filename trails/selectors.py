@@ -2,8 +2,10 @@
 geometry (and its elevations) is loaded only when the response shows it."""
 
 from collections.abc import Iterable
+from datetime import date, datetime, time, timedelta
 
 from django.db.models import Max, Min, Prefetch, Q, QuerySet
+from django.utils import timezone
 
 from core.errors import NotFound
 from core.limits import HISTORY_LIMIT
@@ -106,6 +108,45 @@ def status_history(*, trail: Trail | None = None, point: Point | None = None, li
         else StatusChange.objects.filter(point=point)
     )
     return list(changes.order_by("-at", "-id")[: max(1, min(limit, HISTORY_LIMIT))])
+
+
+def start_of_day(day: date) -> datetime:
+    """Midnight of `day` in the current time zone (an index's range, unlike `at__date`)."""
+    return timezone.make_aware(datetime.combine(day, time.min))
+
+
+def status_changes(
+    *,
+    system: TrailSystem | None = None,
+    trail: Trail | None = None,
+    point: Point | None = None,
+    since: date | None = None,
+    until: date | None = None,
+) -> QuerySet[StatusChange]:
+    """The recorded changes of one trail (its activities included), one point, or every trail
+    and point of a system, newest first, from `since` to `until` (days, in the current time
+    zone, both included); with the trail's or point's name (trashed rows included)."""
+    if trail is not None:
+        changes = StatusChange.objects.filter(trail=trail)
+    elif point is not None:
+        changes = StatusChange.objects.filter(point=point)
+    else:
+        changes = StatusChange.objects.filter(trail_system=system)
+    if since is not None:
+        changes = changes.filter(at__gte=start_of_day(since))
+    if until is not None:
+        changes = changes.filter(at__lt=start_of_day(until + timedelta(days=1)))
+    return (
+        changes.select_related("trail", "point")
+        .only(
+            *(f.name for f in StatusChange._meta.concrete_fields),
+            "trail__name",
+            "trail__trashed_on",
+            "point__name",
+            "point__trashed_on",
+        )
+        .order_by("-at", "-id")
+    )
 
 
 Location = tuple[float, float]  # (lat, lng)

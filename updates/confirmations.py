@@ -6,7 +6,6 @@ no difference to what the requester sees: a confirmed contact that is already su
 stays subscribed. Only digests of the link token and of the code are stored.
 """
 
-import hashlib
 import logging
 import secrets
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from updates.metrics import sms_confirmations_refused
 from updates.models import PendingSubscription, Subscriber
 from updates.notifications.rendering import public_map_url
 from updates.notifications.sms_text import sms_name
+from updates.selectors import email_sign_up, email_token_digest
 from updates.subscribers import check_sms_number, normalize_email, normalize_phone
 
 logger = logging.getLogger(__name__)
@@ -53,10 +53,6 @@ class Confirmation:
 
 def confirmation_url(token: str) -> str:
     return f"{settings.PUBLIC_BASE_URL}/subscribe/confirm/{token}"
-
-
-def _token_digest(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def _code_digest(pending_id: str, code: str) -> str:
@@ -115,7 +111,7 @@ def request_subscription(*, system: TrailSystem, email: str = "", phone: str = "
     token = code = ""
     if email:
         token = secrets.token_urlsafe(32)
-        pending.email_token_digest = _token_digest(token)
+        pending.email_token_digest = email_token_digest(token)
     if phone:
         code = f"{secrets.randbelow(1_000_000):06d}"
         pending.code_digest = _code_digest(pending.pk, code)
@@ -180,16 +176,9 @@ def _subscribe(pending: PendingSubscription, *, email: str = "", phone: str = ""
 
 @transaction.atomic
 def confirm_email(*, token: str) -> Confirmation:
-    """Follow the link: the first use within 24 hours subscribes the address."""
-    pending = (
-        PendingSubscription.objects.select_for_update(of=("self",))
-        .select_related("trail_system", "subscriber")
-        .filter(email_token_digest=_token_digest(token))
-        .first()
-        if token
-        else None
-    )
-    if pending is None or pending.email_confirmed_on or pending.expires_on <= timezone.now():
+    """The button of the link's page: the first use within 24 hours subscribes the address."""
+    pending = email_sign_up(token, for_update=True)
+    if pending is None or not pending.email_link_open:
         return Confirmation(Outcome.EXPIRED, pending)
     _subscribe(pending, email=pending.email)
     pending.email_confirmed_on = timezone.now()

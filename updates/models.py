@@ -279,3 +279,8 @@ class PendingSubscription(models.Model):
 
     def __str__(self) -> str:
         return f"{self.email or self.phone} for {self.trail_system_id} (pending)"
+
+    @property
+    def email_link_open(self) -> bool:
+        """Whether the e-mailed link may still confirm: not used yet, and within its 24 hours."""
+        return not self.email_confirmed_on and self.expires_on > timezone.now()

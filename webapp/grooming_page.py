@@ -13,6 +13,9 @@ from django.contrib import messages
 from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils import timezone
+from django.utils.formats import date_format
+from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
@@ -23,15 +26,17 @@ from grooming.services import (
     DEFAULT_TOLERANCE_METERS,
     TOLERANCE_RANGE,
     GroomingResult,
+    pass_time,
     record_grooming_track,
+    shows_until,
 )
 from grooming.tracks import Track, TrackError, parse_geojson, parse_upload
 from trails.models import TrailSystem
 from trails.selectors import trails_of_system
-from updates.enums import SURFACE_CONDITIONS
 from webapp import roles
 from webapp.admin.base import web_actor
 from webapp.system_pages import system_or_404
+from webapp.trail_admin import surface_condition_choices
 
 # The API's limit on an uploaded track.
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
@@ -69,9 +74,7 @@ class GroomingForm(forms.Form):
         help_text=_("How far from the track a trail still counts as groomed."),
     )
     condition = forms.ChoiceField(
-        label=_("Condition"),
-        choices=[(value, value) for value in SURFACE_CONDITIONS],
-        initial=DEFAULT_CONDITION,
+        label=_("Condition"), choices=surface_condition_choices, initial=DEFAULT_CONDITION
     )
     groomed_at = forms.DateTimeField(
         label=_("Groomed at"),
@@ -82,6 +85,8 @@ class GroomingForm(forms.Form):
     track = forms.CharField(
         required=False, widget=forms.HiddenInput, max_length=MAX_TRACK_FIELD_CHARS
     )
+    # "Record as groomed now": the review found the pass's own time too old to show.
+    groomed_now = forms.BooleanField(required=False, widget=forms.HiddenInput)
 
     def clean(self):
         cleaned = super().clean()
@@ -133,11 +138,19 @@ def grooming(model_admin, request, system_id: str):
     """Upload, review (dry run) and save a grooming pass; list and show the recent passes."""
     system = system_or_404(request, system_id, roles.MEMBER)
     form = GroomingForm(request.POST or None, request.FILES or None)
-    saving = "save" in request.POST
+    saving = "save" in request.POST or "groomed_now" in request.POST
     result: GroomingResult | None = None
     reviewed_track = ""
     if request.method == "POST" and form.is_valid():
         track = form.cleaned_data["parsed_track"]
+        groomed_at = timezone.now() if form.cleaned_data["groomed_now"] else None
+        groomed_at = pass_time(
+            track=track, groomed_at=groomed_at or form.cleaned_data["groomed_at"]
+        )
+        if saving and shows_until(groomed_at) <= timezone.now():
+            # Nothing would be published: shown again as reviewed, with the reason.
+            form.add_error(None, expired_refusal(groomed_at))
+            saving = False
         try:
             result = record_grooming_track(
                 system=system,
@@ -145,23 +158,14 @@ def grooming(model_admin, request, system_id: str):
                 actor=web_actor(request),
                 tolerance_meters=form.cleaned_data["tolerance"],
                 condition=form.cleaned_data["condition"],
-                groomed_at=form.cleaned_data["groomed_at"],
+                groomed_at=groomed_at,
                 dry_run=not saving,
             )
         except DomainError as error:
             form.add_error(None, error.message)
         else:
             if saving:
-                count = len(result.trails)
-                messages.success(
-                    request,
-                    ngettext(
-                        "Grooming saved: %(count)d trail groomed.",
-                        "Grooming saved: %(count)d trails groomed.",
-                        count,
-                    )
-                    % {"count": count},
-                )
+                messages.success(request, saved_message(result))
                 return HttpResponseRedirect(f"{grooming_url(system)}?pass={result.track_id}")
             reviewed_track = compact_track(track)
             if len(reviewed_track) > MAX_TRACK_FIELD_CHARS:
@@ -195,13 +199,43 @@ def grooming(model_admin, request, system_id: str):
             "condition": form.cleaned_data.get("condition") if result else None,
             "groomed_at": result.groomed_at.isoformat() if result else None,
         },
-        "passes": selectors.recent_passes(system),
+        "groomed_now_until": shows_until(timezone.now()),
+        "passes": passes_in_words(selectors.recent_passes(system)),
         "shown_pass": shown_pass,
         "map_data": drawn,
         "tile_url": settings.MAP_TILE_URL,
         "tile_attribution": settings.MAP_TILE_ATTRIBUTION,
     }
     return TemplateResponse(request, "webapp/grooming.html", context)
+
+
+def expired_refusal(groomed_at) -> str:
+    return _(
+        "Not saved: groomed at %(at)s, this grooming would have left the map at %(until)s, "
+        "so nothing would be published. Record it as groomed now, or enter the time it was "
+        "groomed."
+    ) % {"at": shown_time(groomed_at), "until": shown_time(shows_until(groomed_at))}
+
+
+def shown_time(moment) -> str:
+    return date_format(localtime(moment), "DATETIME_FORMAT")
+
+
+def saved_message(result: GroomingResult) -> str:
+    count = len(result.trails)
+    return ngettext(
+        "Grooming saved: %(count)d trail groomed, shown on the map until %(until)s.",
+        "Grooming saved: %(count)d trails groomed, shown on the map until %(until)s.",
+        count,
+    ) % {"count": count, "until": shown_time(result.shows_until)}
+
+
+def passes_in_words(passes: list) -> list:
+    """Each pass with `condition_label`, its condition in the page's language."""
+    words = dict(surface_condition_choices())
+    for grooming_pass in passes:
+        grooming_pass.condition_label = words.get(grooming_pass.condition, grooming_pass.condition)
+    return passes
 
 
 def _shown_pass(request, system: TrailSystem):

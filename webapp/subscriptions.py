@@ -1,14 +1,13 @@
-"""Public pages for subscribers: one-click unsubscribe and the inbound SMS webhook (STOP)."""
+"""The inbound SMS webhook: STOP replies unsubscribe (the link's page is public.views)."""
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, HttpResponseNotFound
-from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_POST
 from twilio.request_validator import RequestValidator
 
 from core.ids import CONTROL_CHARACTER
-from updates.subscribers import unsubscribe, unsubscribe_phone
+from updates.subscribers import unsubscribe_phone
 
 # Twilio's standard opt-out words and their French equivalents, compared without case.
 STOP_WORDS = frozenset(
@@ -33,22 +32,6 @@ def is_stop_message(fields: dict) -> bool:
     """STOP and its equivalents, or any keyword Twilio's Advanced Opt-Out classed as STOP."""
     body = fields.get("Body", "").strip().upper().rstrip(".!")
     return body in STOP_WORDS or fields.get("OptOutType", "").upper() == "STOP"
-
-
-@csrf_exempt
-@require_http_methods(["GET", "POST"])
-def unsubscribe_view(request: HttpRequest, token: str) -> HttpResponse:
-    """GET from the link in a message, POST from a mail client's one-click button
-    (RFC 8058); both unsubscribe at once and may be repeated."""
-    subscriber = unsubscribe(token=token)
-    if subscriber is None:
-        return render(request, "subscriptions/unknown.html", status=404)
-    system = subscriber.trail_system
-    return render(
-        request,
-        f"subscriptions/{system.language}/unsubscribed.html",
-        {"system_name": system.name, "address": subscriber.email or subscriber.phone},
-    )
 
 
 @csrf_exempt

@@ -5,6 +5,7 @@ from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.core.files.storage import default_storage
+from django.db.models import Q
 from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -13,7 +14,7 @@ from django.utils.translation import gettext_lazy as _
 from apikeys.services import invite_member
 from core.errors import DomainError
 from publishing.models import CompileRequest
-from trails.enums import Role, role_label
+from trails.enums import Role, TrailType, role_label
 from trails.importing import InvalidInput, validate_role
 from trails.models import TrailSystem
 from webapp import roles
@@ -69,6 +70,7 @@ def overview(model_admin, request, system_id: str):
             _("Active updates"): system.updates.active().count(),
             _("Subscribers"): system.subscribers.filter(unsubscribed_on__isnull=True).count(),
         },
+        "uncounted_trails": system.trails.filter(Q(type=TrailType.LIFT) | Q(hidden=True)).count(),
         "compiled": compiled,
         "compile_seconds": (
             (compiled.done_on - (compiled.started_on or compiled.requested_on)).total_seconds()
@@ -128,7 +130,7 @@ def invite(model_admin, request, system_id: str):
                 request,
                 _("%(email)s is now %(role)s of %(system)s; a sign-in link is on its way.")
                 % {
-                    "email": invitation.user.email,
+                    "email": form.cleaned_data["email"],  # as typed
                     "role": role_label(form.cleaned_data["role"]),
                     "system": system.name,
                 },

@@ -5,6 +5,7 @@ from collections import defaultdict
 from django import forms
 from django.conf import settings
 from django.contrib import admin
+from django.utils.formats import number_format
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
@@ -12,6 +13,8 @@ from core.errors import DomainError
 from trails.activities import CATALOG
 from trails.enums import TrailStatus
 from trails.services import set_trails_status
+from updates.enums import SURFACE_CONDITIONS
+from updates.types import SURFACE_CONDITION_CATALOG
 from webapp import roles
 from webapp.admin.base import ActionOutcome, report_outcome, web_actor
 
@@ -19,6 +22,13 @@ from webapp.admin.base import ActionOutcome, report_outcome, web_actor
 def page_language() -> str:
     """ "fr" when the page is in French, else "en": the catalogs' own labels follow it."""
     return "fr" if (get_language() or "").startswith("fr") else "en"
+
+
+def surface_condition_choices() -> list[tuple[str, str]]:
+    """The conditions in the page's language (a callable: evaluated for each form)."""
+    french = page_language() == "fr"
+    catalog = SURFACE_CONDITION_CATALOG
+    return [(v, catalog[v].fr if french else catalog[v].en) for v in SURFACE_CONDITIONS]
 
 
 def activity_label(value: str) -> str:
@@ -109,7 +119,7 @@ STATUS_ACTIONS = [
     set_status_action(TrailStatus.OPEN, _("Set status Open")),
     set_status_action(TrailStatus.CAUTION, _("Set status Caution")),
     set_status_action(TrailStatus.CLOSED, _("Set status Closed")),
-    set_status_action(TrailStatus.NONE, _("Set status None")),
+    set_status_action(TrailStatus.NONE, _("Let its activities set the status")),
 ]
 
 
@@ -128,3 +138,64 @@ class GeometryMapWidget(forms.Textarea):
     class Media:
         css = {"all": ["vendor/leaflet/leaflet.css", "webapp/trail_map.css"]}
         js = ["vendor/leaflet/leaflet.js", "webapp/base_map.js", "webapp/trail_map.js"]
+
+
+class TrailPicker(forms.CheckboxSelectMultiple):
+    """Trails chosen from a list searched as one types, rather than a Ctrl-click list of a
+    hundred names: each trail says its category, difficulty and length (two trails may share
+    a name), and only the trails of the form's chosen system are listed
+    (webapp/trail_picker.js; without scripts, every trail is a checkbox)."""
+
+    template_name = "webapp/widgets/trail_picker.html"
+    option_template_name = "webapp/widgets/trail_picker_option.html"
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        trail = getattr(value, "instance", None)
+        if trail is not None:
+            option["attrs"]["data-system"] = trail.trail_system_id
+        return option
+
+    class Media:
+        css = {"all": ["webapp/trail_picker.css"]}
+        js = ["webapp/trail_picker.js"]
+
+
+class TrailChoiceField(forms.ModelMultipleChoiceField):
+    """The trails of a form (an update's, a schedule's) in a TrailPicker."""
+
+    widget = TrailPicker
+
+    def __init__(self, queryset, **kwargs):
+        kwargs.pop("widget", None)
+        super().__init__(
+            queryset.select_related(None).only(
+                "pk", "name", "trail_system_id", "categories", "difficulty", "distance"
+            ),
+            **kwargs,
+        )
+
+    def label_from_instance(self, trail) -> str:
+        details = [
+            ", ".join(trail.categories or []),
+            trail.get_difficulty_display() if trail.difficulty else "",
+            f"{number_format(round(trail.distance, 1), 1)} km",
+        ]
+        return f"{trail.name} ({' · '.join(detail for detail in details if detail)})"
+
+
+class TrailPickerMixin:
+    """A model admin whose `trails` many-to-many is a TrailPicker, except for a superAdmin,
+    who searches every system's trails with the admin's autocomplete."""
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if db_field.name != "trails" or db_field.name in self.get_autocomplete_fields(request):
+            return field
+        # The queryset the role allows (scoping), not the admin's "+" pop-up of a <select>.
+        return TrailChoiceField(
+            field.queryset.order_by("name", "pk"),
+            required=field.required,
+            label=field.label,
+            help_text=_("Type to find a trail, then tick it; tick as many as you need."),
+        )

@@ -285,6 +285,7 @@ def test_subscribing_from_the_map_completes_by_email_link_and_sms_code(
     (message,) = Path(settings.EMAIL_FILE_PATH).iterdir()
     link = re.search(r"http://\S+/subscribe/confirm/\S+", message.read_text()).group(0)
     page.goto(link)
+    page.get_by_role("button", name="Confirm my subscription").click()
     expect(page.locator("h1")).to_have_text("You are subscribed")
     screenshot("subscribe-confirmed")
     subscriber = Subscriber.objects.get()

@@ -6,6 +6,7 @@ from urllib.parse import urlparse
 
 import pytest
 from django.core import mail
+from django.test import Client
 from django.utils import timezone
 from twilio.request_validator import RequestValidator
 
@@ -53,7 +54,7 @@ def pending_id(response) -> str:
     return re.search(r'name="pending" value="([^"]+)"', response.content.decode()).group(1)
 
 
-def test_an_email_is_subscribed_only_once_its_link_is_followed(client, subscribe, system):
+def test_an_email_is_subscribed_only_once_its_links_button_is_pressed(client, subscribe, system):
     response = subscribe(system, email="Rider@Example.TEST")
 
     assert response.status_code == 200
@@ -62,7 +63,15 @@ def test_an_email_is_subscribed_only_once_its_link_is_followed(client, subscribe
     assert mail.outbox[0].to == ["Rider@example.test"]
     assert "Pine Hill Nordic" in mail.outbox[0].subject
 
-    confirmed = client.get(confirmation_link())
+    for _ in range(3):  # a mail scanner, a link preview, then the person
+        opened = client.get(confirmation_link())
+    assert opened.status_code == 200
+    assert "Confirm your subscription" in opened.content.decode()
+    assert opened.content.decode().count("<button") == 1
+    assert client.head(confirmation_link()).status_code == 200
+    assert not Subscriber.objects.exists()
+
+    confirmed = Client(enforce_csrf_checks=True).post(confirmation_link())
 
     assert confirmed.status_code == 200
     assert "You are subscribed" in confirmed.content.decode()
@@ -73,12 +82,15 @@ def test_an_email_is_subscribed_only_once_its_link_is_followed(client, subscribe
 def test_the_link_works_once(client, subscribe, system):
     subscribe(system, email="rider@example.test")
     link = confirmation_link()
-    client.get(link)
+    client.post(link)
 
-    again = client.get(link)
+    again = client.post(link)
+    opened_again = client.get(link)
 
-    assert again.status_code == 410
+    assert again.status_code == opened_again.status_code == 410
     assert "expired" in again.content.decode()
+    assert "<button" not in opened_again.content.decode()
+    assert "Back to the map" in opened_again.content.decode()
     assert Subscriber.objects.count() == 1
 
 
@@ -86,14 +98,17 @@ def test_the_link_expires_after_24_hours(client, subscribe, system):
     subscribe(system, email="rider@example.test")
     PendingSubscription.objects.update(expires_on=timezone.now() - timedelta(seconds=1))
 
-    response = client.get(confirmation_link())
+    opened = client.get(confirmation_link())
+    pressed = client.post(confirmation_link())
 
-    assert response.status_code == 410
+    assert opened.status_code == pressed.status_code == 410
+    assert "<button" not in opened.content.decode()
     assert not Subscriber.objects.exists()
 
 
-def test_an_unknown_link_is_expired_not_an_error(client):
-    response = client.get("/subscribe/confirm/not-a-token")
+@pytest.mark.parametrize("method", ["get", "post"])
+def test_an_unknown_link_is_expired_not_an_error(client, method):
+    response = getattr(client, method)("/subscribe/confirm/not-a-token")
 
     assert response.status_code == 410
     assert "Subscribe again" in response.content.decode()
@@ -143,7 +158,7 @@ def test_five_wrong_codes_end_the_confirmation(client, subscribe, system, sms_ou
 
 def test_email_and_phone_confirmed_make_one_subscriber(client, subscribe, system, sms_outbox):
     response = subscribe(system, email="rider@example.test", phone="+14065550123")
-    client.get(confirmation_link())
+    client.post(confirmation_link())
     client.post(
         f"/subscribe/{system.pk}/code",
         {"pending": pending_id(response), "code": sent_code(sms_outbox)},
@@ -168,7 +183,7 @@ def test_the_answer_does_not_tell_whether_a_contact_is_subscribed(client, subscr
     assert len(mail.outbox) == 2
     # Confirming an address already subscribed keeps the one subscription.
     mail.outbox[:] = mail.outbox[:1]
-    assert client.get(confirmation_link()).status_code == 200
+    assert client.post(confirmation_link()).status_code == 200
     assert Subscriber.objects.filter(email="known@example.test").count() == 1
 
 
@@ -215,11 +230,14 @@ def test_a_french_system_confirms_in_french_and_unsubscribes_in_french(
     assert "Vérifiez vos messages" in response.content.decode()
     assert mail.outbox[0].subject == "Confirmez votre abonnement à Sentiers du Lac"
     assert "est votre code" in sms_outbox[0].body
-    confirmed = client.get(confirmation_link())
+    opened = client.get(confirmation_link())
+    assert "Confirmez votre abonnement" in opened.content.decode()
+    assert "Confirmer mon abonnement" in opened.content.decode()
+    confirmed = client.post(confirmation_link())
     assert "Vous êtes abonné" in confirmed.content.decode()
 
     subscriber = Subscriber.objects.get()
-    page = client.get(f"/unsubscribe/{subscriber.unsubscribe_token}")
+    page = client.post(f"/unsubscribe/{subscriber.unsubscribe_token}")
     assert "Vous êtes désabonné" in page.content.decode()
 
 

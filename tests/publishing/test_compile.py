@@ -452,3 +452,45 @@ def test_all_systems_collection_has_one_point_per_located_system_with_the_legacy
     }
     assert second["geometry"] == {"type": "Point", "coordinates": [-73.0, 46.0]}
     assert "hiddenActivities" not in second["properties"]
+
+
+def test_coordinates_are_published_with_at_most_six_decimals_in_the_same_shapes():
+    """About 0.1 m: lines cut on the encoded text (fast), single points rounded."""
+    multi = {
+        "type": "MultiLineString",
+        "coordinates": [
+            [[-72.123456789, 43.987654321, 1234.56789], [-72.1, 43.9]],
+            [[-72.2000004, 43.0000001], [-72.21, 43.01]],
+        ],
+    }
+    point = PointRow(
+        id="p", name="Lot", marker_class="parking", lat=43.123456789, lng=-72.987654321
+    )
+
+    compiled = compiled_from([trail(geometry=multi)], [point])
+
+    first, second = features_of(compiled)
+    assert first["geometry"] == {
+        "type": "LineString",
+        "coordinates": [[-72.123456, 43.987654, 1234.56789], [-72.1, 43.9]],
+    }
+    assert second["geometry"]["coordinates"] == [[-72.2, 43.0], [-72.21, 43.01]]
+    # Cut past the sixth decimal, on the text.
+    assert b"[[-72.123456,43.987654,1234.56789],[-72.1,43.9]]" in compiled.body
+    assert b"[[-72.200000,43.000000],[-72.21,43.01]]" in compiled.body
+    (published_point,) = features_of(compiled, "Point")
+    assert published_point["geometry"]["coordinates"] == [-72.987654, 43.123457]
+    assert multi["coordinates"][0][0][0] == -72.123456789  # the rows are left as they were
+    system = {
+        "id": "s",
+        "name": "S",
+        "lat": 44.12345678,
+        "lng": -71.1234567,
+        "open_trails": 0,
+        "caution_trails": 0,
+        "closed_trails": 0,
+        "activity_totals": [],
+        "hidden_activities": None,
+    }
+    (listed,) = all_systems_collection([system])["features"]
+    assert listed["geometry"]["coordinates"] == [-71.123457, 44.123457]

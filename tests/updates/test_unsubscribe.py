@@ -1,5 +1,8 @@
+from urllib.parse import urlsplit
+
 import pytest
 from django.core import mail
+from django.test import Client
 from twilio.request_validator import RequestValidator
 
 from tests.factories import SubscriberFactory, TrailSystemFactory, UpdateFactory
@@ -18,59 +21,112 @@ def subscriber():
     return SubscriberFactory(trail_system=system, email="a@example.test", phone="+15145550101")
 
 
-def test_the_link_unsubscribes_without_login_and_confirms(client, subscriber):
-    response = client.get(f"/unsubscribe/{subscriber.unsubscribe_token}")
+def still_subscribed(subscriber) -> bool:
+    return Subscriber.objects.get(pk=subscriber.pk).unsubscribed_on is None
+
+
+def test_opening_the_link_changes_nothing_and_shows_one_button(client, subscriber):
+    for _ in range(3):  # a mail scanner, a link preview, then the person
+        response = client.get(f"/unsubscribe/{subscriber.unsubscribe_token}")
+
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "Unsubscribe?" in page
+    assert "a@example.test gets updates from Mont Vert" in page
+    assert page.count("<button") == 1 and 'method="post"' in page
+    assert "csrfmiddlewaretoken" not in page and not response.cookies
+    assert response["Cache-Control"].startswith("max-age=0")
+    assert client.head(f"/unsubscribe/{subscriber.unsubscribe_token}").status_code == 200
+    assert still_subscribed(subscriber)
+
+
+def test_the_button_unsubscribes_from_a_browser_without_cookies(subscriber):
+    browser = Client(enforce_csrf_checks=True)
+
+    response = browser.post(f"/unsubscribe/{subscriber.unsubscribe_token}")
 
     assert response.status_code == 200
     assert "You are unsubscribed" in response.content.decode()
     assert "Mont Vert" in response.content.decode()
-    subscriber.refresh_from_db()
-    assert subscriber.unsubscribed_on is not None
+    assert f'href="/map/{subscriber.trail_system_id}"' in response.content.decode()
+    assert not still_subscribed(subscriber)
 
 
-def test_following_the_link_again_changes_nothing(client, subscriber):
-    client.get(f"/unsubscribe/{subscriber.unsubscribe_token}")
-    subscriber.refresh_from_db()
-    first = subscriber.unsubscribed_on
+def test_pressing_the_button_again_keeps_the_first_date(client, subscriber):
+    client.post(f"/unsubscribe/{subscriber.unsubscribe_token}")
+    first = Subscriber.objects.get(pk=subscriber.pk).unsubscribed_on
 
-    response = client.get(f"/unsubscribe/{subscriber.unsubscribe_token}")
+    again = client.post(f"/unsubscribe/{subscriber.unsubscribe_token}")
+    opened = client.get(f"/unsubscribe/{subscriber.unsubscribe_token}")
+
+    assert again.status_code == opened.status_code == 200
+    assert "You are unsubscribed" in opened.content.decode()
+    assert "<button" not in opened.content.decode()
+    assert Subscriber.objects.get(pk=subscriber.pk).unsubscribed_on == first
+
+
+@pytest.mark.parametrize("encoding", ["urlencoded", "multipart"])
+def test_a_mail_providers_one_click_post_unsubscribes_without_a_page(
+    subscriber, encoding, sms_outbox, settings, django_capture_on_commit_callbacks
+):
+    """RFC 8058: the provider posts `List-Unsubscribe=One-Click` to the header's address, with
+    no cookie or CSRF token."""
+    settings.PUBLIC_BASE_URL = "https://trails.example.test"
+    with django_capture_on_commit_callbacks(execute=True):
+        update = UpdateFactory(trail_system=subscriber.trail_system, notify=True)
+        tasks.notify_subscribers_on_commit(update.pk)
+    headers = mail.outbox[0].message()
+    assert headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    url = urlsplit(headers["List-Unsubscribe"].strip("<>"))
+    assert url.scheme == "https"
+    provider = Client(enforce_csrf_checks=True)
+    if encoding == "urlencoded":
+        response = provider.post(
+            url.path, "List-Unsubscribe=One-Click", content_type="application/x-www-form-urlencoded"
+        )
+    else:
+        response = provider.post(url.path, {"List-Unsubscribe": "One-Click"})
 
     assert response.status_code == 200
-    subscriber.refresh_from_db()
-    assert subscriber.unsubscribed_on == first
-
-
-def test_a_mail_clients_one_click_post_unsubscribes(client, subscriber):
-    response = client.post(
-        f"/unsubscribe/{subscriber.unsubscribe_token}",
-        {"List-Unsubscribe": "One-Click"},
-    )
-
-    assert response.status_code == 200
-    assert Subscriber.objects.get(pk=subscriber.pk).unsubscribed_on is not None
+    assert response.content == b""
+    assert not still_subscribed(subscriber)
 
 
 def test_the_page_speaks_the_systems_language(client):
     system = TrailSystemFactory(name="Sentiers du Lac", language="fr")
     subscriber = SubscriberFactory(trail_system=system, email="b@example.test")
 
-    response = client.get(f"/unsubscribe/{subscriber.unsubscribe_token}")
+    opened = client.get(f"/unsubscribe/{subscriber.unsubscribe_token}")
+    done = client.post(f"/unsubscribe/{subscriber.unsubscribe_token}")
 
-    assert "Vous êtes désabonné" in response.content.decode()
-    assert 'lang="fr"' in response.content.decode()
+    assert "Me désabonner" in opened.content.decode()
+    assert 'lang="fr"' in opened.content.decode()
+    assert "Vous êtes désabonné" in done.content.decode()
+    assert "Retour à la carte" in done.content.decode()
 
 
-def test_an_unknown_token_is_a_404_page(client):
-    response = client.get("/unsubscribe/not-a-token")
+@pytest.mark.parametrize("method", ["get", "post"])
+def test_a_forged_token_gets_a_page_that_says_so(client, subscriber, method):
+    response = getattr(client, method)("/unsubscribe/not-a-token")
 
     assert response.status_code == 404
-    assert "not valid" in response.content.decode()
+    assert "Link not recognised" in response.content.decode()
+    assert "This unsubscribe link is not valid" in response.content.decode()
+    assert "<button" not in response.content.decode()
+    assert still_subscribed(subscriber)
+
+
+def test_a_one_click_post_of_a_forged_token_is_refused(client, subscriber):
+    response = client.post("/unsubscribe/not-a-token", {"List-Unsubscribe": "One-Click"})
+
+    assert response.status_code == 404
+    assert still_subscribed(subscriber)
 
 
 def test_an_unsubscribed_subscriber_gets_no_further_messages(
     client, subscriber, sms_outbox, django_capture_on_commit_callbacks
 ):
-    client.get(f"/unsubscribe/{subscriber.unsubscribe_token}")
+    client.post(f"/unsubscribe/{subscriber.unsubscribe_token}")
 
     with django_capture_on_commit_callbacks(execute=True):
         update = UpdateFactory(trail_system=subscriber.trail_system, notify=True)
@@ -165,3 +221,13 @@ def test_a_control_character_in_the_unsubscribe_token_is_a_404(client, subscribe
     assert client.get(f"/unsubscribe/{token}").status_code == 404
     assert client.post(f"/unsubscribe/{token}").status_code == 404
     assert Subscriber.objects.get(pk=subscriber.pk).unsubscribed_on is None
+
+
+def test_a_system_name_with_markup_is_text_on_the_links_page(client):
+    system = TrailSystemFactory(name='<img src="/xss.png">Lac')
+    subscriber = SubscriberFactory(trail_system=system, email="c@example.test")
+
+    page = client.get(f"/unsubscribe/{subscriber.unsubscribe_token}").content.decode()
+
+    assert '<img src="/xss.png">' not in page
+    assert "&lt;img src=&quot;/xss.png&quot;&gt;Lac" in page

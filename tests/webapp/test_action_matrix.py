@@ -36,10 +36,9 @@ EXPECTED = {
     "trails.trailsystem": {"delete_selected": SUPER},
     "trails.trail": {
         **dict.fromkeys(STATUS_ACTIONS, MEMBERS),
-        "move_to_trash": MEMBERS,
         "delete_selected": MEMBERS,
     },
-    "trails.point": {"move_to_trash": MEMBERS, "delete_selected": MEMBERS},
+    "trails.point": {"delete_selected": MEMBERS},
     "trails.trashedtrail": {"restore": MEMBERS, "delete_selected": ADMINS},
     "trails.trashedpoint": {"restore": MEMBERS, "delete_selected": ADMINS},
     "updates.update": {"delete_selected": MEMBERS},

@@ -228,11 +228,11 @@ def test_a_trustee_posts_a_notice_and_confirms_who_gets_it(
     page.check("#id_notify")
     page.click("input[name=_save]")
 
-    expect(page.locator("#content-main")).to_contain_text("will be sent to 3 subscribers")
+    expect(page.locator("#notify-question")).to_contain_text("e-mailed or texted to 3 subscribers")
+    expect(page.locator(".errornote")).to_have_count(0)
     assert not Update.objects.exists()
     screenshot("webapp-update-notify", docs=True)
-    page.check("#id_confirm_notify")
-    page.click("input[name=_save]")
+    page.click("#send-update")
     page.wait_for_selector(".messagelist")
     assert Update.objects.get().notify is True
     assert len(mailoutbox) == 3

@@ -30,7 +30,7 @@ ENGLISH = [
     "Trail system", "Trail systems", "Trails", "Trail activities", "Updates",
     "Subscribers", "Members", "Overview", "Grooming", "Open", "Caution", "Closed", "Status",
     "Difficulty", "Activities", "Activity", "Category", "Categories", "Classic skiing",
-    "Snowshoeing", "Administrator", "Trustee", "Notify subscribers", "Yes, send it",
+    "Snowshoeing", "Administrator", "Trustee", "Notify subscribers", "Yes, save and send it",
     "Set status", "Move selected to the trash", "Restore selected", "Api keys", "API keys",
     "Read and write", "Read only", "Never", "days", "year", "Expires", "Revoked", "Name",
     "Severity", "Notice", "Wait time", "Web cam", "Dining options", "Published",
@@ -137,7 +137,7 @@ def test_the_main_pages_in_french_show_no_english_of_ours(live_server, french_pa
     page.fill("#id_description", "Lift 2 closed for wind.")
     page.check("#id_notify")
     page.click("input[name=_save]")
-    page.wait_for_selector("#id_confirm_notify")
+    page.wait_for_selector("#notify-question")
     found["update-confirm"] = look(page, "update-confirm", SCREENSHOT_DIR)
     assert "2 abonnés" in page.inner_text("body")
 

@@ -2,11 +2,12 @@
 
 import json
 import re
-from datetime import UTC, datetime
+from datetime import timedelta
 from html import unescape
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
 
 from grooming.models import GroomedTrail, GroomingPass
 from publishing.models import CompileRequest
@@ -17,7 +18,9 @@ from updates.models import Update
 
 pytestmark = pytest.mark.django_db
 
-START = datetime(2026, 1, 15, 5, 0, tzinfo=UTC)
+# Two hours ago: a pass whose grooming still shows (a January one would not, see the browser
+# tests).
+START = (timezone.now() - timedelta(hours=2)).replace(microsecond=0)
 
 
 def signed_in(client, user):
@@ -111,10 +114,10 @@ def test_saving_posts_the_reviewed_pass_with_one_compile(client, world):
 
     response = client.post(grooming_url(system), {**fields, "save": "Save"}, follow=True)
 
-    assert "Grooming saved: 1 trail groomed." in response.content.decode()
+    assert "Grooming saved: 1 trail groomed, shown on the map until" in response.content.decode()
     grooming_pass = GroomingPass.objects.get()
     # The track's last time survives the review, though the re-posted track carries no times.
-    assert grooming_pass.groomed_at == datetime(2026, 1, 15, 5, 6, 40, tzinfo=UTC)
+    assert grooming_pass.groomed_at == START + timedelta(minutes=6, seconds=40)
     assert grooming_pass.uid == "groomer"
     assert list(GroomedTrail.objects.values_list("trail_id", flat=True)) == [main.pk]
     update = Update.objects.get()

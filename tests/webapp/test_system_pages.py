@@ -6,6 +6,7 @@ import pytest
 from django.contrib.auth import SESSION_KEY
 
 from apikeys.models import User
+from core.compiles import request_compile
 from publishing.models import CompileRequest
 from tests.factories import MembershipFactory, TrailFactory, TrailSystemFactory, UserFactory
 from trails.models import Membership
@@ -140,3 +141,33 @@ def test_only_a_superadmin_transfers_ownership(client):
     signed_in(client, UserFactory(uid="super", is_super_admin=True))
     page = client.get(f"/admin/trails/trailsystem/{system.pk}/change/").content.decode()
     assert 'name="owner"' in page
+
+
+def test_the_invite_message_names_the_address_as_it_was_typed(client, mailoutbox):
+    system = TrailSystemFactory()
+    UserFactory(email="ann.groomer@example.test")
+    signed_in(client, system.owner)
+
+    response = client.post(
+        invite_url(system), {"email": "Ann.Groomer@Example.test", "role": "Trustee"}, follow=True
+    )
+
+    assert "Ann.Groomer@Example.test is now Trustee of" in response.content.decode()
+    assert len(mailoutbox) == 1
+
+
+def test_the_overview_says_why_the_status_counts_leave_lifts_out(
+    client, django_capture_on_commit_callbacks
+):
+    system = TrailSystemFactory()
+    with django_capture_on_commit_callbacks(execute=True):
+        TrailFactory(trail_system=system, status="Open")
+        TrailFactory(trail_system=system, status="Open", type="Lift")
+        request_compile(system, "test")
+    signed_in(client, system.owner)
+
+    page = client.get(overview_url(system)).content.decode()
+
+    assert '<th scope="row">Trails</th><td>2</td>' in page
+    assert '<th scope="row">Open trails</th><td>1</td>' in page
+    assert "leave out 1 lift or hidden trail, as the public map" in page

@@ -40,7 +40,9 @@ def test_notify_names_how_many_subscribers_and_sends_only_once_confirmed(
 
     first = client.post(f"{UPDATES}add/", notice(system, notify="on"))
     assert first.status_code == 200
-    assert "This update will be sent to 2 subscribers of" in first.content.decode()
+    question = first.content.decode()
+    assert "This update will be e-mailed or texted to 2 subscribers of" in question
+    assert "errornote" not in question and "errorlist" not in question  # a question
     assert not Update.objects.exists()
 
     with django_capture_on_commit_callbacks(execute=True):

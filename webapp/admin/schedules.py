@@ -16,7 +16,7 @@ from trails import activities as catalog
 from trails.enums import TrailStatus
 from trails.timezones import zone_name
 from webapp.admin.base import DeleteThroughService, ServiceAdmin, web_actor
-from webapp.trail_admin import page_language
+from webapp.trail_admin import TrailPickerMixin, page_language
 
 
 def activity_choices() -> list[tuple[str, str]]:
@@ -124,7 +124,7 @@ def _combined(day, at) -> datetime | None:
 
 
 @admin.register(Schedule)
-class ScheduleAdmin(DeleteThroughService, ServiceAdmin):
+class ScheduleAdmin(TrailPickerMixin, DeleteThroughService, ServiceAdmin):
     row_name = "schedule"
     delete_function = staticmethod(services.delete_schedule)
     form_field_of = {"trail_ids": "trails", "starts_at": "start_date", "ends_at": "end_date"}

@@ -9,15 +9,14 @@ from django.contrib import admin, messages
 from django.contrib.admin.templatetags.admin_urls import add_preserved_filters
 from django.core.exceptions import ValidationError
 from django.http import HttpResponseRedirect
+from django.template.loader import render_to_string
 from django.urls import path, reverse
-from django.utils.formats import date_format, number_format
-from django.utils.html import format_html, format_html_join
-from django.utils.timezone import localtime
+from django.utils.formats import number_format
+from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from trails import selectors, services, trash
+from trails import services, trash
 from trails.countries import default_sms_countries
-from trails.enums import Difficulty, TrailStatus
 from trails.fields import ACTIVITY, POINT, TRAIL, WEB_APP
 from trails.geometry import GeometryError
 from trails.geometry import validate as validate_geometry
@@ -32,7 +31,7 @@ from trails.models import (
     TrashedTrail,
 )
 from trails.timezones import known_zones, zone_name
-from webapp import grooming_page, roles, system_pages
+from webapp import grooming_page, history_page, roles, system_pages
 from webapp.admin.base import (
     BulkDeleteThroughService,
     DeleteThroughService,
@@ -42,6 +41,7 @@ from webapp.admin.base import (
     apply_to_selected,
     web_actor,
 )
+from webapp.history_page import StatusHistoryMixin
 from webapp.scoping import RoleScopedTabularInline
 from webapp.trail_admin import (
     STATUS_ACTIONS,
@@ -128,7 +128,7 @@ def time_zone_field(system: TrailSystem | None) -> forms.ChoiceField:
 
 
 @admin.register(TrailSystem)
-class TrailSystemAdmin(DeleteThroughService, ServiceAdmin):
+class TrailSystemAdmin(StatusHistoryMixin, DeleteThroughService, ServiceAdmin):
     row_name = "system"
     form = TrailSystemForm
     delete_function = staticmethod(services.delete_trail_system)
@@ -324,26 +324,23 @@ MOVED_TO_TRASH = _("Moved to the trash, where they can be restored: %(count)d.")
 
 
 class ToTrashAdmin(BulkDeleteThroughService):
-    """A live trail or point: Delete (its page, or "Delete selected") and "Move selected to the
-    trash" call the services the API's DELETE calls, which move it to the trash; it is
-    restored from there, and deleted for good only from there, by an Administrator."""
+    """A live trail or point: Delete (its page) and the list's one trash action, "Move
+    selected to the trash" (the admin's "Delete selected", with its confirmation page), call
+    the services the API's DELETE calls, which move it to the trash; it is restored from
+    there, and deleted for good only from there, by an Administrator."""
 
-    actions = ["move_to_trash"]
     delete_confirmation_template = "webapp/trash_confirmation.html"
     delete_selected_confirmation_template = "webapp/trash_selected_confirmation.html"
     deleted_message = MOVED_TO_TRASH
     not_deleted_message = _("Not moved to the trash")
 
-    @admin.action(description=_("Move selected to the trash"), permissions=["change"])
-    def move_to_trash(self, request, queryset):
-        apply_to_selected(
-            self,
-            request,
-            queryset,
-            self.bulk_delete_function,
-            done=MOVED_TO_TRASH,
-            not_done=self.not_deleted_message,
-        )
+    def get_actions(self, request):
+        """One name for one thing: the admin's "Delete selected" moves to the trash here."""
+        actions = super().get_actions(request)
+        if "delete_selected" in actions:
+            function, name, _description = actions["delete_selected"]
+            actions["delete_selected"] = (function, name, _("Move selected to the trash"))
+        return actions
 
     def get_deleted_objects(self, objs, request):
         """Only the rows themselves move; nothing related is deleted, so nothing needs a
@@ -366,55 +363,21 @@ class ToTrashAdmin(BulkDeleteThroughService):
         return HttpResponseRedirect(add_preserved_filters(preserved, changelist))
 
 
-HISTORY_COLUMNS = (_("When"), _("Field"), _("Activity"), _("From"), _("To"), _("Who"), _("Path"))
-# The history's field names (the API's, trails.history) and values, in the person's words.
-HISTORY_FIELDS = {
-    "status": _("Status"),
-    "difficulty": _("Difficulty"),
-    "waitTime": _("Wait time"),
-    "trashed": _("In the trash"),
-}
-HISTORY_VALUES = {
-    "status": dict(TrailStatus.choices),
-    "difficulty": dict(Difficulty.choices),
-    "trashed": {True: _("Yes"), False: _("No")},
-}
-
-
-def history_value(field: str, value) -> str:
-    """A recorded value as a label ("Open", "Circle"), not as JSON; none is a dash."""
-    if value is None:
-        return "-"
-    return str(HISTORY_VALUES.get(field, {}).get(value, value))
-
-
 @admin.display(description=_("Status history (newest first)"))
 def status_history(obj) -> str:
-    """The status history, read-only: what GET /trails/:id/history (or points) answers."""
+    """The latest status changes, and the History page that holds them all."""
     if obj is None or obj.pk is None:
         return "-"
-    row_name = "trail" if isinstance(obj, Trail) else "point"
-    changes = selectors.status_history(**{row_name: obj}, limit=selectors.HISTORY_LIMIT)
-    if not changes:
-        return _("No status change recorded yet.")
-    head = format_html_join("", "<th>{}</th>", ((column,) for column in HISTORY_COLUMNS))
-    rows = format_html_join(
-        "",
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-        (
-            (
-                date_format(localtime(change.at), "DATETIME_FORMAT"),
-                HISTORY_FIELDS.get(change.field, change.field),
-                activity_label(change.activity) if change.activity else "",
-                history_value(change.field, change.old_value),
-                history_value(change.field, change.new_value),
-                change.uid,
-                f"{change.get_via_display()} {change.key_id}".strip(),
-            )
-            for change in changes
-        ),
+    row_name = obj._meta.model_name
+    table = render_to_string(
+        "webapp/status_history_table.html", {"rows": history_page.latest_changes(obj)}
     )
-    return format_html("<table><thead><tr>{}</tr></thead><tbody>{}</tbody></table>", head, rows)
+    return format_html(
+        '{}<p><a href="{}" class="history-link">{}</a></p>',
+        table,
+        reverse(f"admin:trails_{row_name}_history", args=[obj.pk]),
+        _("The whole history, by date"),
+    )
 
 
 def activities_of(formset) -> list[dict] | None:
@@ -439,7 +402,7 @@ def distance_km(trail: Trail) -> str:
 
 
 @admin.register(Trail)
-class TrailAdmin(ToTrashAdmin, ServiceAdmin):
+class TrailAdmin(StatusHistoryMixin, ToTrashAdmin, ServiceAdmin):
     """Saved by one service call (create_trail or change_trail) with the inline's activities,
     so the web app applies the API's rules: Closed closes every activity, a new geometry gets
     new elevations, every status change is recorded."""
@@ -450,8 +413,9 @@ class TrailAdmin(ToTrashAdmin, ServiceAdmin):
     delete_function = staticmethod(trash.trash_trail)
     bulk_delete_function = staticmethod(trash.trash_trails)
     inlines = [TrailActivityInline]
-    actions = [*STATUS_ACTIONS, "move_to_trash"]
-    list_display = ["name", "trail_system", "status", "activity_list", "difficulty", distance_km]
+    actions = STATUS_ACTIONS
+    # Status next to the name: what a phone's narrow list shows without scrolling sideways.
+    list_display = ["name", "status", "activity_list", "trail_system", "difficulty", distance_km]
     list_filter = ["status", ActivityFilter, CategoryFilter, "difficulty", "trail_system"]
     # System by system, each in its order: the index a page of half a million trails reads.
     ordering = ["trail_system_id", "order"]
@@ -518,12 +482,12 @@ class PointForm(forms.ModelForm):
 
 
 @admin.register(Point)
-class PointAdmin(ToTrashAdmin, ServiceAdmin):
+class PointAdmin(StatusHistoryMixin, ToTrashAdmin, ServiceAdmin):
     row_name = "point"
     rows_name = "points"
     delete_function = staticmethod(trash.trash_point)
     bulk_delete_function = staticmethod(trash.trash_points)
-    list_display = ["name", "trail_system", "marker_class", "status", "hidden", "created_on"]
+    list_display = ["name", "status", "trail_system", "marker_class", "hidden", "created_on"]
     list_filter = ["status", "marker_class", "trail_system"]
     ordering = ["trail_system_id", "-created_on"]  # as the system's points index reads
     search_fields = ["name", "id"]

@@ -7,11 +7,12 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse
+from django.template.response import TemplateResponse
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 
 from updates import services
-from updates.enums import SURFACE_CONDITIONS, UpdateType
+from updates.enums import UpdateType
 from updates.models import Delivery, Subscriber, Update
 from updates.subscribers import (
     active_subscriber_count,
@@ -21,7 +22,7 @@ from updates.subscribers import (
     delete_subscriber,
     unsubscribe_subscribers,
 )
-from updates.types import SURFACE_CONDITION_CATALOG, TYPE_FIELDS
+from updates.types import TYPE_FIELDS
 from webapp import roles
 from webapp.admin.base import (
     DeleteThroughService,
@@ -31,28 +32,19 @@ from webapp.admin.base import (
     system_overview_link,
     web_actor,
 )
-from webapp.trail_admin import page_language
-
-
-def surface_condition_choices() -> list[tuple[str, str]]:
-    """The conditions in the page's language (a callable: evaluated for each form)."""
-    french = page_language() == "fr"
-    catalog = SURFACE_CONDITION_CATALOG
-    return [(v, catalog[v].fr if french else catalog[v].en) for v in SURFACE_CONDITIONS]
+from webapp.trail_admin import TrailPickerMixin, surface_condition_choices
 
 
 class UpdateForm(forms.ModelForm):
-    """With notify ticked, the first save names how many subscribers will get the update and
-    asks to confirm: there is no preview or undo once it is sent."""
+    """With notify ticked, the first save asks, on a page of its own, whether to send it to
+    the N subscribers: there is no preview or undo once it is sent."""
 
     notify = forms.BooleanField(
         label=_("Notify subscribers"),
         required=False,
         help_text=_("E-mail and text this update to the system's subscribers. Only when adding."),
     )
-    confirm_notify = forms.BooleanField(
-        label=_("Yes, send it"), required=False, widget=forms.HiddenInput
-    )
+    confirm_notify = forms.BooleanField(required=False, widget=forms.HiddenInput)
     conditions = forms.MultipleChoiceField(
         label=_("Surface conditions"),
         choices=surface_condition_choices,
@@ -74,7 +66,6 @@ class UpdateForm(forms.ModelForm):
 
     def clean(self):
         cleaned = super().clean()
-        self.confirm_notification(cleaned)
         kind = cleaned.get("type")
         if kind == "notice" and not cleaned.get("description"):
             self.add_error("description", _("A notice needs its text."))
@@ -88,23 +79,9 @@ class UpdateForm(forms.ModelForm):
             self.add_error("trails", _("Every trail must belong to the update's trail system."))
         return cleaned
 
-    def confirm_notification(self, cleaned: dict) -> None:
-        system = cleaned.get("trail_system")
-        if not cleaned.get("notify") or cleaned.get("confirm_notify") or system is None:
-            return
-        count = active_subscriber_count(system)
-        self.fields["confirm_notify"].widget = forms.CheckboxInput()
-        self.add_error(
-            "confirm_notify",
-            ngettext(
-                "This update will be sent to %(count)d subscriber of %(system)s. "
-                "Tick “Yes, send it” and save again to send it.",
-                "This update will be sent to %(count)d subscribers of %(system)s. "
-                "Tick “Yes, send it” and save again to send it.",
-                count,
-            )
-            % {"count": count, "system": system.name},
-        )
+    def needs_confirmation(self) -> bool:
+        """A valid new update to be sent, not yet confirmed."""
+        return bool(self.cleaned_data.get("notify") and not self.cleaned_data.get("confirm_notify"))
 
 
 def service_fields(cleaned: dict, names) -> dict:
@@ -117,7 +94,7 @@ def service_fields(cleaned: dict, names) -> dict:
 
 
 @admin.register(Update)
-class UpdateAdmin(DeleteThroughService, ServiceAdmin):
+class UpdateAdmin(TrailPickerMixin, DeleteThroughService, ServiceAdmin):
     """Created, changed and deleted through updates.services, as the API does (source `web`)."""
 
     row_name = "update"
@@ -131,6 +108,38 @@ class UpdateAdmin(DeleteThroughService, ServiceAdmin):
     search_fields = ["id", "description"]
     date_hierarchy = "expiration_date"
     autocomplete_fields = ["trail_system", "trails"]
+
+    class Media:
+        js = ["webapp/update_form.js"]
+
+    def get_changeform_initial_data(self, request) -> dict:
+        """The API's default expiry, to the minute, there to be changed."""
+        expiry = (timezone.now() + services.DEFAULT_LIFETIME).replace(second=0, microsecond=0)
+        return {"expiration_date": expiry, **super().get_changeform_initial_data(request)}
+
+    def add_view(self, request, form_url="", extra_context=None):
+        """A new update to send to subscribers: first the question, on a page of its own,
+        with the person's input kept for the answer."""
+        if request.method == "POST" and not request.POST.get("confirm_notify"):
+            form = self.get_form(request)(request.POST, request.FILES)
+            if form.is_valid() and form.needs_confirmation():
+                system = form.cleaned_data["trail_system"]
+                kept = [
+                    (name, value)
+                    for name, values in request.POST.lists()
+                    if name not in ("csrfmiddlewaretoken", "confirm_notify")
+                    for value in values
+                ]
+                context = {
+                    **self.admin_site.each_context(request),
+                    "title": _("Send this update to the subscribers?"),
+                    "opts": self.opts,
+                    "system": system,
+                    "count": active_subscriber_count(system),
+                    "kept": kept,
+                }
+                return TemplateResponse(request, "webapp/update_notify_question.html", context)
+        return super().add_view(request, form_url, extra_context)
 
     def get_queryset(self, request):
         """With each update's system, whose name is in its title (Update.__str__): on the
@@ -159,7 +168,13 @@ class UpdateAdmin(DeleteThroughService, ServiceAdmin):
         kinds = TYPE_FIELDS if obj is None else {obj.type: TYPE_FIELDS[obj.type]}
         sections = [
             (None, {"fields": [*self.get_readonly_fields(request, obj), *common]}),
-            *((UpdateType(kind).label, {"fields": list(names)}) for kind, names in kinds.items()),
+            *(
+                (
+                    UpdateType(kind).label,
+                    {"fields": list(names), "classes": ["update-type", f"update-type-{kind}"]},
+                )
+                for kind, names in kinds.items()
+            ),
         ]
         if obj is None:
             sections[0][1]["fields"][:0] = ["trail_system", "type"]

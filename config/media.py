@@ -1,0 +1,65 @@
+"""Published files on local disk (STORAGE_BACKEND=local), as a bucket would serve them.
+
+Open to every origin (spec section 4: the file needs no credentials and is not subject to the
+origin allowlist), with its Cache-Control, and compressed: the copy beside the file
+(publishing.storage_backends) that the reader accepts, brotli before gzip, else the file as
+written. Django's static view sends a `.gz` or `.br` file with its Content-Encoding and the
+Content-Type of the name without the suffix.
+"""
+
+from pathlib import Path
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.utils.cache import patch_vary_headers
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods
+from django.views.static import serve
+
+from core.compression import accepted_encoding
+from publishing.storage import ENCODED_SUFFIXES, cache_control, is_published_file
+
+ALLOWED_METHODS = "GET, HEAD, OPTIONS"
+PREFLIGHT_MAX_AGE = "86400"
+
+
+def _open_to_every_origin(response: HttpResponse) -> HttpResponse:
+    response["Access-Control-Allow-Origin"] = "*"
+    return response
+
+
+def _preflight(request: HttpRequest) -> HttpResponse:
+    response = HttpResponse(status=204)
+    response["Allow"] = ALLOWED_METHODS
+    response["Access-Control-Allow-Methods"] = ALLOWED_METHODS
+    requested = request.headers.get("Access-Control-Request-Headers")
+    if requested:
+        response["Access-Control-Allow-Headers"] = requested
+    response["Access-Control-Max-Age"] = PREFLIGHT_MAX_AGE
+    return _open_to_every_origin(response)
+
+
+def _stored_copies(path: str) -> list[str]:
+    """The encodings whose copy of the file is on disk."""
+    root = Path(settings.MEDIA_ROOT)
+    return [
+        encoding
+        for encoding, suffix in ENCODED_SUFFIXES.items()
+        if (root / f"{path}{suffix}").is_file()
+    ]
+
+
+@csrf_exempt
+@require_http_methods(["GET", "HEAD", "OPTIONS"])
+def serve_media(request: HttpRequest, path: str) -> HttpResponse:
+    """MEDIA_ROOT is read per request, not frozen at URLconf import."""
+    if request.method == "OPTIONS":
+        return _preflight(request)
+    if not is_published_file(path):
+        return serve(request, path, document_root=settings.MEDIA_ROOT)
+    encoding = accepted_encoding(request.headers.get("Accept-Encoding", ""), _stored_copies(path))
+    sent = f"{path}{ENCODED_SUFFIXES[encoding]}" if encoding else path
+    response = serve(request, sent, document_root=settings.MEDIA_ROOT)
+    response["Cache-Control"] = cache_control(path)
+    patch_vary_headers(response, ["Accept-Encoding"])
+    return _open_to_every_origin(response)

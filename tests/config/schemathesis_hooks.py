@@ -61,10 +61,11 @@ def _on_the_trail(geometry: dict) -> dict:
 def _track_on_the_trail(body):
     if isinstance(body, str):
         points = "".join(f'<trkpt lat="{lat}" lon="{lng}"/>' for lng, lat, *_ in trail_line())
+        # Bytes are sent as they are; a string would be wrapped in an XML element.
         return (
             '<gpx version="1.1" xmlns="http://www.topografix.com/GPX/1/1">'
             f"<trk><trkseg>{points}</trkseg></trk></gpx>"
-        )
+        ).encode()
     if body["type"] == "FeatureCollection":
         return {**body, "features": [_track_on_the_trail(f) for f in body["features"]]}
     if body["type"] == "Feature":

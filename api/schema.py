@@ -106,19 +106,88 @@ def require_a_field_in_patch_bodies(result: dict, generator, request, public) ->
     return result
 
 
-# Request bodies whose fields exclude each other (400 invalid_field), said as JSON Schema can.
-EXCLUSIVE_FIELDS = {
-    "UpdateCreateRequest": ("expirationDate", "expiresInHours"),
-    "PatchedUpdateFieldsRequest": ("expirationDate", "expiresInHours"),
+def _any_of_fields(names: tuple[str, ...]) -> dict:
+    return {"anyOf": [{"required": [name]} for name in names]}
+
+
+def _none_of(*names: str) -> dict:
+    return {"not": _any_of_fields(names)}
+
+
+def _only_together(*names: str) -> dict:
+    return {"anyOf": [{"required": list(names)}, _none_of(*names)]}
+
+
+def _is(name: str, value) -> dict:
+    return {"properties": {name: {"enum": [value]}}, "required": [name]}
+
+
+def _non_empty(name: str) -> dict:
+    return {"properties": {name: {"type": "array", "minItems": 1}}, "required": [name]}
+
+
+def _set(name: str) -> dict:
+    """Present and not null (OpenAPI 3.0: a subschema without nullable refuses null)."""
+    return {"properties": {name: {"type": "string"}}, "required": [name]}
+
+
+_NOT_BOTH_EXPIRIES = {"not": {"required": ["expirationDate", "expiresInHours"]}}
+_END_STATUS_NEEDS_AN_END = {
+    "anyOf": [
+        {"not": {"required": ["endStatus"]}},
+        {"properties": {"endStatus": {"not": {"type": "string"}}}},
+        _set("endsAt"),
+        _set("endTime"),
+    ]
+}
+# Request bodies whose fields depend on each other or on a type (400 invalid_field or
+# missing_field), said as JSON Schema can: each rule is one more member of the body's allOf.
+FIELD_RULES = {
+    "UpdateCreateRequest": (
+        _NOT_BOTH_EXPIRIES,
+        {
+            "oneOf": [
+                {**_is("type", "notice"), "required": ["type", "description"]},
+                {
+                    **_is("type", "surfaceConditions"),
+                    "required": ["type", "conditions"],
+                    "anyOf": [_is("allTrails", True), _non_empty("trailIds")],
+                },
+                _is("type", "snowReport"),
+            ]
+        },
+    ),
+    "PatchedUpdateFieldsRequest": (_NOT_BOTH_EXPIRIES,),
+    "ScheduleCreateRequest": (
+        {
+            "oneOf": [
+                {
+                    **_is("repeat", "once"),
+                    "required": ["repeat", "startsAt"],
+                    **_none_of("startTime", "endTime", "firstDate", "lastDate"),
+                },
+                {
+                    **_is("repeat", "daily"),
+                    "required": ["repeat", "startTime"],
+                    **_none_of("startsAt", "endsAt"),
+                },
+            ]
+        },
+        _END_STATUS_NEEDS_AN_END,
+    ),
+    "TrailsStatusRequest": ({"anyOf": [_non_empty("trailIds"), _is("all", True)]},),
+    "PatchedPointFieldsRequest": (_only_together("lat", "lng"),),
 }
 
 
-def forbid_fields_together(result: dict, generator, request, public) -> dict:
-    """Postprocessing hook: a body may hold one of two exclusive fields, not both."""
+def add_field_rules(result: dict, generator, request, public) -> dict:
+    """Postprocessing hook: the rules between a body's fields (one of two, both or neither,
+    the fields a type or a repeat requires or excludes), which the serializers' own schemas
+    do not say."""
     schemas = result.get("components", {}).get("schemas", {})
-    for name, fields in EXCLUSIVE_FIELDS.items():
+    for name, rules in FIELD_RULES.items():
         if name in schemas:
-            schemas[name]["not"] = {"required": list(fields)}
+            schemas[name].setdefault("allOf", []).extend(rules)
     return result
 
 

@@ -15,7 +15,7 @@ from apikeys.accounts import claim_invited_account
 from apikeys.credentials import Credential
 from apikeys.models import ApiKey, User
 from core.actors import Actor
-from core.errors import Invalid, NotAuthenticated, NotFound
+from core.errors import Forbidden, Invalid, NotAuthenticated, NotFound
 from core.text import check_single_line
 from trails import services as trail_services
 from trails.models import TrailSystem
@@ -143,15 +143,17 @@ def active_keys(user: User) -> QuerySet[ApiKey]:
 
 
 def checked_system_ids(user: User, system_ids: list[str] | None) -> list[str] | None:
-    """The restriction as given (duplicates dropped) when the caller manages every system."""
+    """The restriction as given (duplicates dropped) when the caller manages every system;
+    naming another is an authorization matter (403 forbidden, spec section 7), as for any
+    request about a system the caller does not manage."""
     if system_ids is None:
         return None
     unique = list(dict.fromkeys(system_ids))
     managed = set(managed_systems(user).filter(pk__in=unique).values_list("pk", flat=True))
     for system_id in unique:
         if system_id not in managed:
-            raise Invalid(
-                "invalid_field", f"trailSystemIds: you do not manage trail system {system_id}."
+            raise Forbidden(
+                "forbidden", f"trailSystemIds: you do not manage trail system {system_id}."
             )
     return unique
 

@@ -435,7 +435,7 @@ SPECTACULAR_SETTINGS = {
         "api.schema.add_error_responses",
         "api.schema.require_a_field_in_patch_bodies",
         "api.schema.forbid_nul_in_request_strings",
-        "api.schema.forbid_fields_together",
+        "api.schema.add_field_rules",
     ],
     # The docs page must work with no network: no online validator, and its assets come from
     # drf-spectacular-sidecar through api.views.OfflineSwaggerView.

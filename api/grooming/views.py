@@ -18,8 +18,10 @@ from api.grooming.serializers import (
 )
 from api.parsers import CamelCaseJSONParser
 from api.permissions import request_actor
+from api.trails.serializers import LINE_GEOMETRY_SCHEMA
 from core.errors import Invalid
 from grooming import selectors, services
+from grooming.services import TOLERANCE_RANGE
 from grooming.tracks import Track, TrackError, parse_geojson, parse_gpx
 from updates.enums import SURFACE_CONDITIONS
 
@@ -84,11 +86,15 @@ def read_upload(request: Request) -> tuple[Track, dict]:
 
 
 OPTION_PARAMETERS = [
-    OpenApiParameter("toleranceMeters", OpenApiTypes.FLOAT, description="5 to 50; default 15"),
+    OpenApiParameter(
+        "toleranceMeters",
+        {"type": "number", "minimum": TOLERANCE_RANGE[0], "maximum": TOLERANCE_RANGE[1]},
+        description="5 to 50; default 15",
+    ),
     OpenApiParameter(
         "groomedAt",
         OpenApiTypes.DATETIME,
-        description="default: the time of the track's last point, else now",
+        description="not in the future; default: the time of the track's last point, else now",
     ),
     OpenApiParameter(
         "condition",
@@ -101,17 +107,42 @@ OPTION_PARAMETERS = [
 
 
 # The JSON body: a track's lines. A schema-valid body can still be refused (400
-# invalid_geometry) when its lines lie wholly outside the system or have too few positions.
-TRACK_GEOJSON = {
+# invalid_geometry) when its lines lie wholly outside the system, which the description says.
+_TRACK_FEATURE = {
     "type": "object",
-    "description": "A GeoJSON LineString, MultiLineString, Feature or FeatureCollection of lines",
-    "required": ["type"],
     "properties": {
-        "type": {
-            "type": "string",
-            "enum": ["LineString", "MultiLineString", "Feature", "FeatureCollection"],
+        "type": {"type": "string", "enum": ["Feature"]},
+        "geometry": LINE_GEOMETRY_SCHEMA,
+        "properties": {
+            "type": "object",
+            "nullable": True,
+            "description": "Free; the times GPX converters keep (coordinateProperties.times "
+            "or coordTimes, dates per position) give the default groomedAt.",
         },
     },
+    "required": ["type", "geometry"],
+}
+TRACK_GEOJSON = {
+    "description": "A GeoJSON LineString, MultiLineString, Feature or FeatureCollection of "
+    "lines. The track must come within toleranceMeters of at least one trail of the system "
+    "(400 invalid_geometry otherwise).",
+    "oneOf": [
+        *LINE_GEOMETRY_SCHEMA["oneOf"],
+        _TRACK_FEATURE,
+        {
+            "type": "object",
+            "properties": {
+                "type": {"type": "string", "enum": ["FeatureCollection"]},
+                "features": {"type": "array", "items": _TRACK_FEATURE, "minItems": 1},
+            },
+            "required": ["type", "features"],
+        },
+    ],
+}
+GPX_SCHEMA = {
+    "type": "string",
+    "description": "A GPX 1.0 or 1.1 file with at least one track or route of two distinct "
+    "points near a trail of the system.",
 }
 
 
@@ -125,7 +156,7 @@ class GroomingTracksView(APIView):
         request={
             "application/json": TRACK_GEOJSON,
             "application/geo+json": TRACK_GEOJSON,
-            GPX_MEDIA_TYPE: OpenApiTypes.STR,
+            GPX_MEDIA_TYPE: GPX_SCHEMA,
         },
         responses={201: GroomingResultSerializer, 200: GroomingResultSerializer},
     )

@@ -22,6 +22,7 @@ from core import limits
 from core.actors import Via
 from core.ids import ID_MAX_LENGTH
 from core.limits import HISTORY_LIMIT, TEXT_LIMIT
+from core.links import HTTP_URL_PATTERN
 from trails import activities as catalog
 from trails import enums
 from trails.countries import COUNTRY_CODES, sms_countries
@@ -153,13 +154,38 @@ class TimeZoneField(serializers.Field):
         return value
 
 
+# The stored website counts its http:// prefix (trails.services.normalize_website): a website
+# with a scheme is an http(s) URL, one without starts with its host.
+_SCHEMELESS_MAX = TEXT_LIMIT - len("http://")
+
+
+@extend_schema_field(
+    {
+        "type": "string",
+        "description": "An http(s) URL, or a host and path without a scheme (http:// is "
+        f"added; at most {TEXT_LIMIT} characters with it); empty clears it.",
+        "anyOf": [
+            {"maxLength": 0},
+            {"pattern": HTTP_URL_PATTERN, "maxLength": TEXT_LIMIT},
+            {
+                "pattern": "^[^/?#\\s]",
+                "not": {"pattern": "^[A-Za-z][A-Za-z0-9+.-]*:"},
+                "maxLength": _SCHEMELESS_MAX,
+            },
+        ],
+    }
+)
+class WebsiteField(StrictCharField):
+    """Checked by trails.services.normalize_website; this class carries its schema."""
+
+
 class TrailSystemChangeSerializer(serializers.Serializer):
     """PATCH /trail-systems/:id: every field optional, text at most 2000 characters."""
 
     name = SingleLineCharField(max_length=TEXT_LIMIT, required=False)
     description = StrictCharField(max_length=TEXT_LIMIT, required=False, allow_blank=True)
     phone_number = StrictCharField(max_length=TEXT_LIMIT, required=False, allow_blank=True)
-    website = StrictCharField(max_length=TEXT_LIMIT, required=False, allow_blank=True)
+    website = WebsiteField(max_length=TEXT_LIMIT, required=False, allow_blank=True)
     depth_measurement = StrictCharField(max_length=TEXT_LIMIT, required=False)
     length_measurement = StrictCharField(max_length=TEXT_LIMIT, required=False)
     language = serializers.ChoiceField(enums.Language.choices, required=False)
@@ -271,23 +297,26 @@ def _geometry_schema(kind: str, coordinates: dict) -> dict:
     }
 
 
-@extend_schema_field(
-    {
-        "description": "A GeoJSON LineString or MultiLineString (see docs/developers/limits.md).",
-        "oneOf": [
-            _geometry_schema("LineString", _LINE),
-            _geometry_schema(
-                "MultiLineString",
-                {
-                    "type": "array",
-                    "items": _LINE,
-                    "minItems": 1,
-                    "maxItems": limits.GEOMETRY_PARTS_MAX,
-                },
-            ),
-        ],
-    }
-)
+LINE_GEOMETRY_SCHEMA = {
+    "description": "A GeoJSON LineString or MultiLineString (see docs/developers/limits.md); "
+    "each line holds at least two distinct positions, each [lng (-180 to 180), lat (-90 to "
+    "90)] or [lng, lat, elevation in metres].",
+    "oneOf": [
+        _geometry_schema("LineString", _LINE),
+        _geometry_schema(
+            "MultiLineString",
+            {
+                "type": "array",
+                "items": _LINE,
+                "minItems": 1,
+                "maxItems": limits.GEOMETRY_PARTS_MAX,
+            },
+        ),
+    ],
+}
+
+
+@extend_schema_field(LINE_GEOMETRY_SCHEMA)
 class GeometryField(serializers.JSONField):
     """A trail's geometry, checked by trails.geometry when it is applied; null is not one."""
 

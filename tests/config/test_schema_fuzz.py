@@ -3,9 +3,15 @@ phases, as a manager with an ID token and as a write API key. No answer may be a
 none may disagree with the schema.
 
 `make test` runs a bounded, deterministic pass (fixed seed, derandomized generation);
-`make fuzz` sets FUZZ_SECONDS for a long randomized run per credential.
+`make fuzz` sets FUZZ_SECONDS for a long randomized run per credential: the coverage phase
+first, to its end (every operation, about a minute), then FUZZ_SECONDS of fuzzing and
+stateful sequences.
+
+The rules JSON Schema cannot write (the clock, the system's rows) are kept by the hooks of
+tests/config/schemathesis_hooks.py.
 """
 
+import json
 import os
 import subprocess
 import sys
@@ -18,10 +24,12 @@ from django.test.testcases import LiveServerThread
 from apikeys.tokens import mint_emulator_token
 from tests.factories import (
     PointFactory,
+    TrailActivityFactory,
     TrailFactory,
     TrailSystemFactory,
     UpdateFactory,
     create_api_key,
+    line,
 )
 from tests.integration.topology import PrivateRedis, drop_broker_connections
 from tests.ports import free_port
@@ -35,6 +43,13 @@ BASELINE_DIR = Path(__file__).with_name("schemathesis-baseline")
 BASELINE_UPDATE = os.environ.get("SCHEMATHESIS_BASELINE_UPDATE") == "1"
 # Bounded run: cases per operation and phase; the two runs stay within two minutes.
 BOUNDED_EXAMPLES = 2
+TRAIL_ACTIVITY = "skiing"
+HOOKS_ENVIRONMENT = {
+    "SCHEMATHESIS_HOOKS": "tests.config.schemathesis_hooks",
+    "PYTHONPATH": str(Path(__file__).parents[2]),
+    "FUZZ_TRAIL_LINE": json.dumps(line()["coordinates"]),
+    "FUZZ_TRAIL_ACTIVITY": TRAIL_ACTIVITY,
+}
 
 
 @pytest.fixture(scope="module")
@@ -67,9 +82,11 @@ def populated_system() -> dict[str, str]:
     """A system and one row of each kind: path parameters set to them let generated requests
     reach the services behind the routes instead of stopping at 404."""
     system = TrailSystemFactory()
+    trail = TrailFactory(trail_system=system)
+    TrailActivityFactory(trail=trail, value=TRAIL_ACTIVITY)
     return {
         "/trail-systems/": system.pk,
-        "/trails/": TrailFactory(trail_system=system).pk,
+        "/trails/": trail.pk,
         "/points/": PointFactory(trail_system=system).pk,
         "/updates/": UpdateFactory(trail_system=system).pk,
         "owner": system.owner,
@@ -106,22 +123,30 @@ def accounts(transactional_db, tmp_path) -> dict[str, tuple[str, Path]]:
     return accounts
 
 
-def schemathesis_command(
-    base_url: str, kind: str, credential: str, config: Path, report_dir: Path
-) -> list:
-    budget = (
-        ["--max-time", str(FUZZ_SECONDS), "--generation-database", "none"]
-        if FUZZ_SECONDS
-        else [
+def phase_budgets() -> list[tuple[str, list[str]]]:
+    """(phases, budget) of each run in turn. A time limit spans every phase, and the coverage
+    phase alone takes about a minute: the long run gives it its own run, so that the time
+    goes to fuzzing and stateful sequences once every operation has been covered."""
+    if not FUZZ_SECONDS:
+        bounded = [
             *("--max-examples", str(BOUNDED_EXAMPLES), "--seed", str(SEED)),
             *("--generation-deterministic", "--no-shrink"),
         ]
-    )
+        return [("examples,coverage,fuzzing,stateful", bounded)]
+    return [
+        ("examples,coverage", ["--generation-database", "none"]),
+        ("fuzzing,stateful", ["--max-time", str(FUZZ_SECONDS), "--generation-database", "none"]),
+    ]
+
+
+def schemathesis_command(
+    base_url: str, kind: str, credential: str, config: Path, report_dir: Path, phases: str, budget
+) -> list:
     return [
         str(Path(sys.executable).with_name("schemathesis")),
         *("--config-file", str(config), "run", f"{base_url}/api/v1/schema"),
         *("--url", f"{base_url}/api/v1"),
-        *("--checks", "all", "--phases", "examples,coverage,fuzzing,stateful"),
+        *("--checks", "all", "--phases", phases),
         *("--header", f"Authorization: Bearer {credential}"),
         *("--report", "junit", "--report-dir", str(report_dir), "--no-color"),
         *("--baseline", str(BASELINE_DIR / f"{kind}.json")),
@@ -130,15 +155,21 @@ def schemathesis_command(
     ]
 
 
-def test_no_server_error_and_no_schema_violation(live_api, queued_tasks, accounts, tmp_path):
-    """Both credentials at once: each run is mostly the client's own generation work."""
+def run_both(live_api: str, accounts: dict, tmp_path: Path, phases: str, budget) -> dict:
+    """Both credentials at once: each run is mostly the client's own generation work.
+    Returns the output of each failed run."""
     runs = {}
+    environment = {**os.environ, **HOOKS_ENVIRONMENT}
     for kind, (credential, config) in accounts.items():
-        command = schemathesis_command(live_api, kind, credential, config, tmp_path / kind)
+        command = schemathesis_command(
+            live_api, kind, credential, config, tmp_path / kind, phases, budget
+        )
         output = open(tmp_path / f"{kind}.log", "w+")  # noqa: SIM115 - closed below
         # In the temporary directory: schemathesis keeps a crash cache in its working
         # directory and would replay an earlier run's failures first.
-        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, cwd=tmp_path)
+        process = subprocess.Popen(
+            command, stdout=output, stderr=subprocess.STDOUT, cwd=tmp_path, env=environment
+        )
         runs[kind] = (process, output)
 
     failed = {}
@@ -148,5 +179,12 @@ def test_no_server_error_and_no_schema_violation(live_api, queued_tasks, account
         if returncode != 0:
             failed[kind] = output.read()[-15000:]
         output.close()
+    return failed
 
-    assert not failed, "\n\n".join(f"===== {kind} =====\n{text}" for kind, text in failed.items())
+
+def test_no_server_error_and_no_schema_violation(live_api, queued_tasks, accounts, tmp_path):
+    for phases, budget in phase_budgets():
+        failed = run_both(live_api, accounts, tmp_path, phases, budget)
+        assert not failed, "\n\n".join(
+            f"===== {kind} ({phases}) =====\n{text}" for kind, text in failed.items()
+        )

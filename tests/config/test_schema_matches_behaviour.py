@@ -2,9 +2,10 @@
 rather than silently read as something else (defect 10)."""
 
 import pytest
+from jsonschema import Draft4Validator
 
 from tests.config.api_surface import assert_envelope
-from tests.factories import TrailFactory, UserFactory
+from tests.factories import PointFactory, TrailFactory, UserFactory
 from tests.factories import create_api_key as new_key
 
 pytestmark = pytest.mark.django_db
@@ -92,3 +93,85 @@ def test_include_expired_takes_true_or_false_only(system, manager):
     url = f"/api/v1/trail-systems/{system.pk}/updates"
     assert_envelope(manager.get(f"{url}?includeExpired=null"), 400, "invalid_field")
     assert manager.get(f"{url}?includeExpired=false").status_code == 200
+
+
+def _update(system, trail) -> str:
+    return f"/api/v1/trail-systems/{system.pk}/updates"
+
+
+def _schedule(system, trail) -> str:
+    return f"/api/v1/trail-systems/{system.pk}/schedules"
+
+
+def _point(system, trail) -> str:
+    return f"/api/v1/points/{PointFactory(trail_system=system).pk}"
+
+
+def _status(system, trail) -> str:
+    return f"/api/v1/trail-systems/{system.pk}/trails/status"
+
+
+# (component, route, method, body, accepted): the rules between fields, as the schema says
+# them and as the service applies them.
+FIELD_RULE_CASES = [
+    ("UpdateCreateRequest", _update, "post", {"type": "notice"}, False),
+    ("UpdateCreateRequest", _update, "post", {"type": "notice", "description": "x"}, True),
+    (
+        "UpdateCreateRequest",
+        _update,
+        "post",
+        {"type": "surfaceConditions", "conditions": ["dry"]},
+        False,
+    ),
+    (
+        "UpdateCreateRequest",
+        _update,
+        "post",
+        {"type": "surfaceConditions", "conditions": ["dry"], "allTrails": True},
+        True,
+    ),
+    ("UpdateCreateRequest", _update, "post", {"type": "snowReport"}, True),
+    (
+        "ScheduleCreateRequest",
+        _schedule,
+        "post",
+        {
+            "status": "Closed",
+            "repeat": "once",
+            "startsAt": "2099-01-01T10:00",
+            "startTime": "10:00",
+        },
+        False,
+    ),
+    (
+        "ScheduleCreateRequest",
+        _schedule,
+        "post",
+        {"status": "Closed", "repeat": "daily", "startTime": "10:00", "endStatus": "Open"},
+        False,
+    ),
+    (
+        "ScheduleCreateRequest",
+        _schedule,
+        "post",
+        {"status": "Closed", "repeat": "daily", "startTime": "10:00"},
+        True,
+    ),
+    ("PatchedPointFieldsRequest", _point, "patch", {"lat": 45.0}, False),
+    ("PatchedPointFieldsRequest", _point, "patch", {"lat": 45.0, "lng": -113.0}, True),
+    ("TrailsStatusRequest", _status, "post", {"status": "Open"}, False),
+    ("TrailsStatusRequest", _status, "post", {"status": "Open", "all": True}, True),
+]
+
+
+@pytest.mark.parametrize(("component", "route", "method", "body", "accepted"), FIELD_RULE_CASES)
+def test_the_rules_between_fields_are_in_the_schema(
+    schema, system, manager, component, route, method, body, accepted
+):
+    trail = TrailFactory(trail_system=system)
+    if component == "ScheduleCreateRequest":
+        body = {**body, "trailIds": [trail.pk]}
+    validator = Draft4Validator({"$ref": f"#/components/schemas/{component}", **schema})
+    assert validator.is_valid(body) is accepted
+    response = getattr(manager, method)(route(system, trail), body)
+    assert (response.status_code < 300) is accepted, response.content

@@ -1,0 +1,153 @@
+"""Schemathesis hooks (SCHEMATHESIS_HOOKS) for the rules JSON Schema cannot write: each keeps
+the data schemathesis generates as valid by the schema within a rule that depends on the
+clock, on the rows of the system, or on the position of a number in a list (OpenAPI 3.0 has
+no tuple items). Only cases meant to be accepted are touched. Each rule is in the schema's
+descriptions and in docs/developers/api.md ("Rules the schema cannot write").
+
+The fixture's trail comes from the environment: FUZZ_TRAIL_LINE (its coordinates, JSON) and
+FUZZ_TRAIL_ACTIVITY (an activity it has). The run revokes each key it creates."""
+
+import json
+import os
+from datetime import UTC, datetime, timedelta
+
+import requests
+import schemathesis
+
+from core.limits import ELEVATION_MAX, ELEVATION_MIN, LATITUDE_MAX, LONGITUDE_MAX
+
+POSITION_BOUNDS = (
+    (-LONGITUDE_MAX, LONGITUDE_MAX),
+    (-LATITUDE_MAX, LATITUDE_MAX),
+    (ELEVATION_MIN, ELEVATION_MAX),
+)
+A_STEP = 0.001  # degrees between two made-distinct positions
+
+
+def _in_range(position: list) -> list:
+    """[lng, lat(, elevation)], each within its own bounds."""
+    return [
+        min(max(n, low), high) for n, (low, high) in zip(position, POSITION_BOUNDS, strict=False)
+    ]
+
+
+def _usable_line(line: list) -> list:
+    """A line of positions within range and with two distinct positions at least."""
+    line = [_in_range(position) for position in line]
+    if len({tuple(position) for position in line}) < 2:
+        first = line[0]
+        lng = first[0] + A_STEP if first[0] + A_STEP <= LONGITUDE_MAX else first[0] - A_STEP
+        line[-1] = [lng, *first[1:]]
+    return line
+
+
+def _usable_geometry(geometry: dict) -> dict:
+    if geometry["type"] == "LineString":
+        return {**geometry, "coordinates": _usable_line(geometry["coordinates"])}
+    return {**geometry, "coordinates": [_usable_line(line) for line in geometry["coordinates"]]}
+
+
+def trail_line() -> list:
+    return json.loads(os.environ["FUZZ_TRAIL_LINE"])
+
+
+def _on_the_trail(geometry: dict) -> dict:
+    """The track follows the fixture's trail: a track must come near one of the system's."""
+    if geometry["type"] == "LineString":
+        return {**geometry, "coordinates": trail_line()}
+    return {**geometry, "coordinates": [trail_line()]}
+
+
+def _track_on_the_trail(body):
+    if isinstance(body, str):
+        points = "".join(f'<trkpt lat="{lat}" lon="{lng}"/>' for lng, lat, *_ in trail_line())
+        # Bytes are sent as they are; a string would be wrapped in an XML element.
+        return (
+            '<gpx version="1.1" xmlns="http://www.topografix.com/GPX/1/1">'
+            f"<trk><trkseg>{points}</trkseg></trk></gpx>"
+        ).encode()
+    if body["type"] == "FeatureCollection":
+        return {**body, "features": [_track_on_the_trail(f) for f in body["features"]]}
+    if body["type"] == "Feature":
+        # Its properties' times are the track's; a track recorded in the future is refused.
+        return {**body, "geometry": _on_the_trail(body["geometry"]), "properties": None}
+    return _on_the_trail(body)
+
+
+def _parsed(moment: str) -> datetime | None:
+    try:
+        parsed = datetime.fromisoformat(moment)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def map_trail_create(case):
+    case.body = {**case.body, "geometry": _usable_geometry(case.body["geometry"])}
+
+
+def map_grooming_track(case):
+    """A track near the system's trails, groomed no later than now."""
+    case.body = _track_on_the_trail(case.body)
+    groomed_at = _parsed((case.query or {}).get("groomedAt", ""))
+    if groomed_at and groomed_at > datetime.now(UTC):
+        case.query = {**case.query, "groomedAt": "2026-01-01T00:00:00Z"}
+
+
+def map_trail_change(case):
+    """Activities the trail has (400 unknown_activity for one it lacks)."""
+    activity = os.environ["FUZZ_TRAIL_ACTIVITY"]
+    if "activities" in case.body:
+        changes = [{**change, "value": activity} for change in case.body["activities"]]
+        case.body = {**case.body, "activities": changes}
+
+
+def map_update_expiry(case):
+    """An expirationDate is in the future."""
+    expiry = _parsed(case.body.get("expirationDate", ""))
+    if expiry and expiry <= datetime.now(UTC) + timedelta(minutes=1):
+        later = datetime.now(UTC) + timedelta(hours=1)
+        case.body = {**case.body, "expirationDate": later.isoformat()}
+
+
+# The fixture's update is a notice: a PATCH of it holds one of these (400 no_changes without).
+NOTICE_FIELDS = {
+    *("expirationDate", "expiresInHours", "notify", "trailIds", "allTrails"),
+    *("description", "severity", "linkUrl"),
+}
+
+
+def map_update_change(case):
+    """A field the notice has, and an expirationDate in the future."""
+    if not NOTICE_FIELDS & case.body.keys():
+        case.body = {**case.body, "notify": False}
+    map_update_expiry(case)
+
+
+RULES = {
+    ("POST", "/trail-systems/{system_id}/trails"): map_trail_create,
+    ("POST", "/trail-systems/{system_id}/grooming-tracks"): map_grooming_track,
+    ("PATCH", "/trails/{id}"): map_trail_change,
+    ("POST", "/trail-systems/{system_id}/updates"): map_update_expiry,
+    ("PATCH", "/updates/{id}"): map_update_change,
+}
+
+
+@schemathesis.hook
+def map_case(context, case):
+    rule = RULES.get((case.operation.method.upper(), case.operation.path))
+    positive = case.meta is not None and case.meta.generation.mode.is_positive
+    if rule is not None and positive and case.body is not None:
+        rule(case)
+    return case
+
+
+@schemathesis.hook
+def after_call(context, case, response):
+    """Each key the run creates is revoked at once: an account holds 25 active keys at most
+    (400 too_many_keys), and revoked keys do not count."""
+    created = case.operation.method.upper() == "POST" and response.status_code == 201
+    if created and case.operation.path == "/keys":
+        key_url = f"{response.request.url.rstrip('/')}/{response.json()['id']}"
+        credentials = {"Authorization": response.request.headers["Authorization"]}
+        requests.delete(key_url, headers=credentials, timeout=30)

@@ -84,6 +84,9 @@ def populated_system() -> dict[str, str]:
     system = TrailSystemFactory()
     trail = TrailFactory(trail_system=system)
     TrailActivityFactory(trail=trail, value=TRAIL_ACTIVITY)
+    # A second trail on the same line, named by no path parameter: the one the hooks' grooming
+    # tracks follow stays where it is whatever the run does to the first (PATCH, DELETE).
+    TrailFactory(trail_system=system, geometry=trail.geometry)
     return {
         "/trail-systems/": system.pk,
         "/trails/": trail.pk,

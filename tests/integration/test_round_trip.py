@@ -132,10 +132,30 @@ def comparable(value):
     return without(value, TIMESTAMP_KEYS | ADDRESS_KEYS | COLLECTED_KEYS)
 
 
+def six_decimals(geometry: dict) -> dict:
+    def rounded(coordinates: list) -> list:
+        if isinstance(coordinates[0], list):
+            return [rounded(part) for part in coordinates]
+        return [round(number, 6) for number in coordinates]
+
+    return {**geometry, "coordinates": rounded(geometry["coordinates"])}
+
+
 def enrich(system: TrailSystem) -> None:
     """What the demo lacks: elevations, a multi-line trail, a trashed trail, a web-cam point
     with a description, related systems, hidden activities, a notice on trails."""
     trails = list(system.trails.order_by("order"))
+    # The legacy interface carries coordinates to 6 decimals (0.1 m): the source's are put
+    # there first, so what the receiving instance stores and measures is the sender's.
+    for trail in trails:
+        trail.apply_geometry(six_decimals(trail.geometry))
+        trail.save()
+    for point in Point.objects.filter(trail_system=system):
+        Point.objects.filter(pk=point.pk).update(lat=round(point.lat, 6), lng=round(point.lng, 6))
+    if system.lat is not None:
+        TrailSystem.objects.filter(pk=system.pk).update(
+            lat=round(system.lat, 6), lng=round(system.lng, 6)
+        )
     Trail.objects.filter(pk=trails[0].pk).update(elevations=[1500.0 + i for i in range(50)])
     multi = trails[1]
     parts = [multi.geometry["coordinates"], [[-113.95, 45.69], [-113.949, 45.691]]]

@@ -17,10 +17,8 @@ from django.views.decorators.http import require_http_methods
 from django.views.static import serve
 
 from core.compression import accepted_encoding
+from core.preflight import read_only_preflight
 from publishing.storage import ENCODED_SUFFIXES, cache_control, is_published_file
-
-ALLOWED_METHODS = "GET, HEAD, OPTIONS"
-PREFLIGHT_MAX_AGE = "86400"
 
 
 def _open_to_every_origin(response: HttpResponse) -> HttpResponse:
@@ -29,14 +27,7 @@ def _open_to_every_origin(response: HttpResponse) -> HttpResponse:
 
 
 def _preflight(request: HttpRequest) -> HttpResponse:
-    response = HttpResponse(status=204)
-    response["Allow"] = ALLOWED_METHODS
-    response["Access-Control-Allow-Methods"] = ALLOWED_METHODS
-    requested = request.headers.get("Access-Control-Request-Headers")
-    if requested:
-        response["Access-Control-Allow-Headers"] = requested
-    response["Access-Control-Max-Age"] = PREFLIGHT_MAX_AGE
-    return _open_to_every_origin(response)
+    return _open_to_every_origin(read_only_preflight(request))
 
 
 def _stored_copies(path: str) -> list[str]:

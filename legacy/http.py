@@ -16,13 +16,12 @@ from django.utils.http import http_date
 from django.views.decorators.csrf import csrf_exempt
 
 from core.compression import ENCODINGS, accepted_encoding, compressed_copies
+from core.preflight import read_only_preflight
 from legacy.documents import NotAvailable
 
 logger = logging.getLogger(__name__)
 
 READ_METHODS = ("GET", "HEAD")
-ALLOWED_METHODS = "GET, HEAD, OPTIONS"
-PREFLIGHT_MAX_AGE = "86400"
 
 
 @dataclass
@@ -71,17 +70,6 @@ def _allow_origin(request: HttpRequest, response: HttpResponse) -> None:
         response["Access-Control-Expose-Headers"] = "ETag, Last-Modified"
 
 
-def _preflight(request: HttpRequest) -> HttpResponse:
-    response = HttpResponse(status=204)
-    response["Allow"] = ALLOWED_METHODS
-    response["Access-Control-Allow-Methods"] = ALLOWED_METHODS
-    requested = request.headers.get("Access-Control-Request-Headers")
-    if requested:
-        response["Access-Control-Allow-Headers"] = requested
-    response["Access-Control-Max-Age"] = PREFLIGHT_MAX_AGE
-    return response
-
-
 def _conditional(request: HttpRequest, answer: Answer) -> HttpResponse:
     """200 with validators, or 304 when the poller already holds these exact bytes;
     compressed when the reader accepts it."""
@@ -128,7 +116,7 @@ def legacy_route(*, preflight: bool = True) -> Callable:
         def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
             try:
                 if request.method == "OPTIONS" and preflight:
-                    response = _preflight(request)
+                    response = read_only_preflight(request)
                 elif request.method in READ_METHODS or not preflight:
                     response = _conditional(request, view(request, *args, **kwargs))
                 else:

@@ -193,21 +193,33 @@ def add_field_rules(result: dict, generator, request, public) -> dict:
 
 # DRF's CharField refuses NUL characters (a NUL cannot even be stored in PostgreSQL text).
 NO_NUL_PATTERN = "^[^\\u0000]*$"
+# DRF's CharField trims spaces before it checks for blank: "   " is blank where a string of at
+# least one character is asked for.
+NOT_ONLY_SPACES = {"pattern": "\\S"}
+# Bodies whose serializers refuse a member they do not know (api.keys.serializers.StrictSerializer):
+# a misspelt option of a key must not silently make an unrestricted one.
+CLOSED_BODIES = ("KeyCreateRequest",)
 
 
-def forbid_nul_in_request_strings(result: dict, generator, request, public) -> dict:
-    """Postprocessing hook: free-text strings of request bodies say that they refuse NUL, as
-    the fields do (400 invalid_field), so a client reading the schema knows."""
+def describe_request_strings(result: dict, generator, request, public) -> dict:
+    """Postprocessing hook: request bodies say what their strings refuse (NUL; only spaces
+    where one character is required) and which bodies refuse unknown members, as the fields
+    do (400 invalid_field), so a client reading the schema knows."""
     for name, schema in result.get("components", {}).get("schemas", {}).items():
         if name.endswith("Request"):
-            _forbid_nul(schema)
+            _describe_strings(schema)
+        if name in CLOSED_BODIES:
+            schema["additionalProperties"] = False
     return result
 
 
-def _forbid_nul(schema: dict) -> None:
-    if schema.get("type") == "string" and not {"format", "enum", "pattern"} & schema.keys():
-        schema["pattern"] = NO_NUL_PATTERN
+def _describe_strings(schema: dict) -> None:
+    if schema.get("type") == "string" and not {"format", "enum"} & schema.keys():
+        if "pattern" not in schema:
+            schema["pattern"] = NO_NUL_PATTERN
+        if schema.get("minLength", 0) >= 1:
+            schema.setdefault("allOf", []).append(NOT_ONLY_SPACES)
     for child in schema.get("properties", {}).values():
-        _forbid_nul(child)
+        _describe_strings(child)
     if isinstance(schema.get("items"), dict):
-        _forbid_nul(schema["items"])
+        _describe_strings(schema["items"])

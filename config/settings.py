@@ -434,7 +434,7 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.contrib.djangorestframework_camel_case.camelize_serializer_fields",
         "api.schema.add_error_responses",
         "api.schema.require_a_field_in_patch_bodies",
-        "api.schema.forbid_nul_in_request_strings",
+        "api.schema.describe_request_strings",
         "api.schema.add_field_rules",
     ],
     # The docs page must work with no network: no online validator, and its assets come from

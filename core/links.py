@@ -6,8 +6,9 @@ from collections.abc import Mapping
 from core.errors import Invalid
 from core.names import camel
 
-# An http(s) URL with a host; the OpenAPI schema states the same pattern.
-HTTP_URL_PATTERN = r"^([hH][tT][tT][pP][sS]?://[^/?#\s]+[\s\S]*)?$"
+# An http(s) URL with a host, without NUL (PostgreSQL text cannot hold it); the OpenAPI
+# schema states the same pattern.
+HTTP_URL_PATTERN = r"^([hH][tT][tT][pP][sS]?://[^/?#\s\u0000]+[^\u0000]*)?$"
 _HTTP_URL = re.compile(HTTP_URL_PATTERN)
 
 

@@ -31,6 +31,15 @@ def test_key_routes_name_the_id_token_as_their_only_credential(schema, path, met
     assert schema["paths"][path][method]["security"] == [{"idToken": []}]
 
 
+def test_the_schema_says_a_key_body_refuses_members_it_does_not_know(schema, client_for):
+    """A misspelt option ("scope") must not silently make an unrestricted key."""
+    body = {"name": "Grooming tablet", "scope": ["read"]}
+    validator = Draft4Validator({"$ref": "#/components/schemas/KeyCreateRequest", **schema})
+    assert not validator.is_valid(body)
+    assert validator.is_valid({"name": "Grooming tablet", "scopes": ["read"]})
+    assert_envelope(client_for(UserFactory()).post("/api/v1/keys", body), 400, "invalid_field")
+
+
 def test_an_unknown_language_is_a_documented_400(schema, api):
     assert "400" in schema["paths"]["/update-types"]["get"]["responses"]
     assert_envelope(api.get("/api/v1/update-types?language=xx"), 400, "invalid_field")
@@ -161,6 +170,18 @@ FIELD_RULE_CASES = [
     ("PatchedPointFieldsRequest", _point, "patch", {"lat": 45.0, "lng": -113.0}, True),
     ("TrailsStatusRequest", _status, "post", {"status": "Open"}, False),
     ("TrailsStatusRequest", _status, "post", {"status": "Open", "all": True}, True),
+    # A string of spaces is blank where one character is required (DRF trims before it checks).
+    ("TrailsStatusRequest", _status, "post", {"status": "Open", "trailIds": ["   "]}, False),
+    ("UpdateCreateRequest", _update, "post", {"type": "notice", "description": " "}, False),
+    # A link with a NUL in it (PostgreSQL text cannot hold one).
+    (
+        "PatchedPointFieldsRequest",
+        _point,
+        "patch",
+        {"webCamUrl": "https://cam.example/\x00"},
+        False,
+    ),
+    ("PatchedPointFieldsRequest", _point, "patch", {"webCamUrl": "https://cam.example/a b"}, True),
 ]
 
 

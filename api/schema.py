@@ -90,19 +90,23 @@ def add_error_responses(result: dict, generator, request, public) -> dict:
     return result
 
 
-def require_a_field_in_patch_bodies(result: dict, generator, request, public) -> dict:
-    """Postprocessing hook: a PATCH body must be sent and hold at least one field (a missing
-    or empty one answers 400 no_changes), which the generated Patched* components do not say
+def require_bodies(result: dict, generator, request, public) -> dict:
+    """Postprocessing hook: a write that takes a body must be sent one (a grooming track
+    without one is 400 invalid_geometry), and a PATCH body must hold at least one field (a
+    missing or empty one answers 400 no_changes), which the generated components do not say
     by themselves."""
     schemas = result.get("components", {}).get("schemas", {})
     for operations in result.get("paths", {}).values():
-        request_body = operations.get("patch", {}).get("requestBody", {})
-        if request_body:
-            request_body["required"] = True
-        for media in request_body.get("content", {}).values():
-            name = media.get("schema", {}).get("$ref", "").rsplit("/", 1)[-1]
-            if name in schemas:
-                schemas[name]["minProperties"] = 1
+        for method, operation in operations.items():
+            request_body = operation.get("requestBody", {})
+            if request_body:
+                request_body["required"] = True
+            if method != "patch":
+                continue
+            for media in request_body.get("content", {}).values():
+                name = media.get("schema", {}).get("$ref", "").rsplit("/", 1)[-1]
+                if name in schemas:
+                    schemas[name]["minProperties"] = 1
     return result
 
 

@@ -433,7 +433,7 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "drf_spectacular.contrib.djangorestframework_camel_case.camelize_serializer_fields",
         "api.schema.add_error_responses",
-        "api.schema.require_a_field_in_patch_bodies",
+        "api.schema.require_bodies",
         "api.schema.describe_request_strings",
         "api.schema.add_field_rules",
     ],

@@ -33,9 +33,10 @@ def _in_range(position: list) -> list:
 
 
 def _usable_line(line: list) -> list:
-    """A line of positions within range and with two distinct positions at least."""
+    """A line of positions within range and with two distinct positions at least (by
+    longitude and latitude: an elevation alone does not make a position distinct)."""
     line = [_in_range(position) for position in line]
-    if len({tuple(position) for position in line}) < 2:
+    if len({tuple(position[:2]) for position in line}) < 2:
         first = line[0]
         lng = first[0] + A_STEP if first[0] + A_STEP <= LONGITUDE_MAX else first[0] - A_STEP
         line[-1] = [lng, *first[1:]]

@@ -40,6 +40,13 @@ def test_the_schema_says_a_key_body_refuses_members_it_does_not_know(schema, cli
     assert_envelope(client_for(UserFactory()).post("/api/v1/keys", body), 400, "invalid_field")
 
 
+def test_a_grooming_track_body_is_documented_as_required(schema, system, manager):
+    operation = schema["paths"]["/trail-systems/{system_id}/grooming-tracks"]["post"]
+    assert operation["requestBody"]["required"] is True
+    response = manager.post(f"/api/v1/trail-systems/{system.pk}/grooming-tracks")
+    assert_envelope(response, 400, "invalid_geometry")
+
+
 def test_an_unknown_language_is_a_documented_400(schema, api):
     assert "400" in schema["paths"]["/update-types"]["get"]["responses"]
     assert_envelope(api.get("/api/v1/update-types?language=xx"), 400, "invalid_field")

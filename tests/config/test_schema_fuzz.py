@@ -41,7 +41,7 @@ FUZZ_SECONDS = int(os.environ.get("FUZZ_SECONDS", "0"))
 # tests"); any other failure fails the run. SCHEMATHESIS_BASELINE_UPDATE=1 records the current ones.
 BASELINE_DIR = Path(__file__).with_name("schemathesis-baseline")
 BASELINE_UPDATE = os.environ.get("SCHEMATHESIS_BASELINE_UPDATE") == "1"
-# Bounded run: cases per operation and phase; the two runs stay within two minutes.
+# Bounded run: cases per operation and phase; the two runs stay within a minute.
 BOUNDED_EXAMPLES = 2
 TRAIL_ACTIVITY = "skiing"
 HOOKS_ENVIRONMENT = {

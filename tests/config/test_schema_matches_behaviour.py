@@ -1,9 +1,12 @@
 """The OpenAPI description says what the service does, and odd query values are refused
 rather than silently read as something else (defect 10)."""
 
+import re
+
 import pytest
 from jsonschema import Draft4Validator
 
+from api.schema import NOT_ONLY_SPACES
 from tests.config.api_surface import assert_envelope
 from tests.factories import PointFactory, TrailFactory, UserFactory
 from tests.factories import create_api_key as new_key
@@ -29,6 +32,18 @@ def test_revoking_a_key_is_documented_as_the_200_it_answers(schema, client_for):
 )
 def test_key_routes_name_the_id_token_as_their_only_credential(schema, path, method):
     assert schema["paths"][path][method]["security"] == [{"idToken": []}]
+
+
+def test_a_string_of_only_what_the_fields_trim_is_refused_by_the_schema():
+    """The schema's "not only spaces" pattern holds exactly the characters str.strip()
+    removes, which DRF trims before its blank check."""
+    character = re.compile(NOT_ONLY_SPACES["pattern"])
+    disagree = [
+        hex(code)
+        for code in range(0x110000)
+        if (character.search(chr(code)) is None) is not chr(code).isspace()
+    ]
+    assert disagree == []
 
 
 def test_the_schema_says_a_key_body_refuses_members_it_does_not_know(schema, client_for):
@@ -179,6 +194,7 @@ FIELD_RULE_CASES = [
     ("TrailsStatusRequest", _status, "post", {"status": "Open", "all": True}, True),
     # A string of spaces is blank where one character is required (DRF trims before it checks).
     ("TrailsStatusRequest", _status, "post", {"status": "Open", "trailIds": ["   "]}, False),
+    ("TrailsStatusRequest", _status, "post", {"status": "Open", "trailIds": ["\x1f"]}, False),
     ("UpdateCreateRequest", _update, "post", {"type": "notice", "description": " "}, False),
     # A link with a NUL in it (PostgreSQL text cannot hold one).
     (

@@ -4,6 +4,8 @@ operation. Loaded by apikeys.apps.ApikeysConfig.ready()."""
 from django.conf import settings
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 
+from core.text import WHITESPACE
+
 ERROR_SCHEMA = {
     "type": "object",
     "description": "Every error of the management interface.",
@@ -197,14 +199,9 @@ def add_field_rules(result: dict, generator, request, public) -> dict:
 
 # DRF's CharField refuses NUL characters (a NUL cannot even be stored in PostgreSQL text).
 NO_NUL_PATTERN = "^[^\\u0000]*$"
-# DRF's CharField trims with str.strip() before it checks for blank: a string of only these
-# characters is blank where one character is asked for. Spelt out rather than \S, whose set
-# differs between Python and JavaScript (U+001C to U+001F, U+FEFF).
-TRIMMED_CHARACTERS = (
-    "\\u0009-\\u000d\\u001c-\\u0020\\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029"
-    "\\u202f\\u205f\\u3000"
-)
-NOT_ONLY_SPACES = {"pattern": f"[^{TRIMMED_CHARACTERS}]"}
+# DRF's CharField trims with str.strip() before it checks for blank: a string of only
+# whitespace is blank where one character is asked for.
+NOT_ONLY_SPACES = {"pattern": f"[^{WHITESPACE}]"}
 # Bodies whose serializers refuse a member they do not know (api.keys.serializers.StrictSerializer):
 # a misspelt option of a key must not silently make an unrestricted one.
 CLOSED_BODIES = ("KeyCreateRequest",)

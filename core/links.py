@@ -5,10 +5,11 @@ from collections.abc import Mapping
 
 from core.errors import Invalid
 from core.names import camel
+from core.text import WHITESPACE
 
-# An http(s) URL with a host, without NUL (PostgreSQL text cannot hold it); the OpenAPI
-# schema states the same pattern.
-HTTP_URL_PATTERN = r"^([hH][tT][tT][pP][sS]?://[^/?#\s\u0000]+[^\u0000]*)?$"
+# An http(s) URL with a host (no space in it, by Python's reading of a space) and without NUL
+# (PostgreSQL text cannot hold it); the OpenAPI schema states the same pattern.
+HTTP_URL_PATTERN = rf"^([hH][tT][tT][pP][sS]?://[^/?#{WHITESPACE}\u0000]+[^\u0000]*)?$"
 _HTTP_URL = re.compile(HTTP_URL_PATTERN)
 
 

@@ -18,6 +18,13 @@ NOT_SINGLE_LINE = re.compile(f"[{CONTROL_CHARACTERS}]")
 SINGLE_LINE_PATTERN = f"^[^{CONTROL_CHARACTERS}]*$".replace("\\x", "\\u00")
 
 SINGLE_LINE_RULE = "one line of text, without control characters (line breaks, tabs)"
+# What str.isspace() holds: str.strip() (DRF's trimming) removes it and re's \s matches it.
+# Spelt out for the OpenAPI document, where \s is JavaScript's set (without U+001C to U+001F,
+# with U+FEFF).
+WHITESPACE = (
+    "\\u0009-\\u000d\\u001c-\\u0020\\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029"
+    "\\u202f\\u205f\\u3000"
+)
 
 
 def is_single_line(value: str) -> bool:

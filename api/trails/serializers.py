@@ -23,6 +23,7 @@ from core.actors import Via
 from core.ids import ID_MAX_LENGTH
 from core.limits import HISTORY_LIMIT, TEXT_LIMIT
 from core.links import HTTP_URL_PATTERN
+from core.text import WHITESPACE
 from trails import activities as catalog
 from trails import enums
 from trails.countries import COUNTRY_CODES, sms_countries
@@ -168,7 +169,7 @@ _SCHEMELESS_MAX = TEXT_LIMIT - len("http://")
             {"maxLength": 0},
             {"pattern": HTTP_URL_PATTERN, "maxLength": TEXT_LIMIT},
             {
-                "pattern": "^[^/?#\\s]",
+                "pattern": f"^[^/?#{WHITESPACE}]",
                 "not": {"pattern": "^[A-Za-z][A-Za-z0-9+.-]*:"},
                 "maxLength": _SCHEMELESS_MAX,
             },

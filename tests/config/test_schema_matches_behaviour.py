@@ -205,6 +205,8 @@ FIELD_RULE_CASES = [
         False,
     ),
     ("PatchedPointFieldsRequest", _point, "patch", {"webCamUrl": "https://cam.example/a b"}, True),
+    # A host starting with U+001F: a space to Python (the service), not to JavaScript's \s.
+    ("PatchedPointFieldsRequest", _point, "patch", {"webCamUrl": "http://\x1fcam.example/"}, False),
 ]
 
 

@@ -16,18 +16,8 @@ export PUBLIC_BASE_URL=${PUBLIC_BASE_URL:-http://$host:$port}
 export WEBHOOK_ALLOW_PRIVATE_TARGETS=${WEBHOOK_ALLOW_PRIVATE_TARGETS:-1}
 
 $py manage.py migrate --no-input
-$py manage.py load_demo
-token=$($py manage.py dev_token demo-owner --email owner@demo.test)
-system_id=$($py manage.py load_demo --print-id)
-signin=$($py manage.py signin_link demo-owner)
-cat <<MSG
-
-Trail service on http://$host:$port  (management API /api/v1, legacy /legacy, web app /admin)
-Try it:
-  curl -H "Authorization: Bearer $token" http://$host:$port/api/v1/trail-systems/$system_id/trails
-Web app, signed in as demo-owner (one click, within 15 minutes):
-  $signin
-MSG
+# The demo, then what to try (a development ID token, a sign-in link), in one process.
+$py manage.py load_demo --welcome "http://$host:$port"
 
 if [ -n "${DATABASE_URL:-}" ] && [ -n "${REDIS_URL:-${CELERY_BROKER_URL:-}}" ]; then
   # Production topology: web server, Celery worker and beat, and the live map streams' ASGI

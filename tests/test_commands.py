@@ -303,6 +303,21 @@ def test_load_demo_print_id_loads_first_when_absent():
     assert Trail.objects.filter(trail_system_id=DEMO_SYSTEM_ID).count() == 109
 
 
+def test_load_demo_welcome_prints_what_make_run_shows_and_both_work(client):
+    printed = run("load_demo", "--welcome", "http://127.0.0.1:8123")
+    curl = next(line for line in printed.splitlines() if "curl" in line)
+    token = curl.split("Bearer ", 1)[1].split('"', 1)[0]
+    assert curl.endswith(f"http://127.0.0.1:8123/api/v1/trail-systems/{DEMO_SYSTEM_ID}/trails")
+    trails = client.get(
+        f"/api/v1/trail-systems/{DEMO_SYSTEM_ID}/trails", HTTP_AUTHORIZATION=f"Bearer {token}"
+    )
+    assert trails.status_code == 200 and len(trails.json()["trails"]) == 109
+    link = printed.strip().rsplit("\n", 1)[1].strip()
+    assert "/admin/login/link/use/?sesame=" in link
+    page = client.get(link.split(settings.PUBLIC_BASE_URL.rstrip("/"), 1)[1])
+    assert page.status_code == 200 and b'method="post"' in page.content.lower()
+
+
 def test_the_demo_looks_alive():
     run("load_demo")
     system = TrailSystem.objects.get(pk=DEMO_SYSTEM_ID)

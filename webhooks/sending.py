@@ -5,19 +5,28 @@ after a rotation, the new secret's first).
 
 The connection goes to the address webhooks.targets checked, with the URL's host in the Host
 header and in TLS (server name and certificate check), so a second DNS answer can never send
-it elsewhere. Redirects are not followed (a 3xx is a failure like any non-2xx answer); the
-whole attempt has 5 seconds; at most 1 KB of the answer's body is read and kept.
+it elsewhere. Redirects are not followed (a 3xx is a failure like any non-2xx answer); at
+most 1 KB of the answer's body is read and kept.
+
+Each attempt has a hard deadline: 5 seconds from the connection's start to the last byte read,
+however the receiver trickles. The connect is bounded by the socket timeout; from then on a
+watchdog timer shuts the socket down when the time is up, which ends any read in progress (a
+per-read timeout would let one byte every 2 s hold a worker for minutes).
 """
 
+import contextlib
+import http.client
+import socket
+import threading
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-import urllib3
 from standardwebhooks import Webhook
+from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.exceptions import HTTPError, NewConnectionError, SSLError, TimeoutError
 
-from webhooks.targets import RefusedTarget, Target, checked_address, parse
+from webhooks.targets import RefusedTarget, checked_address, parse
 
 TIMEOUT_SECONDS = 5.0
 BODY_LIMIT = 1024
@@ -62,11 +71,40 @@ def headers_for(signers: list[Webhook], message_id: str, body: str, now: datetim
 def _describe(error: Exception) -> str:
     if isinstance(error, NewConnectionError):  # a ConnectTimeoutError too, in urllib3
         return f"no connection: {error.__context__ or error}"
-    if isinstance(error, TimeoutError):
-        return f"no answer within {TIMEOUT_SECONDS:g} s"
+    if isinstance(error, TimeoutError | socket.timeout):
+        return _late()
     if isinstance(error, SSLError):
         return f"TLS failed: {error}"
     return f"{type(error).__name__}: {error}"
+
+
+def _late() -> str:
+    return f"no answer within {TIMEOUT_SECONDS:g} s"
+
+
+class Watchdog:
+    """Shuts a connection's socket down at the attempt's deadline, ending whatever read or
+    write is in progress; `fired` says whether it did."""
+
+    def __init__(self, connection: HTTPConnection, seconds: float):
+        self.connection = connection
+        self.fired = False
+        self.timer = threading.Timer(max(seconds, 0.0), self._cut)
+        self.timer.daemon = True
+
+    def _cut(self) -> None:
+        self.fired = True
+        sock = self.connection.sock
+        if sock is not None:
+            with contextlib.suppress(OSError):  # already closed
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def __enter__(self):
+        self.timer.start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.timer.cancel()
 
 
 def _text(body: bytes) -> str:
@@ -82,63 +120,68 @@ class Sender:
     def __init__(self, url: str, secrets: list[str]):
         self.signers = [Webhook(secret) for secret in secrets]
         self.refusal = ""
-        self.pool: urllib3.HTTPConnectionPool | None = None
+        self.address = ""
+        self.connection: HTTPConnection | None = None
         try:
             self.target = parse(url)
-            address = checked_address(self.target)
+            self.address = checked_address(self.target) or self.target.host
         except RefusedTarget as refusal:
             self.refusal = f"refused: {refusal}"
-            return
-        self.pool = self._pool(self.target, address or self.target.host)
 
-    @staticmethod
-    def _pool(target: Target, address: str) -> urllib3.HTTPConnectionPool:
-        timeout = urllib3.Timeout(total=TIMEOUT_SECONDS)
+    def _connect(self) -> HTTPConnection:
+        """The kept-alive connection, or a new one (connected within the attempt's time)."""
+        if self.connection is not None and self.connection.is_connected:
+            return self.connection
+        self.close()
+        target = self.target
         if target.scheme == "https":
-            return urllib3.HTTPSConnectionPool(
-                address,
+            connection = HTTPSConnection(
+                self.address,
                 target.port,
-                timeout=timeout,
-                retries=False,
+                timeout=TIMEOUT_SECONDS,
                 server_hostname=target.host,
                 assert_hostname=target.host,
                 cert_reqs="CERT_REQUIRED",
             )
-        return urllib3.HTTPConnectionPool(address, target.port, timeout=timeout, retries=False)
+        else:
+            connection = HTTPConnection(self.address, target.port, timeout=TIMEOUT_SECONDS)
+        self.connection = connection
+        connection.connect()
+        return connection
 
     def post(self, message_id: str, body: str) -> Answer:
-        if self.pool is None:
+        if self.refusal:
             return Answer(None, 0, self.refusal)
         headers = headers_for(self.signers, message_id, body, datetime.now(UTC))
         headers["host"] = self.target.host_header
         started = time.monotonic()
+        watchdog = None
         try:
-            response = self.pool.urlopen(
-                "POST",
-                self.target.path,
-                body=body.encode(),
-                headers=headers,
-                redirect=False,
-                retries=False,
-                preload_content=False,
-                assert_same_host=False,
-            )
-            try:
+            connection = self._connect()
+            watchdog = Watchdog(connection, TIMEOUT_SECONDS - (time.monotonic() - started))
+            with watchdog:
+                connection.request(
+                    "POST", self.target.path, body=body.encode(), headers=headers,
+                    preload_content=False,
+                )  # fmt: skip
+                response = connection.getresponse()
                 head = response.read(BODY_LIMIT)
-            finally:
-                if response.length_remaining != 0:
-                    response.close()  # the rest is not read: the connection cannot be reused
-                response.release_conn()
-        except HTTPError as error:
-            return Answer(None, _milliseconds(started), _describe(error))
+            if response.length_remaining != 0:
+                self.close()  # the rest is not read: the connection cannot be reused
+        except (HTTPError, OSError, http.client.HTTPException) as error:
+            self.close()
+            late = watchdog is not None and watchdog.fired
+            return Answer(None, _milliseconds(started), _late() if late else _describe(error))
         duration = _milliseconds(started)
-        if duration > TIMEOUT_SECONDS * 1000:
-            return Answer(None, duration, f"no answer within {TIMEOUT_SECONDS:g} s")
+        if watchdog.fired:
+            self.close()
+            return Answer(None, duration, _late())
         return Answer(response.status, duration, body=_text(head))
 
     def close(self) -> None:
-        if self.pool is not None:
-            self.pool.close()
+        if self.connection is not None:
+            self.connection.close()
+            self.connection = None
 
 
 def _milliseconds(started: float) -> int:

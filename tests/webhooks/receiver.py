@@ -1,5 +1,6 @@
 """A webhook receiver of the test's own: an HTTP server on 127.0.0.1 that records every request
-(headers and body) and answers from a script of status codes (then 200), optionally slowly."""
+(headers and body) and answers from a script of status codes (then 200), optionally slowly
+(after a delay, or a byte at a time)."""
 
 import threading
 import time
@@ -30,6 +31,7 @@ class Received:
 class Receiver:
     statuses: list[int] = field(default_factory=list)  # answered in order, then 200
     delay: float = 0.0
+    trickle: float = 0.0  # seconds between the answer's bytes, sent one at a time
     body: bytes = b'{"ok": true}'
     location: str = ""  # sent with a 3xx
     received: list[Received] = field(default_factory=list)
@@ -57,8 +59,16 @@ class Receiver:
                     self.send_header("Location", receiver.location)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(receiver.body)))
-                self.end_headers()
-                self.wfile.write(receiver.body)
+                if not receiver.trickle:
+                    self.end_headers()
+                    self.wfile.write(receiver.body)
+                    return
+                self._headers_buffer.append(b"\r\n")
+                answer = b"".join(self._headers_buffer) + receiver.body
+                self._headers_buffer = []
+                for byte in answer:
+                    self.wfile.write(bytes([byte]))
+                    time.sleep(receiver.trickle)
 
             def log_message(self, *args):
                 pass

@@ -210,6 +210,23 @@ def test_a_slow_answer_is_a_timeout(system, receiver, monkeypatch):
     assert row.error == "no answer within 0.3 s"
 
 
+def test_an_answer_trickled_a_byte_at_a_time_is_cut_at_the_attempts_deadline(
+    system, receiver, monkeypatch
+):
+    """Each byte comes well within any per-read timeout; the whole answer would take 10 s."""
+    monkeypatch.setattr(sending, "TIMEOUT_SECONDS", 0.5)
+    target = receiver(trickle=0.1)
+    endpoint = register(system, target.url).endpoint
+    close_a_trail(system)
+
+    delivery.send_due(endpoint.pk)
+
+    row = WebhookDelivery.objects.get()
+    assert (row.state, row.response_status) == ("pending", None)
+    assert row.error == "no answer within 0.5 s"
+    assert row.duration_ms < 1000
+
+
 def test_the_target_is_checked_again_at_send_time(system, receiver, settings):
     target = receiver()
     endpoint = register(system, target.url).endpoint

@@ -83,7 +83,7 @@ def real_broker(prefix: str) -> Iterator[str]:
     the Django settings once, so both are switched, whatever ran first in this process."""
     from django.test import override_settings
 
-    from config.celery import app
+    from config.celery import app, webhook_queue
 
     broker_url = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/15"
     queue = f"{prefix}-{uuid.uuid4().hex[:8]}"
@@ -100,4 +100,5 @@ def real_broker(prefix: str) -> Iterator[str]:
         finally:
             with app.connection_for_write() as connection:
                 connection.default_channel.queue_delete(queue)
+                connection.default_channel.queue_delete(webhook_queue(queue))
             app.conf.update(before)

@@ -1,22 +1,28 @@
-"""Sending an endpoint's due deliveries, at least once each.
+"""Sending an endpoint's due deliveries, at least once each, in order.
 
-One sender per endpoint at a time, by a PostgreSQL session lock: it sends the due deliveries
-in order, a batch at a time over one kept-alive connection, recording each attempt before the
-next send, and looks again until none is due. The lock dies with its session, so a worker
-killed mid-send frees the endpoint at once; the delivery it was sending is still pending and
-is sent again under the same webhook-id (the receiver may see it twice; at least once is the
-promise, and webhook-id is how receivers tell).
+One sender per endpoint at a time (at most one attempt in flight), by a PostgreSQL session
+lock: it sends the due deliveries oldest first, a batch at a time over one kept-alive
+connection, recording each attempt before the next send, and looks again until none is due.
+The lock dies with its session, so a worker killed mid-send frees the endpoint at once; the
+delivery it was sending is still pending and is sent again under the same webhook-id (the
+receiver may see it twice; at least once is the promise, and webhook-id is how receivers
+tell).
 
-A delivery that fails (no answer within 5 s, or any answer but 2xx) is retried after
-WEBHOOK_RETRY_SECONDS (5 s), then 3 times longer each time, at most 2 hours apart, until 24
-hours after its event; a last attempt is made at that time. When an endpoint gets no answer
-at all, its other due deliveries wait for that retry rather than time out one by one. An
-endpoint that has failed for 24 hours is disabled, its pending deliveries failed, and the
-system's Administrators are e-mailed.
+A failed attempt (no complete answer within 5 s, or any answer but 2xx) makes the whole
+endpoint back off: nothing more is sent to it until its retry, WEBHOOK_RETRY_SECONDS (5 s)
+after the first failure in a row, then 3 times longer each time, at most 2 hours apart, each
+wait drawn within 20 % either side (jitter, so endpoints that failed together do not retry
+together). At its retry the endpoint's waiting deliveries go in order, the failed one first.
+
+An endpoint whose attempts have all failed for 24 hours, at least 10 in a row, is paused: its
+messages stay pending, in order, under their webhook-id, until an Administrator resumes it;
+the system's Administrators get one e-mail. A single delivery still refused 24 hours after
+its event while other deliveries succeed is marked failed ("send again" sends it).
 """
 
 import hashlib
 import logging
+import random
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -35,8 +41,11 @@ logger = logging.getLogger(__name__)
 
 RETRY_FACTOR = 3
 RETRY_MAX = timedelta(hours=2)
-# An endpoint failing this long is disabled.
-FAILING_LIMIT = timedelta(hours=24)
+# Each wait is drawn between 80 % and 120 % of the schedule's.
+RETRY_JITTER = 0.2
+# An endpoint failing this long, with at least this many failed attempts in a row, is paused.
+PAUSE_AFTER = timedelta(hours=24)
+PAUSE_AFTER_FAILURES = 10
 # A rotated secret keeps signing, beside the new one, this long.
 ROTATION_OVERLAP = timedelta(hours=24)
 BATCH_SIZE = 50
@@ -46,10 +55,15 @@ RUN_SECONDS = 30.0
 PENDING = WebhookDelivery.State.PENDING
 
 
-def retry_delay(attempts: int) -> timedelta:
-    """The wait after the `attempts`-th failed attempt: 5 s, 15 s, 45 s, ... at most 2 h."""
-    seconds = settings.WEBHOOK_RETRY_SECONDS * RETRY_FACTOR ** (attempts - 1)
+def retry_delay(failures: int) -> timedelta:
+    """The scheduled wait after the `failures`-th failed attempt in a row: 5 s, 15 s, 45 s,
+    ... at most 2 h."""
+    seconds = settings.WEBHOOK_RETRY_SECONDS * RETRY_FACTOR ** min(failures - 1, 20)
     return min(timedelta(seconds=seconds), RETRY_MAX)
+
+
+def jittered(delay: timedelta) -> timedelta:
+    return delay * random.uniform(1 - RETRY_JITTER, 1 + RETRY_JITTER)
 
 
 def signing_secrets(endpoint: WebhookEndpoint, now: datetime) -> list[str]:
@@ -89,6 +103,12 @@ def due(endpoint_id: str, now: datetime):
     )
 
 
+def endpoints_with_due_deliveries(now: datetime) -> list[str]:
+    """Every endpoint with a delivery whose time has come (a paused one has none)."""
+    due_now = WebhookDelivery.objects.filter(state=PENDING, next_attempt_on__lte=now)
+    return sorted(set(due_now.values_list("endpoint_id", flat=True)))
+
+
 @dataclass
 class Run:
     """What one run did: attempts made, whether it found the endpoint busy, whether due
@@ -124,20 +144,16 @@ def send_due(endpoint_id: str) -> Run:
 
 
 def _send_batch(endpoint_id: str, run: Run) -> bool:
-    """One batch of due deliveries; False when there was nothing more to send."""
+    """One batch of due deliveries, oldest first; False when there was nothing more to send
+    or a failure made the endpoint back off."""
     now = timezone.now()
-    endpoint = WebhookEndpoint.objects.filter(pk=endpoint_id).first()
+    endpoint = WebhookEndpoint.objects.filter(pk=endpoint_id, paused_on=None).first()
     if endpoint is None:
         return False
-    batch = list(
-        due(endpoint_id, now)
-        .select_related("message")
-        .order_by("next_attempt_on", "id")[:BATCH_SIZE]
-    )
+    batch = list(due(endpoint_id, now).select_related("message").order_by("id")[:BATCH_SIZE])
     if not batch:
         return False
     sender = Sender(endpoint.url, signing_secrets(endpoint, now))
-    was_active = endpoint.active
     try:
         for delivery in batch:
             answer = sender.post(delivery.message_id, delivery.message.payload)
@@ -147,36 +163,34 @@ def _send_batch(endpoint_id: str, run: Run) -> bool:
             except IntegrityError:
                 return False  # the endpoint was deleted meanwhile, its deliveries with it
             run.retry_at(retry)
-            if was_active and not endpoint.active:
-                return False  # disabled by this failure
-            if retry is not None and answer.unreachable:
-                _defer_others(endpoint, delivery, retry)
+            if endpoint.failures:  # backing off, or paused
                 return False
     finally:
         sender.close()
     return True
 
 
-def _defer_others(endpoint: WebhookEndpoint, failed: WebhookDelivery, retry: datetime) -> None:
-    """No answer from the endpoint: its other due deliveries wait for the retry too, rather
-    than each hold a worker for the timeout now."""
-    due(endpoint.pk, timezone.now()).exclude(pk=failed.pk).update(next_attempt_on=retry)
-
-
 def record(
     endpoint: WebhookEndpoint, delivery: WebhookDelivery, answer: Answer, now: datetime
 ) -> datetime | None:
-    """Store one attempt and its consequences in one transaction; returns when the
-    delivery is to be tried again (None: delivered, or given up)."""
-    attempts = delivery.attempts + 1
+    """Store one attempt and its consequences in one transaction; returns when the endpoint
+    is to be tried again (None: delivered, given up, or the endpoint paused)."""
     retry = None
+    failures = 0 if answer.ok else endpoint.failures + 1
+    failing_since = None if answer.ok else endpoint.failing_since or now
+    pausing = (
+        not answer.ok and failures >= PAUSE_AFTER_FAILURES and now - failing_since >= PAUSE_AFTER
+    )
     if answer.ok:
         state = WebhookDelivery.State.SUCCEEDED
+    elif pausing:
+        state = PENDING
     elif now >= delivery.give_up_on:
         state = WebhookDelivery.State.FAILED
+        failures = 0  # this message's failure, not the endpoint's: the others go on
     else:
         state = PENDING
-        retry = min(now + retry_delay(attempts), delivery.give_up_on)
+        retry = min(now + jittered(retry_delay(failures)), delivery.give_up_on)
     with transaction.atomic():
         _commit_without_waiting_for_the_disk()
         WebhookAttempt.objects.create(
@@ -189,15 +203,32 @@ def record(
         )
         WebhookDelivery.objects.filter(pk=delivery.pk, state=PENDING).update(
             state=state,
-            attempts=attempts,
+            attempts=delivery.attempts + 1,
             next_attempt_on=retry,
             last_attempt_on=now,
             response_status=answer.status,
             duration_ms=answer.duration_ms,
             error=answer.error[:500],
         )
-        _endpoint_health(endpoint, answer.ok, now)
+        if endpoint.failures or failures or endpoint.failing_since != failing_since:
+            endpoint.failures, endpoint.failing_since = failures, failing_since
+            endpoint.backoff_until = retry
+            WebhookEndpoint.objects.filter(pk=endpoint.pk).update(
+                failures=failures, failing_since=failing_since, backoff_until=retry
+            )
+        if retry is not None:
+            _back_off(endpoint, retry)
+        if pausing:
+            pause(endpoint, now, answer.error or f"answered {answer.status}")
     return retry
+
+
+def _back_off(endpoint: WebhookEndpoint, retry: datetime) -> None:
+    """The endpoint's other waiting deliveries wait for its retry too, rather than each fail
+    on its own now; then they go in order."""
+    WebhookDelivery.objects.filter(
+        endpoint=endpoint, state=PENDING, next_attempt_on__lt=retry
+    ).update(next_attempt_on=retry)
 
 
 def _commit_without_waiting_for_the_disk() -> None:
@@ -210,29 +241,25 @@ def _commit_without_waiting_for_the_disk() -> None:
             cursor.execute("SET LOCAL synchronous_commit TO off")
 
 
-def _endpoint_health(endpoint: WebhookEndpoint, ok: bool, now: datetime) -> None:
-    if ok:
-        if endpoint.failing_since is not None:
-            endpoint.failing_since = None
-            WebhookEndpoint.objects.filter(pk=endpoint.pk).update(failing_since=None)
-        return
-    if endpoint.failing_since is None:
-        endpoint.failing_since = now
-        WebhookEndpoint.objects.filter(pk=endpoint.pk).update(failing_since=now)
-    elif now - endpoint.failing_since >= FAILING_LIMIT and endpoint.active:
-        disable(endpoint, now)
-
-
-def disable(endpoint: WebhookEndpoint, now: datetime) -> None:
-    """24 hours of failures: the endpoint is turned off, its pending deliveries failed, and
-    the system's Administrators told once this commits."""
-    endpoint.active = False
-    endpoint.disabled_on = now
-    WebhookEndpoint.objects.filter(pk=endpoint.pk).update(active=False, disabled_on=now)
-    WebhookDelivery.objects.filter(endpoint=endpoint, state=PENDING).update(
-        state=WebhookDelivery.State.FAILED,
-        next_attempt_on=None,
-        error="not sent: the webhook was disabled after 24 hours of failures",
+def pause(endpoint: WebhookEndpoint, now: datetime, reason: str) -> None:
+    """A long run of failures: sending stops and the messages wait (pending, in order, not
+    due) until an Administrator resumes; the system's Administrators are told once this
+    commits."""
+    endpoint.paused_on, endpoint.pause_reason = now, reason[:500]
+    WebhookEndpoint.objects.filter(pk=endpoint.pk).update(
+        paused_on=now, pause_reason=reason[:500], backoff_until=None
     )
-    logger.warning("webhook %s disabled after 24 hours of failures", endpoint.pk)
-    transaction.on_commit(lambda: notices.tell_disabled(endpoint.pk), robust=True)
+    WebhookDelivery.objects.filter(endpoint=endpoint, state=PENDING).update(next_attempt_on=None)
+    logger.warning(
+        "webhook %s paused after %d failed attempts in a row", endpoint.pk, endpoint.failures
+    )
+    transaction.on_commit(lambda: notices.tell_paused(endpoint.pk), robust=True)
+
+
+def send_all_due() -> int:
+    """Each endpoint's due deliveries, one endpoint after another; returns the attempts made.
+    The embedded default's background loop (`manage.py send_webhooks --every 1`)."""
+    return sum(
+        send_due(endpoint_id).attempts
+        for endpoint_id in endpoints_with_due_deliveries(timezone.now())
+    )

@@ -53,9 +53,15 @@ class WebhookEndpoint(models.Model):
     previous_secret_until = models.DateTimeField(null=True, blank=True)
     # The start of the current run of failed attempts; cleared by a success.
     failing_since = models.DateTimeField(null=True, blank=True, verbose_name=_("failing since"))
-    # Set when 24 hours of failures turned the endpoint off.
-    disabled_on = models.DateTimeField(
-        null=True, blank=True, verbose_name=_("disabled after failures on")
+    # Failed attempts in a row (the backoff's exponent); 0 after a success.
+    failures = models.PositiveIntegerField(default=0, verbose_name=_("failed attempts in a row"))
+    # While failing: nothing is sent before this time (exponential backoff with jitter).
+    backoff_until = models.DateTimeField(null=True, blank=True, verbose_name=_("next attempt"))
+    # Set when a long run of failures paused sending (webhooks.delivery); messages wait.
+    paused_on = models.DateTimeField(null=True, blank=True, verbose_name=_("paused since"))
+    # The last failure before the pause, as the attempts' list words it.
+    pause_reason = models.CharField(
+        max_length=500, blank=True, default="", verbose_name=_("paused because")
     )
     created_on = models.DateTimeField(
         default=timezone.now, editable=False, verbose_name=_("created on")

@@ -1,5 +1,5 @@
-"""The e-mail to a system's Administrators when one of its webhooks is disabled after 24
-hours of failures, in the system's language (templates/webhooks/<language>/)."""
+"""The e-mail to a system's Administrators when one of its webhooks is paused after a day of
+failures, in the system's language (templates/webhooks/<language>/)."""
 
 import logging
 
@@ -33,27 +33,29 @@ def endpoint_page(endpoint: WebhookEndpoint) -> str:
     return f"{settings.PUBLIC_BASE_URL}{path}"
 
 
-def tell_disabled(endpoint_id: str) -> int:
+def tell_paused(endpoint_id: str) -> int:
     """Send the notice; returns how many addresses it went to."""
     endpoint = WebhookEndpoint.objects.select_related("trail_system").filter(pk=endpoint_id).first()
     if endpoint is None:
         return 0
     recipients = administrators_emails(endpoint.trail_system_id)
     if not recipients:
-        logger.warning("webhook %s disabled; its system has no Administrator address", endpoint_id)
+        logger.warning("webhook %s paused; its system has no Administrator address", endpoint_id)
         return 0
     system = endpoint.trail_system
     context = {
         "system_name": system.name,
         "url": endpoint.url,
         "page": endpoint_page(endpoint),
-        "disabled_on": endpoint.disabled_on,
+        "paused_on": endpoint.paused_on,
+        "reason": endpoint.pause_reason,
+        "failures": endpoint.failures,
     }
 
     def part(name: str) -> str:
         return render_to_string(f"webhooks/{system.language}/{name}", context).strip()
 
     mail.send_mail(
-        " ".join(part("disabled_subject.txt").split()), part("disabled_email.txt"), None, recipients
+        " ".join(part("paused_subject.txt").split()), part("paused_email.txt"), None, recipients
     )
     return len(recipients)

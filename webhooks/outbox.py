@@ -27,6 +27,16 @@ def payload(event: Event, now: datetime) -> str:
     return orjson.dumps({"type": event.type, "timestamp": iso_ms(now), "data": event.data}).decode()
 
 
+def first_attempt(endpoint: WebhookEndpoint, now: datetime) -> datetime | None:
+    """At once; behind the endpoint's retry while it backs off; none while it is paused (its
+    messages wait, in order, until it is resumed)."""
+    if endpoint.paused_on is not None:
+        return None
+    if endpoint.backoff_until is not None and endpoint.backoff_until > now:
+        return endpoint.backoff_until
+    return now
+
+
 def subscribed(endpoint: WebhookEndpoint, event: Event) -> bool:
     return event.type in endpoint.events
 
@@ -56,14 +66,16 @@ def record(
                 endpoint=endpoint,
                 message=message,
                 created_on=now,
-                next_attempt_on=now,
+                next_attempt_on=first_attempt(endpoint, now),
                 give_up_on=now + RETRY_WINDOW,
             )
             for endpoint in wanted
         ]
     WebhookMessage.objects.bulk_create(messages)
     WebhookDelivery.objects.bulk_create(deliveries)
-    endpoint_ids = sorted({delivery.endpoint_id for delivery in deliveries})
+    endpoint_ids = sorted(
+        {delivery.endpoint_id for delivery in deliveries if delivery.next_attempt_on == now}
+    )
     if endpoint_ids:
         # Robust: the change has committed; a broker error leaves the delivery to the sweep.
         transaction.on_commit(lambda: queue_sending(endpoint_ids, now), robust=True)
@@ -77,7 +89,7 @@ def on_events_announced(
     endpoints = [
         endpoint
         for endpoint in WebhookEndpoint.objects.filter(trail_system_id=system_id, active=True).only(
-            "id", "trail_system_id", "events"
+            "id", "trail_system_id", "events", "backoff_until", "paused_on"
         )
         if types.intersection(endpoint.events)
     ]

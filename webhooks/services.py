@@ -1,5 +1,6 @@
 """Writes of webhooks: an Administrator's endpoints (URL, event types, active), the signing
-secret (shown once, at creation and at each rotation), a test event, and "send again"."""
+secret (shown once, at creation and at each rotation), a test event, "send again", and
+resuming a paused endpoint."""
 
 import base64
 import secrets
@@ -82,12 +83,53 @@ def change_endpoint(*, endpoint: WebhookEndpoint, changes: Mapping, actor: Actor
     if "active" in changes:
         fields["active"] = changes["active"]
         if changes["active"]:
-            fields |= {"failing_since": None, "disabled_on": None}
+            fields |= NOT_FAILING
+            _due_now(endpoint)
         else:
             _fail_pending(endpoint, "not sent: the webhook was turned off")
     WebhookEndpoint.objects.filter(pk=endpoint.pk).update(
         **fields, updated_on=timezone.now(), updated_by=actor.uid
     )
+
+
+# An endpoint that works as far as anyone knows: no failures, no backoff, not paused.
+NOT_FAILING = {
+    "failing_since": None,
+    "failures": 0,
+    "backoff_until": None,
+    "paused_on": None,
+    "pause_reason": "",
+}
+
+
+def _due_now(endpoint: WebhookEndpoint) -> None:
+    """Its waiting deliveries go now, in order, and are retried for a day from now."""
+    now = timezone.now()
+    WebhookDelivery.objects.filter(endpoint=endpoint, state=WebhookDelivery.State.PENDING).update(
+        next_attempt_on=now, give_up_on=now + outbox.RETRY_WINDOW
+    )
+    transaction.on_commit(lambda: outbox.enqueue_sending(endpoint.pk), robust=True)
+
+
+@transaction.atomic
+def resume_endpoint(*, endpoint: WebhookEndpoint, actor: Actor) -> int:
+    """Resume a paused (or backing-off) endpoint: its waiting messages go now, in order,
+    under their webhook-id. Returns how many are waiting."""
+    WebhookEndpoint.objects.filter(pk=endpoint.pk).update(
+        **NOT_FAILING, updated_on=timezone.now(), updated_by=actor.uid
+    )
+    _due_now(endpoint)
+    return endpoint.deliveries.filter(state=WebhookDelivery.State.PENDING).count()
+
+
+@transaction.atomic
+def send_failed_again(*, endpoint: WebhookEndpoint, actor: Actor) -> int:
+    """Every failed delivery of the endpoint (kept 30 days) again, under its webhook-id, with
+    the waiting ones, oldest first; resumes the endpoint. Returns how many failed ones."""
+    failed = list(endpoint.deliveries.filter(state=WebhookDelivery.State.FAILED))
+    count = send_again(deliveries=failed, actor=actor)
+    resume_endpoint(endpoint=endpoint, actor=actor)
+    return count
 
 
 def _fail_pending(endpoint: WebhookEndpoint, reason: str) -> None:
@@ -152,6 +194,10 @@ def send_again(*, deliveries: Iterable[WebhookDelivery], actor: Actor) -> int:
     endpoint_ids = set(
         WebhookDelivery.objects.filter(pk__in=ids).values_list("endpoint_id", flat=True)
     )
+    # A person asked for these to be sent: a paused endpoint is resumed.
+    paused = WebhookEndpoint.objects.filter(pk__in=endpoint_ids).exclude(paused_on=None)
+    for endpoint in paused:
+        resume_endpoint(endpoint=endpoint, actor=actor)
     for endpoint_id in sorted(endpoint_ids):
         transaction.on_commit(lambda e=endpoint_id: outbox.enqueue_sending(e), robust=True)
     return len(ids)

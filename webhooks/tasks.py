@@ -1,5 +1,6 @@
-"""Background work of webhooks: sending an endpoint's due deliveries, the sweep that queues
-what a lost task or broker outage left, and the purge of old messages."""
+"""Background work of webhooks: sending an endpoint's due deliveries (on the webhook queue,
+config.celery), the sweep that queues what a lost task or broker outage left, and the purge
+of old messages."""
 
 import logging
 from datetime import timedelta
@@ -28,9 +29,7 @@ def send_webhooks(endpoint_id: str) -> int:
         enqueue_sending(endpoint_id)
     elif run.next_retry is not None:
         wait = run.next_retry - timezone.now()
-        # In-process tasks (no broker) would run a countdown at once: the sweep, or the
-        # endpoint's next event, sends the retry instead.
-        if wait <= COUNTDOWN_MAX and not settings.CELERY_TASK_ALWAYS_EAGER:
+        if wait <= COUNTDOWN_MAX:
             enqueue_sending(endpoint_id, countdown=max(wait.total_seconds(), 0.0))
     return run.attempts
 
@@ -39,12 +38,8 @@ def send_webhooks(endpoint_id: str) -> int:
 def sweep_webhooks() -> int:
     """Every WEBHOOK_SWEEP_SECONDS (beat): queue each endpoint that has due deliveries (a
     retry's time came, or its task was lost with a worker or a broker outage)."""
-    endpoint_ids = set(
-        WebhookDelivery.objects.filter(
-            state=WebhookDelivery.State.PENDING, next_attempt_on__lte=timezone.now()
-        ).values_list("endpoint_id", flat=True)
-    )
-    for endpoint_id in sorted(endpoint_ids):
+    endpoint_ids = delivery.endpoints_with_due_deliveries(timezone.now())
+    for endpoint_id in endpoint_ids:
         enqueue_sending(endpoint_id)
     return len(endpoint_ids)
 
@@ -60,8 +55,12 @@ def purge_webhook_messages() -> int:
 
 
 def enqueue_sending(endpoint_id: str, countdown: float = 0.0) -> bool:
-    """Never fails the caller, whose transaction has committed: a broker error (or,
-    in-process, an error of the task) is logged, and the sweep queues the endpoint later."""
+    """Never fails the caller, whose transaction has committed: a broker error is logged, and
+    the sweep queues the endpoint later. Without a broker (the embedded default) nothing is
+    sent here, inside a request: `manage.py send_webhooks --every 1`, which `make run`
+    starts, sends what is due in the background."""
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        return False
     try:
         send_webhooks.apply_async((endpoint_id,), countdown=countdown or None)
     except Exception:

@@ -52,9 +52,18 @@ class WebhookSerializer(serializers.ModelSerializer):
     failing_since = JsDateTimeField(
         allow_null=True, help_text="Since when every attempt has failed; null when all is well."
     )
-    disabled_on = JsDateTimeField(
+    paused_on = JsDateTimeField(
         allow_null=True,
-        help_text="When 24 hours of failures turned it off (active is then false).",
+        help_text="Since when sending is paused after a day of failures (its events wait, in "
+        "order, until it is resumed); null when it is not.",
+    )
+    pause_reason = serializers.CharField(
+        help_text="The last failure before the pause (empty when not paused)."
+    )
+    disabled_on = JsDateTimeField(
+        source="paused_on",
+        allow_null=True,
+        help_text="The former name of pausedOn, kept for existing clients.",
     )
     created_on = JsDateTimeField()
     updated_on = JsDateTimeField()
@@ -62,8 +71,8 @@ class WebhookSerializer(serializers.ModelSerializer):
     class Meta:
         model = WebhookEndpoint
         fields = [
-            "id", "trail_system_id", "url", "events", "active", "failing_since", "disabled_on",
-            "created_on", "created_by", "updated_on", "updated_by",
+            "id", "trail_system_id", "url", "events", "active", "failing_since", "paused_on",
+            "pause_reason", "disabled_on", "created_on", "created_by", "updated_on", "updated_by",
         ]  # fmt: skip
         read_only_fields = fields
 

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import connection
 
 from config.celery import app as celery_app
+from config.celery import webhook_queue
 from tests.integration.topology import PrivateRedis, drop_broker_connections
 from tests.ports import free_port
 
@@ -52,7 +53,8 @@ def worker_environment(media_root) -> dict[str, str]:
 
 
 class Worker:
-    """A `celery worker` subprocess; start() waits until it answers a ping."""
+    """A `celery worker` subprocess; start() waits until it answers a ping. It consumes the
+    test's queue and its webhook queue both (production runs a worker for each)."""
 
     def __init__(self, media_root, log_path):
         self.media_root = media_root
@@ -76,7 +78,8 @@ class Worker:
                 "--without-gossip",
                 "--without-mingle",
                 "-Q",
-                celery_app.conf.task_default_queue,
+                f"{celery_app.conf.task_default_queue},"
+                f"{webhook_queue(celery_app.conf.task_default_queue)}",
                 "-n",
                 self.name,
             ],

@@ -1,5 +1,5 @@
-"""The production topology in private processes: PostgreSQL, Redis, gunicorn, a Celery worker
-and Celery beat, each of which a fault test may stop, kill or restart. The shared
+"""The production topology in private processes: PostgreSQL, Redis, gunicorn, a Celery worker,
+the webhooks' Celery worker and Celery beat, each of which a fault test may stop, kill or restart. The shared
 PostgreSQL and Redis other suites use are never touched; every process here has its own
 port and is stopped when the test ends."""
 
@@ -289,6 +289,16 @@ class Topology:
                 *("--without-gossip", "--without-mingle", "-Q", "trails"),
             ],
         )
+        # Webhook attempts on a queue and a worker of their own, as in the Procfile.
+        self.webhooks = self._service(
+            "webhooks",
+            [
+                *(python, "-m", "celery", "-A", "config", "worker"),
+                *("--pool=threads", "--concurrency=8", "--loglevel=INFO"),
+                *("--without-gossip", "--without-mingle", "-Q", "trails-webhooks"),
+                *("-n", "webhooks@%h"),
+            ],
+        )
         self.beat = self._service(
             "beat",
             [
@@ -321,12 +331,12 @@ class Topology:
         self.redis.start()
         self.smtp.start()
         self.manage("migrate", "--no-input")
-        for service in (self.web, self.worker, self.beat):
+        for service in (self.web, self.worker, self.webhooks, self.beat):
             service.start()
         wait_until(lambda: answers(self.web_port), 60, "gunicorn")
 
     def stop(self) -> None:
-        for service in (self.beat, self.worker, self.web):
+        for service in (self.beat, self.webhooks, self.worker, self.web):
             service.stop()
         self.smtp.stop()
         self.redis.stop()

@@ -59,16 +59,26 @@ def test_patch_changes_only_the_fields_sent(system, manager):
     assert_envelope(manager.patch(url, {"nothing": 1}, format="json"), 400, "no_changes")
 
 
-def test_turning_a_disabled_webhook_on_again_clears_its_failures(system, manager):
+def test_turning_a_paused_webhook_on_again_resumes_it(system, manager):
     created = create(manager, system).json()
     WebhookEndpoint.objects.filter(pk=created["id"]).update(
-        active=False, failing_since="2030-01-01T00:00Z", disabled_on="2030-01-02T00:00Z"
+        failing_since="2030-01-01T00:00Z",
+        failures=12,
+        paused_on="2030-01-02T00:00Z",
+        pause_reason="answered 500",
     )
-
     url = f"{base(system)}/{created['id']}"
+    paused = manager.get(url).json()
+    assert (paused["pausedOn"], paused["pauseReason"]) == (
+        "2030-01-02T00:00:00.000Z",
+        "answered 500",
+    )
+    assert paused["disabledOn"] == paused["pausedOn"]  # the former name
+
     changed = manager.patch(url, {"active": True}, format="json").json()
 
-    assert (changed["active"], changed["failingSince"], changed["disabledOn"]) == (True, None, None)
+    assert (changed["active"], changed["failingSince"], changed["pausedOn"]) == (True, None, None)
+    assert (changed["pauseReason"], changed["disabledOn"]) == ("", None)
 
 
 def test_delete_removes_it_and_its_deliveries(system, manager):

@@ -1,13 +1,16 @@
-"""Sending: signed per Standard Webhooks, retried with backoff under the same webhook-id for
-24 hours, the endpoint disabled (and its Administrators told) after 24 hours of failures;
-redirects not followed, 1 KB of a body kept, targets checked at send time."""
+"""Sending: signed per Standard Webhooks, in order, retried with backoff (with jitter) under the
+same webhook-id, the endpoint paused (and its Administrators told) after 24 hours of failures,
+its messages kept; redirects not followed, 1 KB of a body kept, a hard deadline per attempt,
+targets checked at send time."""
 
+import io
 import json
 import socket
 from datetime import timedelta
 
 import pytest
 from django.core import mail
+from django.core.management import call_command
 from django.db import transaction
 from django.utils import timezone
 from standardwebhooks import Webhook, WebhookVerificationError
@@ -85,7 +88,7 @@ def test_a_failure_is_retried_with_backoff_under_the_same_id(system, receiver):
     delivery.send_due(endpoint.pk)
     pending.refresh_from_db()
     assert pending.attempts == 2
-    assert 14 <= (pending.next_attempt_on - pending.last_attempt_on).total_seconds() <= 16
+    assert 12 <= (pending.next_attempt_on - pending.last_attempt_on).total_seconds() <= 18
     retry_now(endpoint)
     delivery.send_due(endpoint.pk)
 
@@ -121,7 +124,41 @@ def test_retries_end_24_hours_after_the_event_with_a_last_attempt_then(system, r
     assert (pending.state, pending.attempts, pending.next_attempt_on) == ("failed", 2, None)
 
 
-def test_an_endpoint_failing_for_24_hours_is_disabled_and_its_administrators_told(
+def test_each_wait_is_drawn_within_20_percent_of_the_schedule(settings):
+    settings.WEBHOOK_RETRY_SECONDS = 100
+    waits = []
+    for _ in range(20):
+        waits.append(delivery.jittered(delivery.retry_delay(1)).total_seconds())
+    assert all(80 <= wait <= 120 for wait in waits)
+    assert len(set(waits)) > 1  # endpoints that failed together do not retry together
+
+
+def test_a_failing_endpoint_backs_off_whole_and_then_sends_in_order(system, receiver):
+    target = receiver(statuses=[500])
+    endpoint = register(system, target.url).endpoint
+    close_a_trail(system)
+    close_a_trail(system)
+
+    run = delivery.send_due(endpoint.pk)
+    close_a_trail(system)  # an event while it backs off waits behind the retry
+
+    assert run.attempts == 1  # not the second one now
+    endpoint.refresh_from_db()
+    assert endpoint.failures == 1 and endpoint.backoff_until is not None
+    waiting = WebhookDelivery.objects.order_by("id")
+    assert {row.next_attempt_on for row in waiting} == {endpoint.backoff_until}
+    assert delivery.send_due(endpoint.pk).attempts == 0
+    retry_now(endpoint)
+    delivery.send_due(endpoint.pk)
+
+    in_order = [row.message_id for row in waiting]
+    assert target.ids() == [in_order[0], *in_order]
+    assert set(waiting.values_list("state", flat=True)) == {"succeeded"}
+    endpoint.refresh_from_db()
+    assert (endpoint.failures, endpoint.failing_since, endpoint.backoff_until) == (0, None, None)
+
+
+def test_a_day_of_failures_pauses_the_endpoint_keeps_its_messages_and_tells_once(
     system, receiver, django_capture_on_commit_callbacks
 ):
     system.language = "fr"
@@ -133,25 +170,52 @@ def test_an_endpoint_failing_for_24_hours_is_disabled_and_its_administrators_tol
     endpoint = register(system, target.url).endpoint
     close_a_trail(system)
     close_a_trail(system)
-    WebhookEndpoint.objects.update(failing_since=timezone.now() - timedelta(hours=24))
-    endpoint.refresh_from_db()
+    WebhookEndpoint.objects.update(failing_since=timezone.now() - timedelta(hours=24), failures=9)
 
     with django_capture_on_commit_callbacks(execute=True):  # the notice goes on commit
         delivery.send_due(endpoint.pk)
+        close_a_trail(system)  # while paused: kept, not sent
+        assert sweep_webhooks() == 0
 
     endpoint.refresh_from_db()
-    assert endpoint.active is False and endpoint.disabled_on is not None
-    assert len(target.received) == 1  # nothing more once disabled
-    states = sorted(WebhookDelivery.objects.values_list("state", "error"))
-    assert states[0][0] == "failed" and states[1] == (
-        "failed",
-        "not sent: the webhook was disabled after 24 hours of failures",
-    )
+    assert endpoint.active is True and endpoint.paused_on is not None
+    assert endpoint.pause_reason == "answered 500" and endpoint.failures == 10
+    assert len(target.received) == 1  # nothing more once paused
+    rows = list(WebhookDelivery.objects.order_by("id"))
+    assert [(row.state, row.next_attempt_on) for row in rows] == [("pending", None)] * 3
     (notice,) = mail.outbox
     assert sorted(notice.to) == sorted([system.owner.email, "admin@example.test"])
-    assert notice.subject == f"Webhook désactivé : {system.name}"
-    assert target.url in notice.body
+    assert notice.subject == f"Webhook en pause : {system.name}"
+    assert target.url in notice.body and "answered 500" in notice.body
     assert f"/admin/webhooks/webhookendpoint/{endpoint.pk}/change/" in notice.body
+
+    target.statuses.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.resume_endpoint(endpoint=endpoint, actor=ACTOR) == 3
+    delivery.send_due(endpoint.pk)
+
+    ids = [row.message_id for row in rows]
+    assert target.ids() == [ids[0], *ids]  # the same webhook-ids, in order
+    assert set(WebhookDelivery.objects.values_list("state", flat=True)) == {"succeeded"}
+    assert len(mail.outbox) == 1
+
+
+def test_send_the_failed_ones_again_resumes_and_sends_them_first_under_their_ids(system, receiver):
+    target = receiver()
+    endpoint = register(system, target.url).endpoint
+    close_a_trail(system)
+    close_a_trail(system)
+    first, second = WebhookDelivery.objects.order_by("id")
+    WebhookDelivery.objects.filter(pk=first.pk).update(state="failed", next_attempt_on=None)
+    WebhookDelivery.objects.filter(pk=second.pk).update(next_attempt_on=None)
+    WebhookEndpoint.objects.update(paused_on=timezone.now(), failures=12, pause_reason="x")
+
+    assert services.send_failed_again(endpoint=endpoint, actor=ACTOR) == 1
+    delivery.send_due(endpoint.pk)
+
+    assert target.ids() == [first.message_id, second.message_id]
+    endpoint.refresh_from_db()
+    assert (endpoint.paused_on, endpoint.failures) == (None, 0)
 
 
 def test_redirects_are_not_followed(system, receiver):
@@ -340,13 +404,19 @@ def test_send_again_sends_under_the_same_id(system, receiver):
     assert (row.state, row.attempt_records.count()) == ("succeeded", 2)
 
 
-def test_the_sweep_sends_what_was_left_due(system, receiver):
+def test_without_a_broker_nothing_is_sent_in_the_caller_but_by_the_background_loop(
+    system, receiver
+):
     target = receiver()
     register(system, target.url)
     close_a_trail(system)  # its commit never came, so nothing was queued
 
-    assert sweep_webhooks() == 1  # tasks run in-process here
+    assert sweep_webhooks() == 1  # one endpoint with due deliveries; not sent here
+    assert target.received == []
+    out = io.StringIO()
+    call_command("send_webhooks", stdout=out)  # what `make run` runs every second
 
+    assert out.getvalue() == "Webhook attempts made: 1\n"
     assert len(target.received) == 1
     assert WebhookDelivery.objects.get().state == "succeeded"
 

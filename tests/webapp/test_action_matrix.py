@@ -46,7 +46,11 @@ EXPECTED = {
     "updates.subscriber": {"unsubscribe": ADMINS, "export_csv": ADMINS, "delete_selected": SUPER},
     "updates.delivery": {},
     "publishing.compilerequest": {},
-    "webhooks.webhookendpoint": {"delete_selected": ADMINS},
+    "webhooks.webhookendpoint": {
+        "delete_selected": ADMINS,
+        "resume": ADMINS,
+        "send_failed_again": ADMINS,
+    },
     "webhooks.webhookdelivery": {"send_again": ADMINS},
     "apikeys.apikey": {"revoke": MEMBERS},
     "apikeys.user": {"delete_selected": SUPER},

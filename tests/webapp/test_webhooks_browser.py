@@ -3,11 +3,17 @@ test's own receiver), copies the secret shown once, sends a test event, reads th
 and sends one again. A trustee of the system sees none of it."""
 
 import pytest
+from django.core.management import call_command
+from django.db import transaction
+from django.utils import timezone
 from playwright.sync_api import expect
 
-from tests.factories import MembershipFactory, TrailSystemFactory, UserFactory
+from core.actors import Actor, Via
+from tests.factories import MembershipFactory, TrailFactory, TrailSystemFactory, UserFactory
 from tests.webapp.test_browser import sign_in
+from trails.services import change_trail
 from webhooks.models import WebhookDelivery, WebhookEndpoint
+from webhooks.services import create_endpoint
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -41,7 +47,9 @@ def test_an_administrator_registers_a_webhook_tests_it_and_sends_a_delivery_agai
 
     page.click("#send-test")
     expect(page.locator(".messagelist")).to_contain_text("A test event is on its way")
-    (request,) = target.wait_for(1, timeout=10)  # tasks run in the live server here
+    assert target.received == []  # never inside the request, with no broker
+    call_command("send_webhooks")  # what `make run` runs every second beside the server
+    (request,) = target.wait_for(1, timeout=10)
     assert request.verified(secret)["type"] == "webhook.test"
     page.reload()
     row = page.locator("#result_list tbody tr").first
@@ -54,6 +62,7 @@ def test_an_administrator_registers_a_webhook_tests_it_and_sends_a_delivery_agai
     page.select_option("select[name=action]", "send_again")
     page.click("button[name=index]")
     expect(page.locator(".messagelist")).to_contain_text("Sending again: 1")
+    call_command("send_webhooks")
     again = target.wait_for(2, timeout=10)
     assert again[1].webhook_id == request.webhook_id
     assert WebhookDelivery.objects.get().attempt_records.count() == 2
@@ -62,6 +71,48 @@ def test_an_administrator_registers_a_webhook_tests_it_and_sends_a_delivery_agai
     expect(page.locator("table.webhook-attempts tr")).to_have_count(3)
     expect(page.locator("pre.webhook-payload")).to_contain_text('"type": "webhook.test"')
     screenshot("webapp-webhook-delivery", docs=True)
+
+
+def test_a_paused_webhook_says_since_when_and_why_and_resumes_in_order(
+    live_server, page, screenshot, receiver
+):
+    target = receiver()
+    owner = UserFactory(uid="owner")
+    system = TrailSystemFactory(name="Bear Creek Nordic", owner=owner)
+    actor = Actor("owner", Via.WEB_APP)
+    endpoint = create_endpoint(
+        system=system, url=target.url, events=["trail.status_changed"], actor=actor
+    ).endpoint
+    trail = TrailFactory(trail_system=system, status="Open")
+    for status in ("Caution", "Closed"):
+        with transaction.atomic():
+            change_trail(trail=trail, changes={"status": status}, actor=actor)
+    # As a day of failed attempts leaves it (webhooks.delivery.pause).
+    WebhookEndpoint.objects.update(
+        paused_on=timezone.now(),
+        failing_since=timezone.now(),
+        failures=17,
+        pause_reason="no answer within 5 s",
+    )
+    WebhookDelivery.objects.update(next_attempt_on=None)
+    sign_in(page, live_server, owner)
+
+    page.goto(f"{live_server.url}/admin/webhooks/webhookendpoint/")
+    row = page.locator("#result_list tbody tr").first
+    expect(row).to_contain_text("Paused since")
+    expect(row).to_contain_text("because 17 attempts in a row failed; the last: no answer")
+    page.click(f"#result_list a[href*='{endpoint.pk}']")
+    screenshot("webapp-webhook-paused", docs=True)
+    call_command("send_webhooks")
+    assert target.received == []  # nothing while paused
+
+    page.click("#resume")
+
+    expect(page.locator(".messagelist")).to_contain_text("2 waiting event(s) go now, in order")
+    call_command("send_webhooks")
+    ids = list(WebhookDelivery.objects.order_by("id").values_list("message_id", flat=True))
+    assert target.ids() == ids
+    expect(page.locator("#resume")).to_have_count(0)
 
 
 def test_rotating_the_secret_shows_the_new_one_once(live_server, page, receiver):

@@ -1,6 +1,8 @@
 """The web app for webhooks (an Administrator's): register an endpoint and see its signing
-secret once, change or turn it off, rotate the secret, send a test event; each endpoint's
-deliveries (time, event, response code, duration, attempts) with "Send again"."""
+secret once, change or turn it off, rotate the secret, send a test event; an endpoint paused
+after a day of failures says since when and why, with Resume and "Send the failed ones
+again"; each endpoint's deliveries (time, event, response code, duration, attempts) with
+"Send again"."""
 
 import json
 
@@ -77,15 +79,48 @@ class WebhookEndpointAdmin(DeleteThroughService, ServiceAdmin):
     def event_list(self, endpoint) -> str:
         return event_text(endpoint.events)
 
+    actions = ["resume", "send_failed_again"]
+
     @admin.display(description=_("Health"))
     def health(self, endpoint) -> str:
-        if endpoint.disabled_on:
-            return _("Disabled after 24 hours of failures (%(when)s)") % {
-                "when": moment(endpoint.disabled_on)
+        if endpoint.paused_on:
+            return _(
+                "Paused since %(when)s, because %(count)d attempts in a row failed; "
+                "the last: %(why)s"
+            ) % {
+                "when": moment(endpoint.paused_on),
+                "count": endpoint.failures,
+                "why": endpoint.pause_reason,
             }
         if endpoint.failing_since:
-            return _("Failing since %(when)s") % {"when": moment(endpoint.failing_since)}
+            return _("Failing since %(when)s; next attempt %(next)s") % {
+                "when": moment(endpoint.failing_since),
+                "next": moment(endpoint.backoff_until),
+            }
         return _("Working") if endpoint.active else _("Off")
+
+    @admin.action(description=_("Resume (send what waits, in order)"), permissions=["change"])
+    def resume(self, request, queryset):
+        rows = list(self.scoped(request, queryset, "change"))
+        for endpoint in rows:
+            services.resume_endpoint(endpoint=endpoint, actor=web_actor(request))
+        self.message_user(
+            request, _("Resumed: %(count)d webhook(s).") % {"count": len(rows)}, messages.SUCCESS
+        )
+
+    @admin.action(description=_("Send the failed ones again"), permissions=["change"])
+    def send_failed_again(self, request, queryset):
+        rows = list(self.scoped(request, queryset, "change"))
+        count = sum(
+            services.send_failed_again(endpoint=endpoint, actor=web_actor(request))
+            for endpoint in rows
+        )
+        self.message_user(
+            request,
+            _("Sending again: %(count)d failed delivery(ies), under their webhook-id.")
+            % {"count": count},
+            messages.SUCCESS,
+        )
 
     def get_fields(self, request, obj=None):
         if obj is None:
@@ -135,6 +170,8 @@ class WebhookEndpointAdmin(DeleteThroughService, ServiceAdmin):
         return [
             page(self.send_test_view, "test"),
             page(self.rotate_secret_view, "rotate"),
+            page(self.resume_view, "resume"),
+            page(self.send_failed_again_view, "send-failed"),
             *super().get_urls(),
         ]
 
@@ -152,6 +189,33 @@ class WebhookEndpointAdmin(DeleteThroughService, ServiceAdmin):
         services.send_test_event(endpoint=endpoint, actor=web_actor(request))
         messages.success(
             request, _("A test event is on its way to %(url)s.") % {"url": endpoint.url}
+        )
+        return HttpResponseRedirect(deliveries_url(endpoint))
+
+    def resume_view(self, request, object_id: str):
+        """POST only: resume sending; then the webhook's page."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        endpoint = self._changeable(request, object_id)
+        waiting = services.resume_endpoint(endpoint=endpoint, actor=web_actor(request))
+        messages.success(
+            request,
+            _("Resumed: %(count)d waiting event(s) go now, in order.") % {"count": waiting},
+        )
+        return HttpResponseRedirect(
+            reverse("admin:webhooks_webhookendpoint_change", args=[endpoint.pk])
+        )
+
+    def send_failed_again_view(self, request, object_id: str):
+        """POST only: the failed deliveries again (resuming); then its deliveries."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        endpoint = self._changeable(request, object_id)
+        count = services.send_failed_again(endpoint=endpoint, actor=web_actor(request))
+        messages.success(
+            request,
+            _("Sending again: %(count)d failed delivery(ies), under their webhook-id.")
+            % {"count": count},
         )
         return HttpResponseRedirect(deliveries_url(endpoint))
 

@@ -221,3 +221,177 @@ def test_a_worker_killed_mid_fan_out_leaves_every_subscriber_exactly_one_message
     )
     assert sorted(state for state, _ in rows) == ["failed"] + ["sent"] * (SUBSCRIBERS - 1)
     assert all(error.startswith("interrupted") for state, error in rows if state == "failed")
+
+
+NOISY_SETUP = """
+import json
+from core.actors import Actor, Via
+from tests.factories import SubscriberFactory, TrailActivityFactory, TrailFactory
+from tests.factories import TrailSystemFactory
+from webhooks.services import create_endpoint
+actor = Actor("faults", Via.WEB_APP)
+system = TrailSystemFactory()
+trails = []
+for _ in range(%(trails)d):
+    trail = TrailFactory(trail_system=system, status="Open")
+    TrailActivityFactory(trail=trail)
+    trails.append(trail.pk)
+emails = [f"a{n}@noisy.test" for n in range(3)]
+for email in emails:
+    SubscriberFactory(trail_system=system, email=email, phone="")
+neighbours = []
+for url in %(urls)r:
+    other = TrailSystemFactory()
+    neighbours.append(TrailFactory(trail_system=other, status="Open").pk)
+    create_endpoint(system=other, url=url, events=["trail.status_changed"], actor=actor)
+print(json.dumps({"system": system.pk, "owner": system.owner.uid, "trails": trails,
+                  "emails": emails, "neighbours": neighbours}))
+"""
+NEIGHBOURS_CHANGE = """
+import json
+from django.db import transaction
+from core.actors import Actor, Via
+from trails.models import Trail
+from trails.services import change_trail
+for trail in Trail.objects.filter(pk__in=%r):
+    with transaction.atomic():
+        change_trail(trail=trail, changes={"status": "Closed"}, actor=Actor("faults", Via.WEB_APP))
+print(json.dumps({}))
+"""
+WRITES_PER_SECOND = 5
+MEASURED_SECONDS = 15
+
+
+class Publications:
+    """System A's trails written in turn, WRITES_PER_SECOND a second, each flipping one trail
+    (Open, Closed, Open ...), and a watcher of A's published file: for each write, the time
+    from sending it to the first published file that shows it."""
+
+    def __init__(self, topology, noisy):
+        self.topology, self.noisy = topology, noisy
+        self.session = requests.Session()
+        self.session.headers["Authorization"] = f"Bearer {mint_emulator_token(noisy['owner'])}"
+        self.writes: list[tuple[str, str, float]] = []
+        self.published: dict[int, float] = {}
+        self.lock = threading.Lock()
+
+    def _watch(self, stop: threading.Event) -> None:
+        seen = None
+        with psycopg.connect(self.topology.postgres.url, autocommit=True) as connection:
+            while not stop.is_set():
+                (path,) = connection.execute(
+                    "SELECT geo_json_path FROM trails_trailsystem WHERE id = %s",
+                    [self.noisy["system"]],
+                ).fetchone()
+                now = time.monotonic()
+                if path and path != seen:
+                    seen = path
+                    collection = json.loads((self.topology.media_root / path).read_text())
+                    self._record(trail_statuses(collection), now)
+                time.sleep(0.05)
+
+    def _record(self, statuses: dict[str, str], now: float) -> None:
+        with self.lock:
+            for number, (trail, status, sent) in enumerate(self.writes):
+                if number not in self.published and sent <= now and statuses[trail] == status:
+                    self.published[number] = now
+
+    def latencies(self, seconds: float) -> list[float]:
+        """Write for `seconds`; the write -> published file time of each write."""
+        trails = self.noisy["trails"]
+        first = len(self.writes)
+        stop = threading.Event()
+        watcher = threading.Thread(target=self._watch, args=(stop,))
+        watcher.start()
+        started = time.monotonic()
+        try:
+            for n in range(int(seconds * WRITES_PER_SECOND)):
+                number = first + n
+                trail = trails[number % len(trails)]
+                status = "Closed" if (number // len(trails)) % 2 == 0 else "Open"
+                with self.lock:
+                    self.writes.append((trail, status, time.monotonic()))
+                response = self.session.patch(
+                    f"{self.topology.base_url}/api/v1/trails/{trail}",
+                    json={"status": status},
+                    timeout=15,
+                )
+                assert response.status_code == 200, response.text
+                time.sleep(max(0.0, started + (n + 1) / WRITES_PER_SECOND - time.monotonic()))
+            wait_until(
+                lambda: all(n in self.published for n in range(first, len(self.writes))),
+                30,
+                "every write published",
+            )
+        finally:
+            stop.set()
+            watcher.join(timeout=10)
+        return [self.published[n] - self.writes[n][2] for n in range(first, len(self.writes))]
+
+
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, round(0.95 * len(ordered)) - 1)]
+
+
+def test_slow_webhook_receivers_of_other_systems_hold_up_neither_publishing_nor_notices(
+    topology, receiver
+):
+    """20 receivers that trickle a byte every 2 s and 5 that hang, on 25 other systems."""
+    tricklers = [receiver(trickle=2.0) for _ in range(20)]
+    hangers = [receiver(delay=600) for _ in range(5)]
+    slow = tricklers + hangers
+    urls = [each.url for each in slow]
+    noisy = topology.python(NOISY_SETUP % {"trails": 25, "urls": urls})
+    publications = Publications(topology, noisy)
+    publications.latencies(2)  # the first compiles of A, before measuring
+
+    quiet = publications.latencies(MEASURED_SECONDS)
+    # The other systems' changes (their compiles done: only their webhooks are left).
+    topology.python(NEIGHBOURS_CHANGE % noisy["neighbours"])
+    wait_until(lambda: all(each.received for each in slow), 30, "every slow receiver engaged")
+    wait_until(
+        lambda: (
+            query(topology, "SELECT count(*) FROM publishing_compilerequest WHERE done_on IS NULL")[
+                0
+            ][0]
+            == 0
+        ),
+        30,
+        "the other systems compiled",
+    )
+    before = Counter(topology.smtp.recipients)
+    notice = requests.post(
+        f"{topology.base_url}/api/v1/trail-systems/{noisy['system']}/updates",
+        json={"type": "notice", "description": "Race day: trails close at noon.", "notify": True},
+        headers=publications.session.headers,
+        timeout=15,
+    )
+    assert notice.status_code == 201, notice.text
+    wait_until(
+        lambda: new_messages(topology, before) == Counter(noisy["emails"]),
+        60,
+        "the notice at every subscriber of A",
+    )
+    noisy_latencies = publications.latencies(MEASURED_SECONDS)
+    retried = sum(len(each.received) for each in slow)
+
+    assert p95(noisy_latencies) <= 1.5 * p95(quiet), (sorted(quiet), sorted(noisy_latencies))
+    assert retried > len(slow)  # they were retried meanwhile, and failed
+
+    for each in slow:  # the receivers answer again
+        each.trickle = each.delay = 0
+    wait_until(
+        lambda: (
+            query(
+                topology,
+                "SELECT count(*) FROM webhooks_webhookdelivery WHERE state = 'succeeded'",
+            )[0][0]
+            == len(slow)
+        ),
+        90,
+        "every slow endpoint's message delivered",
+    )
+    for each in slow:
+        ids = each.ids()
+        assert len(set(ids)) == 1, ids  # its one message, under its first webhook-id

@@ -1,7 +1,7 @@
 """The production topology in private processes: PostgreSQL, Redis, gunicorn, a Celery worker,
-the webhooks' Celery worker and Celery beat, each of which a fault test may stop, kill or restart. The shared
-PostgreSQL and Redis other suites use are never touched; every process here has its own
-port and is stopped when the test ends."""
+the webhooks' Celery worker and Celery beat, each of which a fault test may stop, kill or
+restart. The shared PostgreSQL and Redis other suites use are never touched; every process
+here has its own port and is stopped when the test ends."""
 
 import json
 import os
@@ -265,6 +265,9 @@ class Topology:
             "DELIVERY_LEASE_SECONDS": "10",
             # One outcome recorded at a time: a killed worker leaves exactly one message in doubt.
             "NOTIFICATION_RECORD_EVERY": "1",
+            # Webhook retries after 1 s, 3 s, 9 s, ... and swept every second.
+            "WEBHOOK_RETRY_SECONDS": "1",
+            "WEBHOOK_SWEEP_SECONDS": "1",
             "LOG_FORMAT": "text",
         }
         self.env.pop("FIREBASE_PROJECT_ID", None)

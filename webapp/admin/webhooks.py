@@ -36,6 +36,12 @@ def event_text(types) -> str:
     return ", ".join(str(EVENT_LABELS.get(event, event)) for event in types)
 
 
+def sending_failed_again(count: int) -> str:
+    return _("Sending again: %(count)d failed delivery(ies), under their webhook-id.") % {
+        "count": count
+    }
+
+
 def moment(value) -> str:
     return date_format(localtime(value), "DATETIME_FORMAT") if value else "-"
 
@@ -115,12 +121,7 @@ class WebhookEndpointAdmin(DeleteThroughService, ServiceAdmin):
             services.send_failed_again(endpoint=endpoint, actor=web_actor(request))
             for endpoint in rows
         )
-        self.message_user(
-            request,
-            _("Sending again: %(count)d failed delivery(ies), under their webhook-id.")
-            % {"count": count},
-            messages.SUCCESS,
-        )
+        self.message_user(request, sending_failed_again(count), messages.SUCCESS)
 
     def get_fields(self, request, obj=None):
         if obj is None:
@@ -181,43 +182,46 @@ class WebhookEndpointAdmin(DeleteThroughService, ServiceAdmin):
             raise Http404
         return endpoint
 
-    def send_test_view(self, request, object_id: str):
-        """POST only: a test event to this endpoint; then its deliveries."""
+    def _tool(self, request, object_id: str, act):
+        """A button of the webhook's page: POST only, on a webhook the person may change;
+        `act(endpoint, actor)` does it and returns the message to show and the page to open."""
         if request.method != "POST":
             return HttpResponseNotAllowed(["POST"])
         endpoint = self._changeable(request, object_id)
-        services.send_test_event(endpoint=endpoint, actor=web_actor(request))
-        messages.success(
-            request, _("A test event is on its way to %(url)s.") % {"url": endpoint.url}
-        )
-        return HttpResponseRedirect(deliveries_url(endpoint))
+        message, next_page = act(endpoint, web_actor(request))
+        messages.success(request, message)
+        return HttpResponseRedirect(next_page)
+
+    def send_test_view(self, request, object_id: str):
+        """A test event to this endpoint; then its deliveries."""
+
+        def act(endpoint, actor):
+            services.send_test_event(endpoint=endpoint, actor=actor)
+            message = _("A test event is on its way to %(url)s.") % {"url": endpoint.url}
+            return message, deliveries_url(endpoint)
+
+        return self._tool(request, object_id, act)
 
     def resume_view(self, request, object_id: str):
-        """POST only: resume sending; then the webhook's page."""
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
-        endpoint = self._changeable(request, object_id)
-        waiting = services.resume_endpoint(endpoint=endpoint, actor=web_actor(request))
-        messages.success(
-            request,
-            _("Resumed: %(count)d waiting event(s) go now, in order.") % {"count": waiting},
-        )
-        return HttpResponseRedirect(
-            reverse("admin:webhooks_webhookendpoint_change", args=[endpoint.pk])
-        )
+        """Resume sending; then the webhook's page."""
+
+        def act(endpoint, actor):
+            waiting = services.resume_endpoint(endpoint=endpoint, actor=actor)
+            message = _("Resumed: %(count)d waiting event(s) go now, in order.") % {
+                "count": waiting
+            }
+            return message, reverse("admin:webhooks_webhookendpoint_change", args=[endpoint.pk])
+
+        return self._tool(request, object_id, act)
 
     def send_failed_again_view(self, request, object_id: str):
-        """POST only: the failed deliveries again (resuming); then its deliveries."""
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
-        endpoint = self._changeable(request, object_id)
-        count = services.send_failed_again(endpoint=endpoint, actor=web_actor(request))
-        messages.success(
-            request,
-            _("Sending again: %(count)d failed delivery(ies), under their webhook-id.")
-            % {"count": count},
-        )
-        return HttpResponseRedirect(deliveries_url(endpoint))
+        """The failed deliveries again (resuming); then its deliveries."""
+
+        def act(endpoint, actor):
+            count = services.send_failed_again(endpoint=endpoint, actor=actor)
+            return sending_failed_again(count), deliveries_url(endpoint)
+
+        return self._tool(request, object_id, act)
 
     def rotate_secret_view(self, request, object_id: str):
         """A confirmation page; its POST makes the new secret and shows it once."""

@@ -102,6 +102,7 @@ def test_a_paused_webhook_says_since_when_and_why_and_resumes_in_order(
     expect(row).to_contain_text("Paused since")
     expect(row).to_contain_text("because 17 attempts in a row failed; the last: no answer")
     page.click(f"#result_list a[href*='{endpoint.pk}']")
+    expect(page.locator("#paused-note")).to_contain_text("Paused since")
     screenshot("webapp-webhook-paused", docs=True)
     call_command("send_webhooks")
     assert target.received == []  # nothing while paused

@@ -242,6 +242,8 @@ class WebhookEndpointAdmin(DeleteThroughService, ServiceAdmin):
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
         if obj is not None:
             context["deliveries_url"] = deliveries_url(obj)
+            if obj.paused_on:
+                context["pause_note"] = self.health(obj)
         return super().render_change_form(request, context, add, change, form_url, obj)
 
 

@@ -259,7 +259,7 @@ for trail in Trail.objects.filter(pk__in=%r):
 print(json.dumps({}))
 """
 WRITES_PER_SECOND = 5
-MEASURED_SECONDS = 15
+MEASURED_SECONDS = 12
 
 
 class Publications:
@@ -334,37 +334,13 @@ def p95(values: list[float]) -> float:
     return ordered[max(0, round(0.95 * len(ordered)) - 1)]
 
 
-def test_slow_webhook_receivers_of_other_systems_hold_up_neither_publishing_nor_notices(
-    topology, receiver
-):
-    """20 receivers that trickle a byte every 2 s and 5 that hang, on 25 other systems."""
-    tricklers = [receiver(trickle=2.0) for _ in range(20)]
-    hangers = [receiver(delay=600) for _ in range(5)]
-    slow = tricklers + hangers
-    urls = [each.url for each in slow]
-    noisy = topology.python(NOISY_SETUP % {"trails": 25, "urls": urls})
-    publications = Publications(topology, noisy)
-    publications.latencies(2)  # the first compiles of A, before measuring
-
-    quiet = publications.latencies(MEASURED_SECONDS)
-    # The other systems' changes (their compiles done: only their webhooks are left).
-    topology.python(NEIGHBOURS_CHANGE % noisy["neighbours"])
-    wait_until(lambda: all(each.received for each in slow), 30, "every slow receiver engaged")
-    wait_until(
-        lambda: (
-            query(topology, "SELECT count(*) FROM publishing_compilerequest WHERE done_on IS NULL")[
-                0
-            ][0]
-            == 0
-        ),
-        30,
-        "the other systems compiled",
-    )
+def notice_reaches_every_subscriber(topology, noisy, session) -> float:
+    """A notify notice posted on A; returns how long until each subscriber had it."""
     before = Counter(topology.smtp.recipients)
-    notice = requests.post(
+    posted = time.monotonic()
+    notice = session.post(
         f"{topology.base_url}/api/v1/trail-systems/{noisy['system']}/updates",
         json={"type": "notice", "description": "Race day: trails close at noon.", "notify": True},
-        headers=publications.session.headers,
         timeout=15,
     )
     assert notice.status_code == 201, notice.text
@@ -373,11 +349,39 @@ def test_slow_webhook_receivers_of_other_systems_hold_up_neither_publishing_nor_
         60,
         "the notice at every subscriber of A",
     )
-    noisy_latencies = publications.latencies(MEASURED_SECONDS)
-    retried = sum(len(each.received) for each in slow)
+    return time.monotonic() - posted
 
-    assert p95(noisy_latencies) <= 1.5 * p95(quiet), (sorted(quiet), sorted(noisy_latencies))
-    assert retried > len(slow)  # they were retried meanwhile, and failed
+
+def nothing_left_to_compile(topology) -> bool:
+    return query(
+        topology, "SELECT count(*) FROM publishing_compilerequest WHERE done_on IS NULL"
+    ) == [(0,)]
+
+
+def test_slow_webhook_receivers_of_other_systems_hold_up_neither_publishing_nor_notices(
+    topology, receiver
+):
+    """20 receivers that trickle a byte every 2 s and 5 that hang, on 25 other systems. The
+    same measure (a notice, then A's writes) runs before them, with them, and after them: the
+    baseline is the mean of before and after, so a machine that got busier or quieter
+    meanwhile does not decide the outcome."""
+    tricklers = [receiver(trickle=2.0) for _ in range(20)]
+    hangers = [receiver(delay=600) for _ in range(5)]
+    slow = tricklers + hangers
+    urls = [each.url for each in slow]
+    noisy = topology.python(NOISY_SETUP % {"trails": 25, "urls": urls})
+    publications = Publications(topology, noisy)
+    publications.latencies(2)  # the first compiles of A, before measuring
+
+    notice_reaches_every_subscriber(topology, noisy, publications.session)
+    before = publications.latencies(MEASURED_SECONDS)
+    # The other systems' changes (their compiles done: only their webhooks are left).
+    topology.python(NEIGHBOURS_CHANGE % noisy["neighbours"])
+    wait_until(lambda: all(each.received for each in slow), 30, "every slow receiver engaged")
+    wait_until(lambda: nothing_left_to_compile(topology), 30, "the other systems compiled")
+    noticed_in = notice_reaches_every_subscriber(topology, noisy, publications.session)
+    with_them = publications.latencies(MEASURED_SECONDS)
+    retried = sum(len(each.received) for each in slow)
 
     for each in slow:  # the receivers answer again
         each.trickle = each.delay = 0
@@ -395,3 +399,10 @@ def test_slow_webhook_receivers_of_other_systems_hold_up_neither_publishing_nor_
     for each in slow:
         ids = each.ids()
         assert len(set(ids)) == 1, ids  # its one message, under its first webhook-id
+    notice_reaches_every_subscriber(topology, noisy, publications.session)
+    after = publications.latencies(MEASURED_SECONDS)
+
+    baseline = (p95(before) + p95(after)) / 2
+    assert p95(with_them) <= 1.5 * baseline, (p95(before), p95(with_them), p95(after))
+    assert noticed_in < 60
+    assert retried > len(slow)  # they were retried meanwhile, and failed

@@ -86,6 +86,21 @@ def test_a_notices_page_shows_the_notice_fields_alone_and_saves_a_change(client)
     assert (update.description, update.severity) == ("Lift 2 open again.", "info")
 
 
+def test_a_snow_reports_page_offers_no_trails_it_is_the_whole_systems(client):
+    update = UpdateFactory(type="snowReport", description="", severity="", base_depth=80)
+    signed_in(client, update.trail_system.owner)
+    page = client.get(f"{UPDATES}{update.pk}/change/").content.decode()
+    assert 'name="base_depth"' in page
+    assert 'name="trails"' not in page and 'name="all_trails"' not in page
+    response = client.post(
+        f"{UPDATES}{update.pk}/change/",
+        {"expiration_date_0": "2099-01-01", "expiration_date_1": "12:00:00", "base_depth": "95"},
+    )
+    assert response.status_code == 302
+    update.refresh_from_db()
+    assert update.base_depth == 95
+
+
 def test_a_trustee_sees_no_subscriber_list_detail_or_export(client):
     """Subscribers' e-mail addresses and phone numbers are the Administrators' business."""
     membership = MembershipFactory(user__uid="trustee")

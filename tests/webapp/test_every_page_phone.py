@@ -68,8 +68,10 @@ MUST_VISIT = {
     },
 }
 
-# What lies beyond the screen: every enabled control whose box reaches past either side
-# (a Leaflet map's markers are reached by moving the map), and the page's own sideways scroll.
+# What lies beyond the screen: every enabled control, and every table cell (a table scrolled
+# or cut inside its box), whose box reaches past either side (a Leaflet map's markers are
+# reached by moving the map); a box that cuts or scrolls what it holds sideways; and the
+# page's own sideways scroll.
 OUT_OF_REACH = """
 (width) => {
   const found = [];
@@ -78,7 +80,7 @@ OUT_OF_REACH = """
     found.push(`the page scrolls sideways: ${page.scrollWidth} px wide`);
   }
   const controls = document.querySelectorAll(
-    'a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button]'
+    'a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], td, th'
   );
   for (const control of controls) {
     if (control.disabled || control.closest('.leaflet-container')) continue;
@@ -89,6 +91,16 @@ OUT_OF_REACH = """
       const text = (control.innerText || control.value || control.name || control.id || '').trim();
       const where = `${Math.round(box.left)}-${Math.round(box.right)}`;
       found.push(`${control.tagName.toLowerCase()} "${text.slice(0, 40)}" at x = ${where}`);
+    }
+  }
+  for (const box of document.querySelectorAll('#content *')) {
+    if (box.matches('input, textarea, select') || box.closest('.leaflet-container')) continue;
+    // (A box of 1 px is text for screen readers only.)
+    if (getComputedStyle(box).overflowX === 'visible' || box.clientWidth <= 1) continue;
+    if (box.scrollWidth > box.clientWidth + 2) {
+      const text = box.innerText.trim().slice(0, 40);
+      const sizes = `${box.scrollWidth} px in ${box.clientWidth}`;
+      found.push(`${box.tagName.toLowerCase()} "${text}" cut: ${sizes}`);
     }
   }
   return found;

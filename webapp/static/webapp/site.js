@@ -1,10 +1,11 @@
 "use strict";
-// Every page of the web app. Each cell of a list and of a table of inline rows gets its
-// column's name as data-label, which the phone layout (site.css) shows beside the value. A
+// Every page of the web app. Each cell of a list, of a table of inline rows and of another
+// table marked phone-cards gets its column's name as data-label, which the phone layout (site.css) shows beside the value. A
 // Copy button (data-copy: the id of the field or link it copies) puts that value on the
 // clipboard, or selects the field where the browser keeps the clipboard to itself.
 document.addEventListener("DOMContentLoaded", function () {
-  document.querySelectorAll("#result_list, .inline-group .tabular table").forEach(function (table) {
+  const tables = "#result_list, .inline-group .tabular table, table.phone-cards";
+  document.querySelectorAll(tables).forEach(function (table) {
     const names = Array.from(table.querySelectorAll("thead th"), function (th) {
       return th.textContent.replace(/\s+/g, " ").trim();
     });

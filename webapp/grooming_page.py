@@ -224,8 +224,8 @@ def shown_time(moment) -> str:
 def saved_message(result: GroomingResult) -> str:
     count = len(result.trails)
     return ngettext(
-        "Grooming saved: %(count)d trail groomed, shown on the map until %(until)s.",
-        "Grooming saved: %(count)d trails groomed, shown on the map until %(until)s.",
+        "Grooming saved: %(count)d trail groomed, shown on the map until %(until)s",
+        "Grooming saved: %(count)d trails groomed, shown on the map until %(until)s",
         count,
     ) % {"count": count, "until": shown_time(result.shows_until)}
 

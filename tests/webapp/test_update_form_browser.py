@@ -101,6 +101,8 @@ def test_each_type_is_added_in_one_save_with_its_own_fields_and_the_default_expi
 
     open_form(page, live_server, system, "snowReport")
     expect(page.locator(SNOW_FIELD)).to_be_visible()
+    expect(page.locator(".trail-picker")).to_be_hidden()  # a snow report is the whole system's
+    expect(page.locator("#id_all_trails")).to_be_hidden()
     expect(page.locator("#id_description")).to_be_hidden()
     page.fill(SNOW_FIELD, "85")
     report = saved(page)

@@ -69,21 +69,36 @@ def test_changing_an_update_offers_no_notify(client):
     assert 'name="notify"' not in page
 
 
-def test_a_notices_page_shows_the_notice_fields_alone_and_saves_a_change(client):
-    """Its type is fixed, so the empty snow report and surface condition fields are not offered."""
-    update = UpdateFactory(type="notice", description="Lift 2 closed.")
+NOTICE = {"type": "notice", "description": "Lift 2 closed."}
+SNOW_REPORT = {"type": "snowReport", "description": "", "severity": "", "base_depth": 80}
+
+
+@pytest.mark.parametrize(
+    ("made", "offered", "not_offered", "changes", "saved"),
+    [
+        (NOTICE, ["description", "all_trails"], ["base_depth", "conditions"],
+         {"description": "Lift 2 open again.", "severity": "info"},
+         {"description": "Lift 2 open again.", "severity": "info"}),
+        # A snow report is the whole system's: no trails to choose.
+        (SNOW_REPORT, ["base_depth"], ["trails", "all_trails", "description"],
+         {"base_depth": "95"}, {"base_depth": 95}),
+    ],
+    ids=["notice", "snowReport"],
+)  # fmt: skip
+def test_an_updates_page_shows_its_types_fields_alone_and_saves_a_change(
+    client, made, offered, not_offered, changes, saved
+):
+    """Its type is fixed, so the empty fields of the other types are not offered."""
+    update = UpdateFactory(**made)
     signed_in(client, update.trail_system.owner)
     page = client.get(f"{UPDATES}{update.pk}/change/").content.decode()
-    assert 'name="description"' in page
-    assert 'name="base_depth"' not in page and 'name="conditions"' not in page
-    response = client.post(
-        f"{UPDATES}{update.pk}/change/",
-        {"expiration_date_0": "2099-01-01", "expiration_date_1": "12:00:00",
-         "description": "Lift 2 open again.", "severity": "info"},
-    )  # fmt: skip
+    assert all(f'name="{name}"' in page for name in offered)
+    assert not any(f'name="{name}"' in page for name in not_offered)
+    expiry = {"expiration_date_0": "2099-01-01", "expiration_date_1": "12:00:00"}
+    response = client.post(f"{UPDATES}{update.pk}/change/", {**expiry, **changes})
     assert response.status_code == 302
     update.refresh_from_db()
-    assert (update.description, update.severity) == ("Lift 2 open again.", "info")
+    assert {name: getattr(update, name) for name in saved} == saved
 
 
 def test_a_trustee_sees_no_subscriber_list_detail_or_export(client):

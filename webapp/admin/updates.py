@@ -164,17 +164,21 @@ class UpdateAdmin(TrailPickerMixin, DeleteThroughService, ServiceAdmin):
     def get_fieldsets(self, request, obj=None):
         """One section per update type, so the person fills in only their type's part; an
         existing update keeps its type, so its page shows that type's section alone."""
-        common = ["expiration_date", "trails", "all_trails"]
         kinds = TYPE_FIELDS if obj is None else {obj.type: TYPE_FIELDS[obj.type]}
         sections = [
-            (None, {"fields": [*self.get_readonly_fields(request, obj), *common]}),
-            *(
-                (
-                    UpdateType(kind).label,
-                    {"fields": list(names), "classes": ["update-type", f"update-type-{kind}"]},
-                )
-                for kind, names in kinds.items()
-            ),
+            (None, {"fields": [*self.get_readonly_fields(request, obj), "expiration_date"]})
+        ]
+        # A snow report is the whole system's: its form has no trails to choose.
+        about_trails = [f"update-type-{kind}" for kind in kinds if kind != UpdateType.SNOW_REPORT]
+        if about_trails:
+            trails = {"fields": ["trails", "all_trails"], "classes": ["update-type", *about_trails]}
+            sections.append((_("Trails"), trails))
+        sections += [
+            (
+                UpdateType(kind).label,
+                {"fields": list(names), "classes": ["update-type", f"update-type-{kind}"]},
+            )
+            for kind, names in kinds.items()
         ]
         if obj is None:
             sections[0][1]["fields"][:0] = ["trail_system", "type"]

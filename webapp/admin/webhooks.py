@@ -327,7 +327,12 @@ class WebhookDeliveryAdmin(ReadOnlyAdmin):
                 for attempt in attempts
             ),
         )
-        return format_html("<table class='webhook-attempts'><tr>{}</tr>{}</table>", head, rows)
+        return format_html(
+            "<table class='webhook-attempts phone-cards'><thead><tr>{}</tr></thead>"
+            "<tbody>{}</tbody></table>",
+            head,
+            rows,
+        )
 
     def get_list_display(self, request):
         """One endpoint's deliveries (its page's link) need not name it on every row."""

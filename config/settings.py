@@ -23,6 +23,7 @@ from django.core.exceptions import ImproperlyConfigured
 from pythonjsonlogger.core import RESERVED_ATTRS
 
 from core.limits import REQUEST_BODY_MAX
+from core.open_files import open_file_limit, streams_for_open_files
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 ENV_FILE = os.environ.get("ENV_FILE", str(BASE_DIR / ".env"))
@@ -381,6 +382,18 @@ MAP_TILE_ATTRIBUTION = os.environ.get("MAP_TILE_ATTRIBUTION", "")
 # keep proxies from closing an idle stream.
 STREAM_BASE_URL = os.environ.get("STREAM_BASE_URL", "").rstrip("/")
 STREAM_HEARTBEAT_SECONDS = max(float(os.environ.get("STREAM_HEARTBEAT_SECONDS", "15")), 1.0)
+# Bounds of the streams a process holds (docs/operators/streams.md): per client address (an
+# IPv6 client by its /64, behind TRUSTED_PROXIES the client they name), then 429; in all, then
+# 503. By default the process keeps a tenth of its open-file limit (at least 100) for the
+# database, Redis, the listener and ordinary requests. A stream whose writes wait longer than
+# STREAM_WRITE_TIMEOUT_SECONDS (a client that stopped reading) is dropped.
+STREAM_MAX_PER_CLIENT = max(int(os.environ.get("STREAM_MAX_PER_CLIENT", "20")), 1)
+STREAM_MAX_CONNECTIONS = max(
+    int(os.environ.get("STREAM_MAX_CONNECTIONS") or streams_for_open_files(open_file_limit())), 1
+)
+STREAM_WRITE_TIMEOUT_SECONDS = max(
+    float(os.environ.get("STREAM_WRITE_TIMEOUT_SECONDS", "30")), 1.0
+)
 # Rate limits of the public sign-up count in this cache: Redis when there is one, so every
 # web process shares the counts; process memory in the embedded default.
 CACHES = {

@@ -574,16 +574,21 @@ AUTH_PASSWORD_VALIDATORS = [
 # E-mailed sign-in links: 15 minutes, single use (signing in changes last_login).
 SESAME_MAX_AGE = 15 * 60
 SESAME_ONE_TIME = True
-# Failed passwords: 5 per account or per client address (core.clients: behind TRUSTED_PROXIES
-# the client it names, an IPv6 client by its /64), then 15 minutes' wait for the password form
-# only. ID tokens and e-mailed links cannot be guessed; they are never locked out
-# (webapp.throttling).
+# Wrong passwords: 5 for one account (from any address) lock that account's password form, 50
+# from one client address (across accounts; core.clients: behind TRUSTED_PROXIES the client it
+# names, an IPv6 client by its /64) lock the address's, for 15 minutes after the last one. ID
+# tokens and e-mailed links cannot be guessed; they are never locked out, and a success clears
+# no failures (webapp.throttling).
+AXES_HANDLER = "webapp.throttling.PasswordLockouts"
 AXES_CLIENT_IP_CALLABLE = "core.clients.counted_client"
+AXES_USERNAME_CALLABLE = "webapp.throttling.username_of"
 AXES_WHITELIST_CALLABLE = "webapp.throttling.not_a_password"
 AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
+AXES_ADDRESS_FAILURE_LIMIT = int(os.environ.get("AXES_ADDRESS_FAILURE_LIMIT", "50"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("AXES_COOLOFF_MINUTES", "15")))
 AXES_LOCKOUT_PARAMETERS = "webapp.throttling.lockout_parameters"
-AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "webapp.signin.password_locked"
+AXES_RESET_ON_SUCCESS = False
 AXES_VERBOSE = False
 AXES_ENABLE_ACCESS_FAILURE_LOG = True
 # The login page's Firebase Web SDK sign-in; off unless both are set.

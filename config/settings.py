@@ -391,9 +391,7 @@ STREAM_MAX_PER_CLIENT = max(int(os.environ.get("STREAM_MAX_PER_CLIENT", "20")), 
 STREAM_MAX_CONNECTIONS = max(
     int(os.environ.get("STREAM_MAX_CONNECTIONS") or streams_for_open_files(open_file_limit())), 1
 )
-STREAM_WRITE_TIMEOUT_SECONDS = max(
-    float(os.environ.get("STREAM_WRITE_TIMEOUT_SECONDS", "30")), 1.0
-)
+STREAM_WRITE_TIMEOUT_SECONDS = max(float(os.environ.get("STREAM_WRITE_TIMEOUT_SECONDS", "30")), 1.0)
 # Rate limits of the public sign-up count in this cache: Redis when there is one, so every
 # web process shares the counts; process memory in the embedded default.
 CACHES = {

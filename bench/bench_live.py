@@ -139,9 +139,16 @@ class Topology:
         self.log.close()
 
 
+def client_address(index: int, per_address: int = 20) -> str:
+    """A loopback address of its own for every `per_address` streams (riders behind one
+    address): the stream process holds at most STREAM_MAX_PER_CLIENT (20) of one address."""
+    group = index // per_address
+    return f"127.1.{group // 250}.{group % 250 + 1}"
+
+
 class StreamClients(_FORK.Process):
-    """Opens `count` streams of a system at a steady pace and holds them; counts the streams
-    that received a `published` event."""
+    """Opens `count` streams of a system at a steady pace, 20 from each address, and holds
+    them; counts the streams that received a `published` event."""
 
     def __init__(self, system_id: str, count: int):
         super().__init__(daemon=True)
@@ -155,9 +162,11 @@ class StreamClients(_FORK.Process):
     def run(self) -> None:
         asyncio.run(self._hold())
 
-    async def _one(self) -> None:
+    async def _one(self, index: int) -> None:
         try:
-            reader, writer = await asyncio.open_connection(HOST, STREAM_PORT)
+            reader, writer = await asyncio.open_connection(
+                HOST, STREAM_PORT, local_addr=(client_address(index), 0)
+            )
             writer.write(f"GET {self.path} HTTP/1.1\r\nHost: {HOST}\r\n\r\n".encode())
             head = await reader.readuntil(b"\r\n\r\n")
             if b" 200 " not in head.split(b"\r\n", 1)[0]:
@@ -177,8 +186,8 @@ class StreamClients(_FORK.Process):
 
     async def _hold(self) -> None:
         tasks = []
-        for _ in range(self.count):
-            tasks.append(asyncio.create_task(self._one()))
+        for index in range(self.count):
+            tasks.append(asyncio.create_task(self._one(index)))
             await asyncio.sleep(1 / STREAMS_OPENED_PER_SECOND)
         while not self.stop.is_set():
             await asyncio.sleep(0.2)

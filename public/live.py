@@ -31,7 +31,7 @@ import orjson
 from django.conf import settings
 from django.db import close_old_connections, connection
 
-from core import listening
+from core import listening, memory
 from core.dates import iso_ms
 from public.selectors import read_published
 from publishing.storage import absolute_public_url
@@ -45,6 +45,10 @@ RECENT_EVENTS = 32
 FEED_KEEP_SECONDS = 600.0
 # Trails and points listed in one event's changes; more set otherChanges.
 MAX_LISTED = 100
+# Streams closed after which the hub hands the freed memory back to the system (core.memory).
+GIVE_BACK_AFTER_CLOSED = 200
+# How often the hub's thread looks for idle feeds to forget and memory to give back.
+HOUSEKEEPING_SECONDS = 5.0
 # How long a browser waits before it reconnects a dropped stream (the SSE retry field).
 RETRY_MILLISECONDS = 2000
 RETRY_FRAME = f"retry: {RETRY_MILLISECONDS}\n\n".encode()
@@ -206,6 +210,7 @@ class Admissions:
         self.lock = threading.Lock()
         self.by_client: Counter[str] = Counter()
         self.total = 0
+        self.closed_since_give_back = 0
 
     def admit(self, client: str) -> Refusal | None:
         """Counts the stream in (release it when it ends), or says why not."""
@@ -225,6 +230,15 @@ class Admissions:
             else:
                 self.by_client[client] -= 1
             self.total = max(self.total - 1, 0)
+            self.closed_since_give_back += 1
+
+    def memory_to_give_back(self) -> bool:
+        """Whether enough streams closed since the last time to hand their memory back."""
+        with self.lock:
+            if self.closed_since_give_back < GIVE_BACK_AFTER_CLOSED:
+                return False
+            self.closed_since_give_back = 0
+            return True
 
     def clear(self) -> None:
         """Forget every stream (stop(): their ends come later, and count nothing)."""
@@ -349,11 +363,13 @@ class Hub:
     def _run(self) -> None:
         forgotten = time.monotonic()
         while True:
-            if time.monotonic() - forgotten > FEED_KEEP_SECONDS / 10:
+            if time.monotonic() - forgotten > HOUSEKEEPING_SECONDS:
                 self._forget_idle()
+                if admissions.memory_to_give_back():
+                    memory.give_back()
                 forgotten = time.monotonic()
             try:
-                system_id = self.pending.get(timeout=FEED_KEEP_SECONDS / 10)
+                system_id = self.pending.get(timeout=HOUSEKEEPING_SECONDS)
             except queue.Empty:
                 continue
             batch = {system_id}

@@ -24,6 +24,8 @@ import subprocess
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from apikeys.models import User
@@ -195,18 +197,20 @@ class StreamClients(_FORK.Process):
             task.cancel()
 
 
-def _legacy_rate(wrk: str, server_pid: int, url: str) -> tuple[float, float]:
-    """Median requests per second and server CPU ms per request over LEGACY_ROUNDS rounds."""
-    rounds = [_requests_per_second(wrk, server_pid, url) for _ in range(LEGACY_ROUNDS)]
+def legacy_rate(
+    topology: Topology, legacy_id: str, *, warm_up: bool = False
+) -> tuple[float, float]:
+    """Median legacy /ts requests per second and the topology's CPU ms per request over
+    LEGACY_ROUNDS rounds (after a round of warm-up when asked)."""
+    wrk, pid, url = _wrk_binary(), topology.process.pid, f"{BASE}/legacy/ts/{legacy_id}"
+    if warm_up:
+        _requests_per_second(wrk, pid, url)
+    rounds = [_requests_per_second(wrk, pid, url) for _ in range(LEGACY_ROUNDS)]
     return statistics.median(r[0] for r in rounds), statistics.median(r[1] for r in rounds)
 
 
 def _streams_and_legacy(topology: Topology, system_id: str, legacy_id: str, key: str) -> dict:
-    wrk = _wrk_binary()
-    url = f"{BASE}/legacy/ts/{legacy_id}"
-    pid = topology.process.pid
-    _requests_per_second(wrk, pid, url)  # warm-up
-    without, cpu_without = _legacy_rate(wrk, pid, url)
+    without, cpu_without = legacy_rate(topology, legacy_id, warm_up=True)
     clients = StreamClients(system_id, STREAMS)
     clients.start()
     started = time.monotonic()
@@ -222,7 +226,7 @@ def _streams_and_legacy(topology: Topology, system_id: str, legacy_id: str, key:
         idle_from, idle_cpu = time.monotonic(), cpu_seconds([stream_pid])
         time.sleep(IDLE_SECONDS)
         idle = (cpu_seconds([stream_pid]) - idle_cpu) / (time.monotonic() - idle_from)
-        with_streams, cpu_with = _legacy_rate(wrk, pid, url)
+        with_streams, cpu_with = legacy_rate(topology, legacy_id)
         still_open = clients.opened.value
         _send("POST", f"/api/v1/trail-systems/{system_id}/compile", key, {})
     except Exception:
@@ -349,40 +353,45 @@ def _key() -> str:
     return create_api_key(user)[1]
 
 
-def run() -> dict[str, dict]:
-    from playwright.sync_api import sync_playwright
-
+@contextmanager
+def demo_topology(prefix: str) -> Iterator[tuple[Topology, object, str, str]]:
+    """The Procfile's topology on the demo system: (topology, demo system, bench_legacy's
+    500-trail system id, an API key), stopped afterwards."""
     from demo.loader import load_demo  # Django is set up by the runner
 
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # Playwright's loop in this thread
-    random.seed(7)
     legacy_id = _seed()
     key = _key()
-    results = {}
-    with (
-        real_broker("bench-live") as queue,
-        tempfile.TemporaryDirectory(prefix="bench-live-") as folder,
-    ):
+    with real_broker(prefix) as queue, tempfile.TemporaryDirectory(prefix=f"{prefix}-") as folder:
         topology = Topology(queue, Path(folder))
         try:
             system, _ = load_demo()
             topology.wait_until_up(system.pk)
-            with sync_playwright() as playwright:
-                browser = _chromium(playwright)
-                results["Live map: write to change in an open page (the demo)"] = {
-                    "set-up": _set_up(),
-                    **_write_to_visible(browser, system.pk, key),
-                }
-                results["Live map: first render on a throttled phone (demo map)"] = (
-                    _throttled_first_render(browser, system.pk)
-                )
-                browser.close()
-            results[f"Live map: {STREAMS:,} streams held, legacy beside them"] = {
-                "set-up": _set_up(),
-                **_streams_and_legacy(topology, system.pk, legacy_id, key),
-            }
+            yield topology, system, legacy_id, key
         finally:
             topology.stop()
+
+
+def run() -> dict[str, dict]:
+    from playwright.sync_api import sync_playwright
+
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # Playwright's loop in this thread
+    random.seed(7)
+    results = {}
+    with demo_topology("bench-live") as (topology, system, legacy_id, key):
+        with sync_playwright() as playwright:
+            browser = _chromium(playwright)
+            results["Live map: write to change in an open page (the demo)"] = {
+                "set-up": _set_up(),
+                **_write_to_visible(browser, system.pk, key),
+            }
+            results["Live map: first render on a throttled phone (demo map)"] = (
+                _throttled_first_render(browser, system.pk)
+            )
+            browser.close()
+        results[f"Live map: {STREAMS:,} streams held, legacy beside them"] = {
+            "set-up": _set_up(),
+            **_streams_and_legacy(topology, system.pk, legacy_id, key),
+        }
     return results
 
 

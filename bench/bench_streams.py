@@ -17,25 +17,22 @@ import asyncio
 import os
 import socket
 import statistics
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 from bench.bench_freshness import _percentile
-from bench.bench_legacy import _requests_per_second, _seed, _wrk_binary
 from bench.bench_live import (
     _FORK,
-    BASE,
     HOST,
     STREAM_PORT,
     StreamClients,
     Topology,
-    _key,
-    _legacy_rate,
     _send,
+    _set_up,
+    demo_topology,
+    legacy_rate,
 )
-from bench.common import real_broker
 from core.open_files import streams_for_open_files
 
 STREAMS = int(os.environ.get("BENCH_STREAMS", "5000"))
@@ -188,16 +185,12 @@ class Rider(threading.Thread):
 def _one_address(topology: Topology, system_id: str, legacy_id: str, key: str) -> dict:
     from trails.models import Trail  # Django is set up by the runner
 
-    wrk = _wrk_binary()
-    url = f"{BASE}/legacy/ts/{legacy_id}"
-    pid = topology.process.pid
-    _requests_per_second(wrk, pid, url)  # warm-up
-    without, _ = _legacy_rate(wrk, pid, url)
+    without, _ = legacy_rate(topology, legacy_id, warm_up=True)
     attacker = Attacker(system_id)
     attacker.start()
     try:
         time.sleep(1)
-        with_attack, _ = _legacy_rate(wrk, pid, url)
+        with_attack, _ = legacy_rate(topology, legacy_id)
         rider = Rider(system_id)
         rider.start()
         rider.live.wait(10)
@@ -234,36 +227,15 @@ def _one_address(topology: Topology, system_id: str, legacy_id: str, key: str) -
 
 
 def run() -> dict[str, dict]:
-    from demo.loader import load_demo  # Django is set up by the runner
-
-    legacy_id = _seed()
-    key = _key()
     results = {}
-    with (
-        real_broker("bench-streams") as queue,
-        tempfile.TemporaryDirectory(prefix="bench-streams-") as folder,
-    ):
-        topology = Topology(queue, Path(folder))
-        try:
-            system, _ = load_demo()
-            topology.wait_until_up(system.pk)
-            stream_pid = topology.pid_of("uvicorn")
-            results[f"Live map: stream process memory, {STREAMS:,} streams and after"] = {
-                "set-up": _set_up(),
-                **_memory(stream_pid, system.pk),
-            }
-            results[f"Live map: {ATTACK:,} stream requests from one address"] = {
-                "set-up": _set_up(),
-                **_one_address(topology, system.pk, legacy_id, key),
-            }
-        finally:
-            topology.stop()
+    with demo_topology("bench-streams") as (topology, system, legacy_id, key):
+        stream_pid = topology.pid_of("uvicorn")
+        results[f"Live map: stream process memory, {STREAMS:,} streams and after"] = {
+            "set-up": _set_up(),
+            **_memory(stream_pid, system.pk),
+        }
+        results[f"Live map: {ATTACK:,} stream requests from one address"] = {
+            "set-up": _set_up(),
+            **_one_address(topology, system.pk, legacy_id, key),
+        }
     return results
-
-
-def _set_up() -> str:
-    return (
-        "honcho running the Procfile (uvicorn serves the streams); clients on loopback "
-        f"addresses of their own; {os.cpu_count()} CPUs; load average "
-        f"{os.getloadavg()[0]:.1f} at the end"
-    )

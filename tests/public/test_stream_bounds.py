@@ -15,7 +15,7 @@ from django.db import transaction
 from core.compiles import request_compile
 from public import live
 from tests.factories import TrailFactory, TrailSystemFactory
-from tests.public.test_live import parse
+from tests.public.test_live import http_scope, parse
 from trails.models import Trail
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -70,20 +70,7 @@ class StreamServer:
 
     def get(self, path: str, address: str, headers: tuple = ()) -> Connection:
         async def request() -> Connection:
-            scope = {
-                "type": "http",
-                "asgi": {"version": "3.0"},
-                "http_version": "1.1",
-                "method": "GET",
-                "scheme": "http",
-                "path": path,
-                "raw_path": path.encode(),
-                "query_string": b"",
-                "root_path": "",
-                "headers": [(b"host", b"testserver"), *headers],
-                "client": (address, 50000),
-                "server": ("testserver", 80),
-            }
+            scope = http_scope(path, headers, address)
             communicator = ApplicationCommunicator(self.application, scope)
             await communicator.send_input({"type": "http.request", "body": b""})
             return Connection(self, communicator, await communicator.receive_output(timeout=10))
@@ -205,14 +192,7 @@ def test_a_client_that_stops_reading_is_dropped(system, settings):
     from config.asgi import application
 
     settings.STREAM_WRITE_TIMEOUT_SECONDS = 1
-    scope = {
-        "type": "http",
-        "method": "GET",
-        "path": events(system),
-        "query_string": b"",
-        "headers": [],
-        "client": ("203.0.113.7", 50000),
-    }
+    scope = http_scope(events(system), address="203.0.113.7")
     sent: list[dict] = []
 
     async def receive() -> dict:

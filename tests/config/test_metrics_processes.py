@@ -4,6 +4,7 @@ of whichever worker took the scrape."""
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -13,6 +14,8 @@ from pathlib import Path
 import httpx
 import pytest
 from django.conf import settings
+from prometheus_client import CollectorRegistry
+from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.ports import free_port
@@ -74,34 +77,46 @@ def web(tmp_path):
         log.close()
 
 
-def healthz_requests(body: str) -> float:
-    for family in text_string_to_metric_families(body):
-        for sample in family.samples:
-            if (
-                sample.name == "django_http_requests_total_by_view_transport_method_total"
-                and sample.labels.get("view") == "healthz"
-            ):
-                return sample.value
-    return 0.0
+def healthz_requests(families) -> float:
+    return sum(
+        sample.value
+        for family in families
+        for sample in family.samples
+        if sample.name == "django_http_requests_total_by_view_transport_method_total"
+        and sample.labels.get("view") == "healthz"
+    )
 
 
-def test_two_scrapes_after_both_workers_answered_show_the_same_totals(web):
+def scraped(base: str) -> float:
+    body = httpx.get(f"{base}/metrics", timeout=10).text
+    return healthz_requests(text_string_to_metric_families(body))
+
+
+def per_worker(directory: Path, scratch: Path) -> dict[str, float]:
+    """Each worker's own count, read from its file alone (prometheus_client's reader)."""
+    counts = {}
+    for path in directory.glob("counter_*.db"):
+        alone = scratch / path.stem
+        alone.mkdir(exist_ok=True)
+        shutil.copy(path, alone / path.name)
+        registry = CollectorRegistry()
+        MultiProcessCollector(registry, path=str(alone))
+        counts[path.stem.removeprefix("counter_")] = healthz_requests(registry.collect())
+    return counts
+
+
+def test_two_scrapes_after_both_workers_answered_show_the_same_totals(web, tmp_path):
     base, directory = web
-    # The readiness probe's own requests count too: start from what they left.
-    before = healthz_requests(httpx.get(f"{base}/metrics", timeout=10).text)
-
-    def workers_counting() -> set[str]:
-        return {re.search(r"_(\d+)\.db$", path.name).group(1) for path in directory.glob("*.db")}
-
-    sent = 0
     deadline = time.monotonic() + 60
     with ThreadPoolExecutor(BATCH) as pool:
-        while len(workers_counting()) < 2:  # until both workers have answered (one may boot)
-            assert time.monotonic() < deadline, "two workers never counted in the shared directory"
+        # Until both workers have answered some (one may still be starting).
+        while sum(1 for n in per_worker(directory, tmp_path).values() if n) < 2:
+            assert time.monotonic() < deadline, "the workers do not count in one directory"
             answers = pool.map(lambda _: httpx.get(f"{base}/healthz", timeout=10), range(BATCH))
             assert {answer.status_code for answer in answers} == {200}
-            sent += BATCH
+    workers = per_worker(directory, tmp_path)
 
-    scrapes = [httpx.get(f"{base}/metrics", timeout=10).text for _ in range(2)]
+    scrapes = [scraped(base), scraped(base)]
 
-    assert [healthz_requests(body) - before for body in scrapes] == [sent, sent]
+    assert scrapes == [sum(workers.values())] * 2
+    assert all(scrapes[0] > count for count in workers.values())

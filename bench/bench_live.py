@@ -116,19 +116,30 @@ class Topology:
         raise RuntimeError("the topology did not answer")
 
     def pid_of(self, program: str) -> int:
-        """The first process under honcho whose command line names `program`."""
-        children = {self.process.pid}
-        for _ in range(3):  # honcho -> shell -> program
-            for stat in Path("/proc").glob("[0-9]*/stat"):
-                try:
-                    parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-                    command = (stat.parent / "cmdline").read_bytes()
-                except OSError:
-                    continue
-                if parent in children:
-                    if program.encode() in command:
-                        return int(stat.parent.name)
-                    children.add(int(stat.parent.name))
+        """The process under honcho whose command line names `program`: the program itself,
+        not the shell honcho runs its line through (honcho -> /bin/sh -c -> program)."""
+        processes: dict[int, tuple[int, bytes]] = {}
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+                processes[int(stat.parent.name)] = (parent, (stat.parent / "cmdline").read_bytes())
+            except OSError:
+                continue
+
+        def named_child(of: set[int]) -> int | None:
+            return min(
+                (pid for pid, (parent, command) in processes.items()
+                 if parent in of and program.encode() in command),
+                default=None,
+            )  # fmt: skip
+
+        parents = {self.process.pid}
+        for _ in range(3):
+            found = named_child(parents)
+            if found is not None:
+                shell = processes[found][1].split(b"\0", 1)[0].endswith(b"sh")
+                return (named_child({found}) if shell else None) or found
+            parents = {pid for pid, (parent, _) in processes.items() if parent in parents}
         raise RuntimeError(f"no {program} process in the topology")
 
     def stop(self) -> None:

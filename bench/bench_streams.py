@@ -50,20 +50,6 @@ def _status(pid: int, field: str) -> int:
     raise KeyError(field)
 
 
-def _server_pid(line_pid: int) -> int:
-    """The uvicorn process of the Procfile's line: honcho runs the line through a shell, whose
-    child it is (or the shell itself, when it exec'd it)."""
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-            command = (stat.parent / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if parent == line_pid and b"uvicorn" in command:
-            return int(stat.parent.name)
-    return line_pid
-
-
 def _rss_mb(pid: int) -> float:
     return _status(pid, "VmRSS") / 1024
 
@@ -250,7 +236,7 @@ def _one_address(topology: Topology, system_id: str, legacy_id: str, key: str) -
 def run() -> dict[str, dict]:
     results = {}
     with demo_topology("bench-streams") as (topology, system, legacy_id, key):
-        stream_pid = _server_pid(topology.pid_of("uvicorn"))
+        stream_pid = topology.pid_of("uvicorn")
         results[f"Live map: stream process memory, {STREAMS:,} streams and after"] = {
             "set-up": _set_up(),
             **_memory(stream_pid, system.pk),

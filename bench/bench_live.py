@@ -24,6 +24,8 @@ import subprocess
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from apikeys.models import User
@@ -114,19 +116,30 @@ class Topology:
         raise RuntimeError("the topology did not answer")
 
     def pid_of(self, program: str) -> int:
-        """The first process under honcho whose command line names `program`."""
-        children = {self.process.pid}
-        for _ in range(3):  # honcho -> shell -> program
-            for stat in Path("/proc").glob("[0-9]*/stat"):
-                try:
-                    parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-                    command = (stat.parent / "cmdline").read_bytes()
-                except OSError:
-                    continue
-                if parent in children:
-                    if program.encode() in command:
-                        return int(stat.parent.name)
-                    children.add(int(stat.parent.name))
+        """The process under honcho whose command line names `program`: the program itself,
+        not the shell honcho runs its line through (honcho -> /bin/sh -c -> program)."""
+        processes: dict[int, tuple[int, bytes]] = {}
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+                processes[int(stat.parent.name)] = (parent, (stat.parent / "cmdline").read_bytes())
+            except OSError:
+                continue
+
+        def named_child(of: set[int]) -> int | None:
+            return min(
+                (pid for pid, (parent, command) in processes.items()
+                 if parent in of and program.encode() in command),
+                default=None,
+            )  # fmt: skip
+
+        parents = {self.process.pid}
+        for _ in range(3):
+            found = named_child(parents)
+            if found is not None:
+                shell = processes[found][1].split(b"\0", 1)[0].endswith(b"sh")
+                return (named_child({found}) if shell else None) or found
+            parents = {pid for pid, (parent, _) in processes.items() if parent in parents}
         raise RuntimeError(f"no {program} process in the topology")
 
     def stop(self) -> None:
@@ -139,9 +152,16 @@ class Topology:
         self.log.close()
 
 
+def client_address(index: int, per_address: int = 20) -> str:
+    """A loopback address of its own for every `per_address` streams (riders behind one
+    address): the stream process holds at most STREAM_MAX_PER_CLIENT (20) of one address."""
+    group = index // per_address
+    return f"127.1.{group // 250}.{group % 250 + 1}"
+
+
 class StreamClients(_FORK.Process):
-    """Opens `count` streams of a system at a steady pace and holds them; counts the streams
-    that received a `published` event."""
+    """Opens `count` streams of a system at a steady pace, 20 from each address, and holds
+    them; counts the streams that received a `published` event."""
 
     def __init__(self, system_id: str, count: int):
         super().__init__(daemon=True)
@@ -155,9 +175,11 @@ class StreamClients(_FORK.Process):
     def run(self) -> None:
         asyncio.run(self._hold())
 
-    async def _one(self) -> None:
+    async def _one(self, index: int) -> None:
         try:
-            reader, writer = await asyncio.open_connection(HOST, STREAM_PORT)
+            reader, writer = await asyncio.open_connection(
+                HOST, STREAM_PORT, local_addr=(client_address(index), 0)
+            )
             writer.write(f"GET {self.path} HTTP/1.1\r\nHost: {HOST}\r\n\r\n".encode())
             head = await reader.readuntil(b"\r\n\r\n")
             if b" 200 " not in head.split(b"\r\n", 1)[0]:
@@ -177,8 +199,8 @@ class StreamClients(_FORK.Process):
 
     async def _hold(self) -> None:
         tasks = []
-        for _ in range(self.count):
-            tasks.append(asyncio.create_task(self._one()))
+        for index in range(self.count):
+            tasks.append(asyncio.create_task(self._one(index)))
             await asyncio.sleep(1 / STREAMS_OPENED_PER_SECOND)
         while not self.stop.is_set():
             await asyncio.sleep(0.2)
@@ -186,18 +208,20 @@ class StreamClients(_FORK.Process):
             task.cancel()
 
 
-def _legacy_rate(wrk: str, server_pid: int, url: str) -> tuple[float, float]:
-    """Median requests per second and server CPU ms per request over LEGACY_ROUNDS rounds."""
-    rounds = [_requests_per_second(wrk, server_pid, url) for _ in range(LEGACY_ROUNDS)]
+def legacy_rate(
+    topology: Topology, legacy_id: str, *, warm_up: bool = False
+) -> tuple[float, float]:
+    """Median legacy /ts requests per second and the topology's CPU ms per request over
+    LEGACY_ROUNDS rounds (after a round of warm-up when asked)."""
+    wrk, pid, url = _wrk_binary(), topology.process.pid, f"{BASE}/legacy/ts/{legacy_id}"
+    if warm_up:
+        _requests_per_second(wrk, pid, url)
+    rounds = [_requests_per_second(wrk, pid, url) for _ in range(LEGACY_ROUNDS)]
     return statistics.median(r[0] for r in rounds), statistics.median(r[1] for r in rounds)
 
 
 def _streams_and_legacy(topology: Topology, system_id: str, legacy_id: str, key: str) -> dict:
-    wrk = _wrk_binary()
-    url = f"{BASE}/legacy/ts/{legacy_id}"
-    pid = topology.process.pid
-    _requests_per_second(wrk, pid, url)  # warm-up
-    without, cpu_without = _legacy_rate(wrk, pid, url)
+    without, cpu_without = legacy_rate(topology, legacy_id, warm_up=True)
     clients = StreamClients(system_id, STREAMS)
     clients.start()
     started = time.monotonic()
@@ -213,7 +237,7 @@ def _streams_and_legacy(topology: Topology, system_id: str, legacy_id: str, key:
         idle_from, idle_cpu = time.monotonic(), cpu_seconds([stream_pid])
         time.sleep(IDLE_SECONDS)
         idle = (cpu_seconds([stream_pid]) - idle_cpu) / (time.monotonic() - idle_from)
-        with_streams, cpu_with = _legacy_rate(wrk, pid, url)
+        with_streams, cpu_with = legacy_rate(topology, legacy_id)
         still_open = clients.opened.value
         _send("POST", f"/api/v1/trail-systems/{system_id}/compile", key, {})
     except Exception:
@@ -340,40 +364,45 @@ def _key() -> str:
     return create_api_key(user)[1]
 
 
-def run() -> dict[str, dict]:
-    from playwright.sync_api import sync_playwright
-
+@contextmanager
+def demo_topology(prefix: str) -> Iterator[tuple[Topology, object, str, str]]:
+    """The Procfile's topology on the demo system: (topology, demo system, bench_legacy's
+    500-trail system id, an API key), stopped afterwards."""
     from demo.loader import load_demo  # Django is set up by the runner
 
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # Playwright's loop in this thread
-    random.seed(7)
     legacy_id = _seed()
     key = _key()
-    results = {}
-    with (
-        real_broker("bench-live") as queue,
-        tempfile.TemporaryDirectory(prefix="bench-live-") as folder,
-    ):
+    with real_broker(prefix) as queue, tempfile.TemporaryDirectory(prefix=f"{prefix}-") as folder:
         topology = Topology(queue, Path(folder))
         try:
             system, _ = load_demo()
             topology.wait_until_up(system.pk)
-            with sync_playwright() as playwright:
-                browser = _chromium(playwright)
-                results["Live map: write to change in an open page (the demo)"] = {
-                    "set-up": _set_up(),
-                    **_write_to_visible(browser, system.pk, key),
-                }
-                results["Live map: first render on a throttled phone (demo map)"] = (
-                    _throttled_first_render(browser, system.pk)
-                )
-                browser.close()
-            results[f"Live map: {STREAMS:,} streams held, legacy beside them"] = {
-                "set-up": _set_up(),
-                **_streams_and_legacy(topology, system.pk, legacy_id, key),
-            }
+            yield topology, system, legacy_id, key
         finally:
             topology.stop()
+
+
+def run() -> dict[str, dict]:
+    from playwright.sync_api import sync_playwright
+
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # Playwright's loop in this thread
+    random.seed(7)
+    results = {}
+    with demo_topology("bench-live") as (topology, system, legacy_id, key):
+        with sync_playwright() as playwright:
+            browser = _chromium(playwright)
+            results["Live map: write to change in an open page (the demo)"] = {
+                "set-up": _set_up(),
+                **_write_to_visible(browser, system.pk, key),
+            }
+            results["Live map: first render on a throttled phone (demo map)"] = (
+                _throttled_first_render(browser, system.pk)
+            )
+            browser.close()
+        results[f"Live map: {STREAMS:,} streams held, legacy beside them"] = {
+            "set-up": _set_up(),
+            **_streams_and_legacy(topology, system.pk, legacy_id, key),
+        }
     return results
 
 

@@ -3,10 +3,13 @@ Procfile's `stream` line), where one event loop holds every open stream and no W
 tied up by one. It is the whole Django project, so any route answers here as well.
 
 A stream is an anonymous GET that stays open for hours: sessions, CSRF, authentication,
-messages, CSP and the login lockout have nothing to do for it, and under ASGI the synchronous
-middleware chain costs thread hops on every request (milliseconds of CPU each time thousands
-of pages reconnect at once). So the streams' route is answered before the chain, straight from
-the event loop, as the WSGI side answers /legacy before the pages' middleware.
+messages, CSP and the login lockout have nothing to do for it, and Django's ASGI handler would
+give it a thread for its whole life (public/streams.py says why). So the streams' route is
+answered before the handler, straight from the event loop, as the WSGI side answers /legacy
+before the pages' middleware.
+
+The process raises its open-file limit to the hard limit first: each stream is a socket, and
+STREAM_MAX_CONNECTIONS' default is derived from the limit.
 """
 
 import os
@@ -14,35 +17,28 @@ import re
 
 import django
 from django.core.handlers.asgi import ASGIHandler
-from django.core.handlers.exception import convert_exception_to_response
-from django.http import HttpRequest, HttpResponse
 
+from core.open_files import raise_open_file_limit
+
+raise_open_file_limit()
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django.setup(set_prefix=False)
 
-from public.views import events_async_view  # noqa: E402 - needs the apps loaded
+from public.streams import serve  # noqa: E402 - needs the apps loaded
 
 EVENTS_PATH = re.compile(r"/map/(?P<system_id>[^/]+)/events")
 
 
-async def _stream(request: HttpRequest) -> HttpResponse:
-    return await events_async_view(request, EVENTS_PATH.fullmatch(request.path_info)["system_id"])
-
-
 class Handler(ASGIHandler):
-    """Django's ASGI handler, but the streams' route skips the middleware chain."""
+    """Django's ASGI handler, but the streams' route is served without it."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        # An error becomes Django's 500 response, as it would in the chain.
-        self.stream = convert_exception_to_response(_stream)
-
-    async def get_response_async(self, request: HttpRequest) -> HttpResponse:
-        if EVENTS_PATH.fullmatch(request.path_info) is None:
-            return await super().get_response_async(request)
-        response = await self.stream(request)
-        response._resource_closers.append(request.close)
-        return response
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http":
+            path = scope["path"].removeprefix(scope.get("root_path", ""))
+            if match := EVENTS_PATH.fullmatch(path):
+                await serve(scope, receive, send, match["system_id"])
+                return
+        await super().__call__(scope, receive, send)
 
 
 application = Handler()

@@ -23,6 +23,7 @@ from django.core.exceptions import ImproperlyConfigured
 from pythonjsonlogger.core import RESERVED_ATTRS
 
 from core.limits import REQUEST_BODY_MAX
+from core.open_files import open_file_limit, streams_for_open_files
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 ENV_FILE = os.environ.get("ENV_FILE", str(BASE_DIR / ".env"))
@@ -381,6 +382,16 @@ MAP_TILE_ATTRIBUTION = os.environ.get("MAP_TILE_ATTRIBUTION", "")
 # keep proxies from closing an idle stream.
 STREAM_BASE_URL = os.environ.get("STREAM_BASE_URL", "").rstrip("/")
 STREAM_HEARTBEAT_SECONDS = max(float(os.environ.get("STREAM_HEARTBEAT_SECONDS", "15")), 1.0)
+# Bounds of the streams a process holds (docs/operators/streams.md): per client address (an
+# IPv6 client by its /64, behind TRUSTED_PROXIES the client they name), then 429; in all, then
+# 503. By default the process keeps a tenth of its open-file limit (at least 100) for the
+# database, Redis, the listener and ordinary requests. A stream whose writes wait longer than
+# STREAM_WRITE_TIMEOUT_SECONDS (a client that stopped reading) is dropped.
+STREAM_MAX_PER_CLIENT = max(int(os.environ.get("STREAM_MAX_PER_CLIENT", "20")), 1)
+STREAM_MAX_CONNECTIONS = max(
+    int(os.environ.get("STREAM_MAX_CONNECTIONS") or streams_for_open_files(open_file_limit())), 1
+)
+STREAM_WRITE_TIMEOUT_SECONDS = max(float(os.environ.get("STREAM_WRITE_TIMEOUT_SECONDS", "30")), 1.0)
 # Rate limits of the public sign-up count in this cache: Redis when there is one, so every
 # web process shares the counts; process memory in the embedded default.
 CACHES = {
@@ -561,16 +572,21 @@ AUTH_PASSWORD_VALIDATORS = [
 # E-mailed sign-in links: 15 minutes, single use (signing in changes last_login).
 SESAME_MAX_AGE = 15 * 60
 SESAME_ONE_TIME = True
-# Failed passwords: 5 per account or per client address (core.clients: behind TRUSTED_PROXIES
-# the client it names, an IPv6 client by its /64), then 15 minutes' wait for the password form
-# only. ID tokens and e-mailed links cannot be guessed; they are never locked out
-# (webapp.throttling).
+# Wrong passwords: 5 for one account (from any address) lock that account's password form, 50
+# from one client address (across accounts; core.clients: behind TRUSTED_PROXIES the client it
+# names, an IPv6 client by its /64) lock the address's, for 15 minutes after the last one. ID
+# tokens and e-mailed links cannot be guessed; they are never locked out, and a success clears
+# no failures (webapp.throttling).
+AXES_HANDLER = "webapp.throttling.PasswordLockouts"
 AXES_CLIENT_IP_CALLABLE = "core.clients.counted_client"
+AXES_USERNAME_CALLABLE = "webapp.throttling.username_of"
 AXES_WHITELIST_CALLABLE = "webapp.throttling.not_a_password"
 AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
+AXES_ADDRESS_FAILURE_LIMIT = int(os.environ.get("AXES_ADDRESS_FAILURE_LIMIT", "50"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("AXES_COOLOFF_MINUTES", "15")))
 AXES_LOCKOUT_PARAMETERS = "webapp.throttling.lockout_parameters"
-AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "webapp.signin.password_locked"
+AXES_RESET_ON_SUCCESS = False
 AXES_VERBOSE = False
 AXES_ENABLE_ACCESS_FAILURE_LOG = True
 # The login page's Firebase Web SDK sign-in; off unless both are set.

@@ -4,6 +4,11 @@ A name goes into e-mail subjects and plain-text e-mails, SMS, CSV exports and lo
 a line break or a tab would forge lines of its own (`Bob\\r\\nBcc: evil@x.test`). Such names
 refuse every control character: C0 (CR, LF, tab, NUL...), DEL, C1, and the Unicode line and
 paragraph separators. Multi-line fields (descriptions, notices) keep their line breaks.
+
+They refuse too the Unicode format characters that hide text or change its direction
+(bidirectional embeddings, overrides and isolates, zero-width characters, the word joiner and
+the byte order mark): `Open\\u202e` makes a name read differently from what it is (the
+"Trojan Source" trick), and an invisible character makes two names that look the same differ.
 """
 
 import re
@@ -11,13 +16,20 @@ from collections.abc import Iterable, Mapping
 
 from core.errors import Invalid
 
-# C0 controls, DEL, C1 controls, LINE SEPARATOR and PARAGRAPH SEPARATOR.
-CONTROL_CHARACTERS = "\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029"
+# C0 controls, DEL, C1 controls, LINE SEPARATOR and PARAGRAPH SEPARATOR; zero-width space,
+# non-joiner, joiner, left-to-right and right-to-left marks; bidirectional embeddings and
+# overrides (U+202A-U+202E) and isolates (U+2066-U+2069); WORD JOINER; BYTE ORDER MARK.
+CONTROL_CHARACTERS = (
+    "\\x00-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u2028-\\u202e\\u2060\\u2066-\\u2069\\ufeff"
+)
 NOT_SINGLE_LINE = re.compile(f"[{CONTROL_CHARACTERS}]")
 # The same rule for the OpenAPI document (JSON Schema's `pattern`, ECMA-262 syntax).
 SINGLE_LINE_PATTERN = f"^[^{CONTROL_CHARACTERS}]*$".replace("\\x", "\\u00")
 
-SINGLE_LINE_RULE = "one line of text, without control characters (line breaks, tabs)"
+SINGLE_LINE_RULE = (
+    "one line of text, without control characters (line breaks, tabs) or invisible "
+    "formatting characters (zero-width, direction marks)"
+)
 # What str.isspace() holds: str.strip() (DRF's trimming) removes it and re's \s matches it.
 # Spelt out for the OpenAPI document, where \s is JavaScript's set (without U+001C to U+001F,
 # with U+FEFF).

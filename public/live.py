@@ -22,8 +22,8 @@ import logging
 import queue
 import threading
 import time
-from collections import deque
-from collections.abc import AsyncIterator, Iterator
+from collections import Counter, deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -31,7 +31,7 @@ import orjson
 from django.conf import settings
 from django.db import close_old_connections, connection
 
-from core import listening
+from core import listening, memory
 from core.dates import iso_ms
 from public.selectors import read_published
 from publishing.storage import absolute_public_url
@@ -45,11 +45,23 @@ RECENT_EVENTS = 32
 FEED_KEEP_SECONDS = 600.0
 # Trails and points listed in one event's changes; more set otherChanges.
 MAX_LISTED = 100
+# Streams closed after which the hub hands the freed memory back to the system (core.memory).
+GIVE_BACK_AFTER_CLOSED = 200
+# How often the hub's thread looks for idle feeds to forget and memory to give back.
+HOUSEKEEPING_SECONDS = 5.0
 # How long a browser waits before it reconnects a dropped stream (the SSE retry field).
 RETRY_MILLISECONDS = 2000
 RETRY_FRAME = f"retry: {RETRY_MILLISECONDS}\n\n".encode()
 HEARTBEAT_FRAME = b": keep-alive\n\n"
-_END = None  # queued to a stream: the system left the public map
+# Every stream's headers: never cached or compressed on the way (a compressor would hold the
+# events back); public data, so a page of any origin may read it.
+STREAM_HEADERS = (
+    ("Content-Type", "text/event-stream"),
+    ("Cache-Control", "no-cache, no-transform"),
+    ("X-Accel-Buffering", "no"),
+    ("Access-Control-Allow-Origin", "*"),
+)
+END = None  # queued to a stream: it ends (the system left the public map, or the client went)
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +193,63 @@ class Feed:
     checked_in: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why a stream is not opened: the answer's status and when to come back."""
+
+    status: int
+    message: str
+
+
+class Admissions:
+    """The streams this process holds, in all and per client (core.clients.counted_client):
+    past STREAM_MAX_PER_CLIENT or STREAM_MAX_CONNECTIONS a stream is refused at once, so one
+    address cannot take the process's open files from every other rider."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.by_client: Counter[str] = Counter()
+        self.total = 0
+        self.closed_since_give_back = 0
+
+    def admit(self, client: str) -> Refusal | None:
+        """Counts the stream in (release it when it ends), or says why not."""
+        with self.lock:
+            if self.by_client[client] >= settings.STREAM_MAX_PER_CLIENT:
+                return Refusal(429, "Too many live streams from this address.")
+            if self.total >= settings.STREAM_MAX_CONNECTIONS:
+                return Refusal(503, "This server holds all the live streams it can.")
+            self.by_client[client] += 1
+            self.total += 1
+        return None
+
+    def release(self, client: str) -> None:
+        with self.lock:
+            if self.by_client[client] <= 1:
+                self.by_client.pop(client, None)
+            else:
+                self.by_client[client] -= 1
+            self.total = max(self.total - 1, 0)
+            self.closed_since_give_back += 1
+
+    def memory_to_give_back(self) -> bool:
+        """Whether enough streams closed since the last time to hand their memory back."""
+        with self.lock:
+            if self.closed_since_give_back < GIVE_BACK_AFTER_CLOSED:
+                return False
+            self.closed_since_give_back = 0
+            return True
+
+    def clear(self) -> None:
+        """Forget every stream (stop(): their ends come later, and count nothing)."""
+        with self.lock:
+            self.by_client.clear()
+            self.total = 0
+
+
+admissions = Admissions()
+
+
 class Hub:
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -289,16 +358,18 @@ class Hub:
             self.thread = None
             streams = [stream for feed in self.feeds.values() for stream in feed.streams]
             self.feeds.clear()
-        self._send(streams, _END)
+        self._send(streams, END)
 
     def _run(self) -> None:
         forgotten = time.monotonic()
         while True:
-            if time.monotonic() - forgotten > FEED_KEEP_SECONDS / 10:
+            if time.monotonic() - forgotten > HOUSEKEEPING_SECONDS:
                 self._forget_idle()
+                if admissions.memory_to_give_back():
+                    memory.give_back()
                 forgotten = time.monotonic()
             try:
-                system_id = self.pending.get(timeout=FEED_KEEP_SECONDS / 10)
+                system_id = self.pending.get(timeout=HOUSEKEEPING_SECONDS)
             except queue.Empty:
                 continue
             batch = {system_id}
@@ -368,7 +439,7 @@ class Hub:
         if feed is not None:
             streams = list(feed.streams)
             self._send(streams, frame("unavailable", {"systemId": system_id}))
-            self._send(streams, _END)
+            self._send(streams, END)
 
     @staticmethod
     def _send(streams: list[Stream], item: bytes | None) -> None:
@@ -387,31 +458,11 @@ class Hub:
 hub = Hub()
 
 
-async def async_frames(
-    system_id: str, current: Publication, last_event_id: str
-) -> AsyncIterator[bytes]:
-    """The stream's body in the ASGI process: cancelled when the client goes."""
-    stream = Stream(asyncio.get_running_loop())
-    first = hub.open(system_id, current, stream, last_event_id)
-    try:
-        yield RETRY_FRAME + first
-        while True:
-            try:
-                async with asyncio.timeout(settings.STREAM_HEARTBEAT_SECONDS):
-                    item = await stream.queue.get()
-            except TimeoutError:
-                yield HEARTBEAT_FRAME
-                continue
-            if item is _END:
-                return
-            yield item
-    finally:
-        hub.close(system_id, stream)
-
-
-def frames(system_id: str, current: Publication, last_event_id: str) -> Iterator[bytes]:
-    """The stream's body under runserver (a thread per connection): a heartbeat that cannot
-    be written ends it."""
+def frames(
+    system_id: str, current: Publication, last_event_id: str, client: str
+) -> Iterator[bytes]:
+    """The stream's body under runserver (a thread per connection), admitted for `client`: a
+    heartbeat that cannot be written ends it."""
     stream = Stream()
     first = hub.open(system_id, current, stream, last_event_id)
     try:
@@ -422,14 +473,16 @@ def frames(system_id: str, current: Publication, last_event_id: str) -> Iterator
             except queue.Empty:
                 yield HEARTBEAT_FRAME
                 continue
-            if item is _END:
+            if item is END:
                 return
             yield item
     finally:
         hub.close(system_id, stream)
+        admissions.release(client)
 
 
 def stop() -> None:
     """Stop the hub and the process's listener (tests, before their database is dropped)."""
     hub.stop()
+    admissions.clear()
     listening.listener().stop()

@@ -8,7 +8,6 @@ site; every other page keeps the site-wide X-Frame-Options.
 from urllib.parse import urlsplit
 
 import phonenumbers
-from asgiref.sync import sync_to_async
 from csp.decorators import csp_replace, csp_update
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -16,7 +15,6 @@ from django.db import connection
 from django.http import (
     HttpRequest,
     HttpResponse,
-    HttpResponseNotAllowed,
     StreamingHttpResponse,
 )
 from django.shortcuts import render
@@ -238,35 +236,24 @@ def embed_list_view(request: HttpRequest, system_id: str) -> HttpResponse:
     return _allow_map_sources(render(request, "public/embed_list.html", context))
 
 
-def _stream_refused() -> HttpResponse:
-    response = HttpResponse(
-        "Live map streams are served by the ASGI process (docs/operators/streams.md).",
-        status=503,
-        content_type="text/plain; charset=utf-8",
-    )
+def stream_refused(status: int, message: str) -> HttpResponse:
+    """A stream not opened: the page polls meanwhile and asks again after Retry-After."""
+    response = HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
+    response["Retry-After"] = str(round(settings.MAP_POLL_SECONDS))
+    response["Cache-Control"] = "no-store"
     response["Access-Control-Allow-Origin"] = "*"
     return response
 
 
-def _publication(system_id: str) -> live.Publication | None:
+def publication(system_id: str) -> live.Publication | None:
     """The public system's publication; None when it is not on the public map."""
     system = public_system(system_id)
-    # Under ASGI every request has a database connection of its own, held until the response
-    # ends: a stream would hold one for hours. Its one query is done.
+    # A stream's process keeps no database connection per stream: its one query is done.
     connection.close()
     return live.Publication.of(system) if system is not None else None
 
 
-def _stream(request: HttpRequest, body) -> HttpResponse:
-    response = StreamingHttpResponse(body, content_type="text/event-stream")
-    # Never cached or compressed on the way (a compressor would hold the events back).
-    response["Cache-Control"] = "no-cache, no-transform"
-    response["X-Accel-Buffering"] = "no"
-    response["Access-Control-Allow-Origin"] = "*"
-    return response
-
-
-def _last_event_id(request: HttpRequest) -> str:
+def last_event_id(request: HttpRequest) -> str:
     return request.headers.get("Last-Event-ID", "")[:100]
 
 
@@ -275,26 +262,27 @@ def events_view(request: HttpRequest, system_id: str) -> HttpResponse:
     """The system's live stream (Server-Sent Events, public/live.py) in a WSGI process: only
     where compiles run in it (the embedded default's runserver, a thread per connection);
     elsewhere a stream would hold a worker, and the page falls back to polling. The ASGI
-    process answers with events_async_view (public/middleware.py)."""
+    process answers with public/streams.py."""
     if not settings.CELERY_TASK_ALWAYS_EAGER:
-        return _stream_refused()
+        return stream_refused(
+            503, "Live map streams are served by the ASGI process (docs/operators/streams.md)."
+        )
+    client = counted_client(request)
+    refusal = live.admissions.admit(client)
+    if refusal is not None:
+        return stream_refused(refusal.status, refusal.message)
     live.hub.start()
-    current = live.hub.vouched(system_id) or _publication(system_id)
+    current = live.hub.vouched(system_id) or publication(system_id)
     if current is None:
+        live.admissions.release(client)
         return not_found(request)
-    return _stream(request, live.frames(system_id, current, _last_event_id(request)))
-
-
-async def events_async_view(request: HttpRequest, system_id: str) -> HttpResponse:
-    """The stream in the ASGI process. Public data only, so any origin may read it. The row
-    is read only when the hub cannot vouch for the system (public/live.py)."""
-    if request.method not in ("GET", "HEAD"):
-        return HttpResponseNotAllowed(["GET", "HEAD"])
-    live.hub.start()
-    current = live.hub.vouched(system_id) or await sync_to_async(_publication)(system_id)
-    if current is None:
-        return await sync_to_async(not_found)(request)
-    return _stream(request, live.async_frames(system_id, current, _last_event_id(request)))
+    response = StreamingHttpResponse(
+        live.frames(system_id, current, last_event_id(request), client),
+        content_type="text/event-stream",
+    )
+    for header, value in live.STREAM_HEADERS:
+        response[header] = value
+    return response
 
 
 # Subscribing

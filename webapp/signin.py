@@ -92,6 +92,22 @@ def login_page(request: HttpRequest, error: str, status: int) -> TemplateRespons
     return allow_firebase(TemplateResponse(request, "admin/login.html", context, status=status))
 
 
+def password_locked(
+    request: HttpRequest, response: HttpResponse | None = None, credentials: dict | None = None
+) -> HttpResponse:
+    """AXES_LOCKOUT_CALLABLE: the login page again, saying how long the password form waits
+    (webapp.throttling) and what still works."""
+    cool_off = settings.AXES_COOLOFF_TIME
+    error = _(
+        "Too many wrong passwords for this account or from this address: password sign-in is "
+        "paused for %(minutes)d minutes after the last one. An e-mailed sign-in link still "
+        "works."
+    ) % {"minutes": cool_off.total_seconds() // 60}
+    page = login_page(request, error, 429).render()
+    page["Retry-After"] = str(round(cool_off.total_seconds()))
+    return page
+
+
 def signed_in(request: HttpRequest, user: User) -> HttpResponseRedirect:
     login(request, user)
     return HttpResponseRedirect(safe_next(request))

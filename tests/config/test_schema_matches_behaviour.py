@@ -7,6 +7,7 @@ import pytest
 from jsonschema import Draft4Validator
 
 from api.schema import NOT_ONLY_SPACES
+from core.text import is_single_line
 from tests.config.api_surface import assert_envelope
 from tests.factories import PointFactory, TrailFactory, UserFactory
 from tests.factories import create_api_key as new_key
@@ -42,6 +43,19 @@ def test_a_string_of_only_what_the_fields_trim_is_refused_by_the_schema():
         hex(code)
         for code in range(0x110000)
         if (character.search(chr(code)) is None) is not chr(code).isspace()
+    ]
+    assert disagree == []
+
+
+def test_the_schemas_name_pattern_refuses_exactly_what_the_services_refuse(schema):
+    """Every code point: the published pattern of names and core.text's check agree, format
+    characters (U+202E, U+200B...) included."""
+    name = schema["components"]["schemas"]["TrailCreateRequest"]["properties"]["name"]
+    pattern = re.compile(name["pattern"])
+    disagree = [
+        hex(code)
+        for code in range(0x110000)
+        if (pattern.match(f"a{chr(code)}b") is None) is is_single_line(f"a{chr(code)}b")
     ]
     assert disagree == []
 

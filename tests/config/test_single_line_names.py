@@ -16,7 +16,13 @@ pytestmark = pytest.mark.django_db
 FORGED = "Bob\r\nBcc: evil@x.test\r\n\r\nbody"
 CONTROLS = [FORGED, "a\nb", "a\rb", "a\tb", "a\x00b", "a\x1bb", "a\x7fb", "a\x85b", "a\x9bb"]
 CONTROLS += ["a\u2028b"]
-RULE = "one line of text, without control characters (line breaks, tabs)"
+# Format characters that hide text or reorder it (issue 31 item 5).
+CONTROLS += ["Open\u202e", "a\u200bb", "a\u200db", "a\u200fb", "a\u202ab", "a\u2066b"]
+CONTROLS += ["a\u2069b", "a\u2060b", "\ufeffa"]
+RULE = (
+    "one line of text, without control characters (line breaks, tabs) or invisible "
+    "formatting characters (zero-width, direction marks)"
+)
 
 
 @pytest.mark.parametrize("name", CONTROLS)
@@ -66,7 +72,10 @@ def test_names_in_other_scripts_and_multi_line_descriptions_are_kept(system, man
 def test_the_schema_says_names_are_one_line(client):
     schemas = client.get("/api/v1/schema").json()["components"]["schemas"]
     name = schemas["TrailCreateRequest"]["properties"]["name"]
-    assert name["pattern"] == "^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$"
+    assert name["pattern"] == (
+        "^[^\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u2028-\\u202e\\u2060"
+        "\\u2066-\\u2069\\ufeff]*$"
+    )
     category = schemas["TrailCreateRequest"]["properties"]["categories"]["items"]
     assert category["pattern"] == name["pattern"]
     assert schemas["KeyCreateRequest"]["properties"]["name"]["pattern"] == name["pattern"]

@@ -275,10 +275,9 @@ def test_an_event_lists_at_most_a_hundred_trails():
 # The ASGI application of the stream process
 
 
-async def _asgi_stream(path: str, headers: list, wanted: int) -> tuple[dict, list[bytes]]:
-    from config.asgi import application
-
-    scope = {
+def http_scope(path: str, headers: list | tuple = (), address: str = "127.0.0.1") -> dict:
+    """A GET's ASGI scope, from a client at `address`."""
+    return {
         "type": "http",
         "asgi": {"version": "3.0"},
         "http_version": "1.1",
@@ -289,10 +288,15 @@ async def _asgi_stream(path: str, headers: list, wanted: int) -> tuple[dict, lis
         "query_string": b"",
         "root_path": "",
         "headers": [(b"host", b"testserver"), *headers],
-        "client": ("127.0.0.1", 50000),
+        "client": (address, 50000),
         "server": ("testserver", 80),
     }
-    communicator = ApplicationCommunicator(application, scope)
+
+
+async def _asgi_stream(path: str, headers: list, wanted: int) -> tuple[dict, list[bytes]]:
+    from config.asgi import application
+
+    communicator = ApplicationCommunicator(application, http_scope(path, headers))
     await communicator.send_input({"type": "http.request", "body": b"", "more_body": False})
     start = await communicator.receive_output(timeout=10)
     bodies = []

@@ -64,11 +64,11 @@ def test_a_short_notice_is_sent_whole(sms_outbox, django_capture_on_commit_callb
     assert segments(sms.body) <= 2  # the unsubscribe link alone takes half
 
 
-def test_a_text_in_unicode_keeps_room_for_100_characters_and_the_links(
+def test_a_text_in_unicode_keeps_to_two_segments_and_the_map_link(
     sms_outbox, django_capture_on_commit_callbacks
 ):
-    """French with ê, â or ô is UCS-2 (67 characters a segment): the links alone fill two, so
-    the message takes what they need and room for 100 characters of the notice."""
+    """French with ê, â or ô is UCS-2 (134 code units in two segments): the unsubscribe link
+    alone would fill them, so the message keeps "reply STOP" and the whole map link."""
     system = TrailSystemFactory(name="Forêt Montmorency", language="fr")
     SubscriberFactory(trail_system=system, phone="+15145550101")
     notice = (
@@ -81,20 +81,41 @@ def test_a_text_in_unicode_keeps_room_for_100_characters_and_the_links(
     [sms] = sms_outbox
     head, text, *rest = sms.body.split("\n")
     assert head == "Forêt Montmorency - Avis" and not is_gsm(sms.body)
-    assert 85 <= len(text) <= 103 and text.endswith("ordre...")
-    assert rest[0].startswith("Carte : ") and "répondez ARRET" in rest[1]
-    assert len(sms.body) <= 1600
+    assert segments(sms.body) <= 2 and units(sms.body, False) <= 134
+    assert text.endswith("...") and notice.startswith(text.removeprefix("Danger : ")[:-3])
+    assert rest[0] == f"Carte : http://127.0.0.1:8000/map/{system.pk}"
+    assert rest[1] == "Désabonnement : répondez ARRET"
 
 
-def test_a_name_of_2000_characters_still_makes_an_sms_under_1600(
-    sms_outbox, django_capture_on_commit_callbacks
+@pytest.mark.parametrize(
+    ("name", "filler"),
+    [
+        ("Lost Trail Powder Mountain", "Trails [3-7] closed; day pass refund 20€ ~ ask {desk}. "),
+        ("Lost Trail Powder Mountain", "Avalanche danger ❄ HIGH above the tree line today. "),
+        ("Very Long Name " * 133, "Avalanche danger is HIGH above the tree line today. "),
+        ("Grand Domaine Nordique 🎿 des Hautes Vallées du Massif", "Pistes fermées 🎿. "),
+    ],
+)
+def test_a_4900_character_notice_is_at_most_two_segments_with_the_map_link_after_its_text(
+    sms_outbox, django_capture_on_commit_callbacks, settings, name, filler
 ):
-    system = TrailSystemFactory(name="Very Long Name " * 133, language="en")
+    """Counted as the carrier counts: extension characters (€ [ ] { } ~) take two septets,
+    characters outside the BMP two UTF-16 code units."""
+    settings.PUBLIC_BASE_URL = "https://trails.example.test"
+    system = TrailSystemFactory(name=name, language="en")
     SubscriberFactory(trail_system=system, phone="+14065550123")
-    notify(django_capture_on_commit_callbacks, system, AVALANCHE * 30)
+    notice = (filler * 200)[:4900]
+
+    notify(django_capture_on_commit_callbacks, system, notice)
+
     [sms] = sms_outbox
-    assert len(sms.body) <= 1600 and segments(sms.body) <= 3
-    assert "Map: http" in sms.body and "reply STOP" in sms.body
+    gsm = is_gsm(sms.body)
+    assert segments(sms.body) <= 2
+    assert units(sms.body, gsm) <= (306 if gsm else 134)
+    _, text, map_line, stop_line = sms.body.split("\n")
+    assert text.endswith("...")
+    assert map_line == f"Map: https://trails.example.test/map/{system.pk}"
+    assert stop_line.endswith("reply STOP")
 
 
 @pytest.mark.parametrize(

@@ -2,12 +2,15 @@
 
 import re
 import time
+from datetime import timedelta
 
 import pytest
-from django.contrib.auth import SESSION_KEY
+from axes.models import AccessAttempt
+from django.contrib.auth import SESSION_KEY, authenticate
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
+from django.db.models import F
 
 from apikeys.tokens import mint_emulator_token
 from tests.factories import MembershipFactory, TrailSystemFactory, UserFactory
@@ -190,23 +193,102 @@ def test_an_operator_signs_in_with_a_password(client, operator):
     assert signed_in_uid(client) == "operator"
 
 
+RIGHT = "correct horse battery staple"
+
+
+def sign_in(client, uid: str, password: str, address: str = "127.0.0.1"):
+    return client.post(
+        "/admin/login/", {"username": uid, "password": password}, REMOTE_ADDR=address
+    )
+
+
 def test_password_guessing_is_locked_out_per_account(client, operator):
     for _ in range(5):
-        client.post("/admin/login/", {"username": "operator", "password": "wrong"})
-    response = client.post(
-        "/admin/login/", {"username": "operator", "password": "correct horse battery staple"}
-    )
+        sign_in(client, "operator", "wrong")
+    response = sign_in(client, "operator", RIGHT)
     assert response.status_code == 429
     assert signed_in_uid(client) is None
 
 
-def test_password_guessing_across_accounts_is_locked_out_per_client_address(client, operator):
+@pytest.fixture
+def manager(owner):
+    """An operator who owns a system: a password, and an e-mail address for links."""
+    owner.is_staff = True
+    owner.set_password(RIGHT)
+    owner.save()
+    return owner
+
+
+def test_twelve_wrong_passwords_lock_the_accounts_password_form_until_the_cool_off_ends(
+    client, manager, operator, mailoutbox
+):
+    for n in range(12):  # from addresses of their own: the account is what is counted
+        sign_in(client, manager.uid, f"guess-{n}", address=f"203.0.113.{n + 1}")
+
+    refused = sign_in(client, manager.uid, RIGHT, address="198.51.100.1")
+    assert refused.status_code == 429
+    assert refused["Retry-After"] == "900"
+    assert "password sign-in is paused for 15 minutes" in refused.content.decode()
+    assert signed_in_uid(client) is None
+
+    # Another account, from another address, still signs in with its password.
+    assert sign_in(client, "operator", RIGHT, address="198.51.100.2").status_code == 302
+    assert signed_in_uid(client) == "operator"
+    client.logout()
+
+    # The locked account's e-mailed link still works.
+    client.post(LINK_URL, {"email": manager.email}, REMOTE_ADDR="198.51.100.1")
+    token = re.search(r"sesame=([^&]+)", sent_link(mailoutbox)).group(1)
+    assert client.post(USE_URL, {"sesame": token}).status_code == 302
+    assert signed_in_uid(client) == manager.uid
+    client.logout()
+
+    # Fifteen minutes later the password works again.
+    AccessAttempt.objects.update(attempt_time=F("attempt_time") - timedelta(minutes=16))
+    again = sign_in(client, manager.uid, RIGHT, address="198.51.100.1")
+    assert again.status_code == 302, again.content.decode()
+
+
+def test_wrong_passwords_for_a_name_nobody_holds_lock_nobody_real(client, operator):
+    for n in range(12):
+        sign_in(client, "operat0r", f"guess-{n}", address="203.0.113.7")
+
+    assert sign_in(client, "operator", RIGHT, address="203.0.113.7").status_code == 302
+
+
+def test_a_success_clears_no_failures(client, operator, manager):
+    """A guesser with an account of their own cannot sign in between guesses to count again."""
+    for n in range(4):
+        sign_in(client, "operator", f"guess-{n}", address="203.0.113.7")
+    assert sign_in(client, manager.uid, RIGHT, address="203.0.113.7").status_code == 302
+    client.logout()
+    sign_in(client, "operator", "guess-5", address="203.0.113.7")
+
+    assert sign_in(client, "operator", RIGHT, address="198.51.100.1").status_code == 429
+
+
+def test_the_account_is_counted_whatever_the_form_names_its_field(client, operator, rf):
+    """The admin form sends `username`; a form that sends the account's own field (`uid`)
+    is counted against the same account."""
     for n in range(5):
-        client.post("/admin/login/", {"username": f"someone-{n}", "password": "wrong"})
-    response = client.post(
-        "/admin/login/", {"username": "operator", "password": "correct horse battery staple"}
-    )
-    assert response.status_code == 429
+        request = rf.post("/somewhere/", {"uid": "operator", "password": f"guess-{n}"})
+        assert authenticate(request, uid="operator", password=f"guess-{n}") is None
+
+    assert {attempt.username for attempt in AccessAttempt.objects.all()} == {"operator"}
+    assert sign_in(client, "operator", RIGHT, address="198.51.100.1").status_code == 429
+
+
+def test_password_guessing_across_accounts_is_locked_out_per_client_address(
+    client, operator, settings
+):
+    for n in range(settings.AXES_ADDRESS_FAILURE_LIMIT - 1):
+        sign_in(client, f"someone-{n}", "wrong", address="203.0.113.7")
+    assert sign_in(client, "operator", RIGHT, address="203.0.113.7").status_code == 302
+    client.logout()
+    sign_in(client, "someone-last", "wrong", address="203.0.113.7")
+
+    assert sign_in(client, "operator", RIGHT, address="203.0.113.7").status_code == 429
+    assert sign_in(client, "operator", RIGHT, address="198.51.100.1").status_code == 302
 
 
 def test_failed_passwords_never_lock_out_a_token_or_link_sign_in(client, owner, mailoutbox):

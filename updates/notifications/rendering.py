@@ -110,9 +110,12 @@ class Messages:
                 f"notifications/{context['language']}/{name}", {**context, **more}
             )
 
-        def sms(content: str) -> str:
-            name = sms_text.sms_name(context["system_name"])
-            lines = part("sms.txt", sms_content=content, system_name=name)
+        def sms(content: str, *, link: bool, name_max: int) -> str:
+            name = sms_text.sms_name(context["system_name"], name_max)
+            unsubscribe = LINK_PLACEHOLDER if link else ""
+            lines = part(
+                "sms.txt", sms_content=content, system_name=name, unsubscribe_url=unsubscribe
+            )
             return re.sub(r"\n\s*\n+", "\n", lines).strip()
 
         # Each subscriber's link is longer than the placeholder the text is cut around.

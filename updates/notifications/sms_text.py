@@ -1,15 +1,14 @@
 """The length of a notification SMS: one a provider accepts, at a price a resort can pay.
 
 Twilio refuses a body over 1,600 characters, and every 153 GSM-7 characters (67 when the text
-needs Unicode, UCS-2) is one more segment billed per subscriber. So an update's text is cut
-at a word boundary, with "..." and the map link after it, where the rider reads the rest:
-
-- the whole message fits in two segments: 306 GSM-7 characters (two of 153), or 134 UCS-2
-  code units (two of 67) when a character outside the GSM alphabet is in it;
-- unless the system name, the links and the unsubscribe line leave less room than MIN_TEXT
-  characters for the update's text: then the message takes the segments it needs for them
-  and MIN_TEXT characters of text (less the end of a word the cut falls in);
-- and never more than 1,600 characters, whatever the name.
+needs Unicode, UCS-2) is one more segment billed per subscriber. So a notification SMS is at
+most two segments: 306 GSM-7 septets (an extension character such as € or [ takes two), or 134
+UCS-2 code units (an emoji takes two) when a character outside the GSM alphabet is in it,
+counted as the carriers count them. The update's text is cut at a word boundary, with "..."
+and the map link after it, where the rider reads the rest. When the system name, the map link
+and the unsubscribe line leave less than MIN_TEXT characters for the text, the unsubscribe
+line keeps only "reply STOP" (the provider's keyword), and then the name is cut to NAME_MIN
+characters; the map link is always whole.
 """
 
 from collections.abc import Callable
@@ -17,18 +16,20 @@ from collections.abc import Callable
 import gsm0338  # noqa: F401  (registers the "gsm03.38" codec)
 from django.utils.text import Truncator
 
-MAX_CHARACTERS = 1600  # Twilio's limit on a message body
 GSM_SINGLE, GSM_PART = 160, 153  # septets: one segment; each of several (the rest is a header)
 UCS2_SINGLE, UCS2_PART = 70, 67  # UTF-16 code units, likewise
 TARGET_SEGMENTS = 2
-MIN_TEXT = 100  # characters of room for the update's text, whatever the segments
+MIN_TEXT = 100  # characters of the update's text worth keeping the unsubscribe link and name for
 ELLIPSIS = "..."  # three dots: GSM-7 has no "…", which would make the message UCS-2
 NAME_MAX = 100  # characters of a system's name (up to 2,000) in an SMS
+NAME_MIN = 30  # ... and when nothing else leaves the text room, in a notification SMS
+# How a notification SMS makes room for its text, in order: (unsubscribe link, name's length).
+WAYS = ((True, NAME_MAX), (False, NAME_MAX), (False, NAME_MIN))
 
 
-def sms_name(name: str) -> str:
+def sms_name(name: str, limit: int = NAME_MAX) -> str:
     """A system's name as an SMS shows it."""
-    return Truncator(name).chars(NAME_MAX, truncate=ELLIPSIS)
+    return Truncator(name).chars(limit, truncate=ELLIPSIS)
 
 
 def is_gsm(text: str) -> bool:
@@ -70,19 +71,22 @@ def _cut(text: str, room: int, gsm: bool) -> str:
     return kept.rstrip(" \n\t,;:.-") + ELLIPSIS
 
 
-def fit(build: Callable[[str], str], text: str, *, link_extra: int = 0) -> str:
-    """The message `build(text)`, with `text` cut so that the message keeps to the rules
-    above. `link_extra` is how many characters longer the subscriber's own unsubscribe link
-    may be than what `build` puts in its place."""
-    message = build(text)
-    gsm = is_gsm(message)
-    per_segment = GSM_PART if gsm else UCS2_PART
-    fixed = units(build(""), gsm) + link_extra
-    room = max(TARGET_SEGMENTS * per_segment, fixed + MIN_TEXT + len(ELLIPSIS))
-    if units(message, gsm) + link_extra <= room and len(message) + link_extra <= MAX_CHARACTERS:
-        return message
-    text_room = min(room - fixed, MAX_CHARACTERS - len(build("")) - link_extra)
-    if text_room > len(ELLIPSIS):
-        return build(_cut(text, text_room, gsm))
-    # Even without the text the message is too long (a name of 2,000 characters).
-    return build("")[: MAX_CHARACTERS - link_extra - len(ELLIPSIS)] + ELLIPSIS
+def fit(build: Callable[..., str], text: str, *, link_extra: int = 0) -> str:
+    """The message `build(text, link=..., name_max=...)` in at most two segments, with
+    `text` cut, then the unsubscribe link left out, then the name shortened, as the rules
+    above say. `link_extra` is how many characters longer the subscriber's own unsubscribe
+    link may be than what `build` puts in its place."""
+    whole = build(text, link=True, name_max=NAME_MAX)
+    gsm = is_gsm(whole)
+    room = TARGET_SEGMENTS * (GSM_PART if gsm else UCS2_PART)
+    if units(whole, gsm) + link_extra <= room:
+        return whole
+
+    def text_room(link: bool, name_max: int) -> int:
+        fixed = units(build("", link=link, name_max=name_max), gsm)
+        return room - fixed - (link_extra if link else 0)
+
+    link, name_max = next(
+        (way for way in WAYS[:-1] if text_room(*way) >= MIN_TEXT + len(ELLIPSIS)), WAYS[-1]
+    )
+    return build(_cut(text, text_room(link, name_max), gsm), link=link, name_max=name_max)

@@ -104,16 +104,33 @@ def shown(system: TrailSystem, query) -> Shown:
     return Shown(groups, [i for group in groups for i in group.ids], False, len(rows), capped)
 
 
-def _tap_buttons(value_prefix: str, status: str, labels: list[tuple[str, str]]) -> str:
+def cascade_notes() -> dict[str, str]:
+    """What a trail's button does to its activities, said on the button (issue 33)."""
+    return {
+        TrailStatus.OPEN: escape(_("+ closed activities")),
+        TrailStatus.CAUTION: escape(_("+ closed activities")),
+        TrailStatus.CLOSED: escape(_("+ every activity")),
+    }
+
+
+def _tap_buttons(
+    value_prefix: str, status: str, labels: list[tuple[str, str]], notes: dict[str, str]
+) -> str:
     return "".join(
         f'<button type="submit" name="tap" value="{value_prefix}|{value}" class="tap '
         f'tap-{value.lower()}" data-status="{value}" aria-pressed="{str(value == status).lower()}">'
-        f"{label}</button>"
+        f"{label}{_note(notes.get(value))}</button>"
         for value, label in labels
     )
 
 
-def trail_html(trail: Trail, since, now: datetime, labels: list[tuple[str, str]]) -> str:
+def _note(text: str | None) -> str:
+    return f'<small class="tap-note">{text}</small>' if text else ""
+
+
+def trail_html(
+    trail: Trail, since, now: datetime, labels: list[tuple[str, str]], notes: dict[str, str]
+) -> str:
     """One trail's card, built here rather than by the template engine, which takes seconds
     for a few thousand trails. Every value from data is escaped."""
     trail_id, name = escape(trail.pk), escape(trail.name)
@@ -123,15 +140,16 @@ def trail_html(trail: Trail, since, now: datetime, labels: list[tuple[str, str]]
     elif unconfirmed:
         words = _("Not confirmed for %(since)s") % {"since": timesince(since, now)}
     note = f'<p class="unconfirmed-note">{escape(words)}</p>' if unconfirmed else ""
-    activities = "".join(
+    activities = trail.activities.all()
+    activity_rows = "".join(
         f'<div class="board-activity" data-activity="{escape(activity.value)}" '
         f'data-status="{escape(activity.status)}"><span class="activity-name">'
         f'{escape(activity_label(activity.value))}</span><span class="sync-state" '
         f'data-role="sync"></span><div class="taps" role="group" aria-label="{name}, '
         f'{escape(activity_label(activity.value))}">'
-        f"{_tap_buttons(f'{trail_id}|{escape(activity.value)}', activity.status, labels)}"
+        f"{_tap_buttons(f'{trail_id}|{escape(activity.value)}', activity.status, labels, {})}"
         "</div></div>"
-        for activity in trail.activities.all()
+        for activity in activities
     )
     return (
         f'<li class="board-trail{" is-unconfirmed" if unconfirmed else ""}" id="trail-{trail_id}" '
@@ -139,7 +157,8 @@ def trail_html(trail: Trail, since, now: datetime, labels: list[tuple[str, str]]
         f'<label class="pick"><input type="checkbox" name="trails" value="{trail_id}"> '
         f'<span class="trail-name">{name}</span></label><span class="sync-state" '
         f'data-role="sync"></span></div><div class="taps" role="group" aria-label="{name}">'
-        f"{_tap_buttons(f'{trail_id}|', trail.status, labels)}</div>{note}{activities}</li>"
+        f"{_tap_buttons(f'{trail_id}|', trail.status, labels, notes if activities else {})}"
+        f"</div>{note}{activity_rows}</li>"
     )
 
 
@@ -195,7 +214,10 @@ def apply_post(system: TrailSystem, post, actor) -> tuple[list[str], str]:
                 "trail": trail.name,
                 "status": STATUS_LABELS[status],
             }
-        services.change_trail(trail=trail, changes=changes, actor=actor)
+        # Open means open: a trail set Open or Caution opens its Closed activities too.
+        services.change_trail(
+            trail=trail, changes=changes, actor=actor, reopen_activities=not activity
+        )
         return [trail.pk], done
     selected = post.getlist("trails")
     if post.get("bulk"):
@@ -203,7 +225,7 @@ def apply_post(system: TrailSystem, post, actor) -> tuple[list[str], str]:
             raise Refused(_("Select the trails to change first."))
         status = _tap_status(post["bulk"], for_activity=False)
         changed = services.set_trails_status(
-            system=system, status=status, trail_ids=selected, actor=actor
+            system=system, status=status, trail_ids=selected, actor=actor, reopen_activities=True
         )
         count = len(changed)
         done = ngettext(
@@ -263,10 +285,11 @@ def board(request, system_id: str, *, site) -> HttpResponse:
         return JsonResponse({"at": iso_ms(now), "trails": _states(system, page.ids)})
     unconfirmed = unconfirmed_statuses(system, now=now)
     labels = [(status.value, escape(status.label)) for status in TAP_STATUSES]
+    notes = cascade_notes()
     trails = {trail.pk: trail for trail in trails_of_system(system).filter(pk__in=page.ids)}
     for group in page.groups:
         group.rows = [
-            trail_html(trails[i], unconfirmed.get(i, False), now, labels)
+            trail_html(trails[i], unconfirmed.get(i, False), now, labels, notes)
             for i in group.ids
             if i in trails
         ]
@@ -281,7 +304,7 @@ def board(request, system_id: str, *, site) -> HttpResponse:
         "unconfirmed_count": len(unconfirmed),
         "unconfirmed_after_hours": system.unconfirmed_after_hours,
         "rendered_at": iso_ms(now),
-        "tap_statuses": labels,
+        "tap_statuses": [(value, label, notes[value]) for value, label in labels],
         "trails_on_one_page": TRAILS_ON_ONE_PAGE,
         "worker_url": reverse("admin:board_worker"),
         "board_texts": board_texts(),

@@ -82,7 +82,8 @@ class CategoryFilter(admin.SimpleListFilter):
 
 def set_status_action(status: str, label):
     """A bulk action: one write and one recompile per system, through the API's bulk service
-    (all of a system's selected trails, or none of them when it refuses)."""
+    (all of a system's selected trails, or none of them when it refuses); Open and Caution
+    open the trails' Closed activities too, as on the board."""
 
     @admin.action(description=label, permissions=["change"])
     def action(model_admin, request, queryset):
@@ -97,6 +98,7 @@ def set_status_action(status: str, label):
                     status=status,
                     trail_ids=[trail.pk for trail in trails],
                     actor=web_actor(request),
+                    reopen_activities=True,
                 )
             except DomainError as error:
                 outcome.refuse(trails, error.message)

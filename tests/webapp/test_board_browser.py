@@ -203,3 +203,59 @@ def test_confirm_all_then_a_status_confirmed_two_hours_ago_shows_as_unconfirmed(
     expect(page.locator(".status-table .unconfirmed")).to_have_count(1)
     row.scroll_into_view_if_needed()
     save_screenshot(page, "embed-list-unconfirmed", docs=True, full_page=False)
+
+
+@pytest.mark.parametrize("viewport", [PHONE], ids=["390"])
+def test_closed_then_open_on_the_board_opens_the_activities_on_the_map_and_in_the_api(
+    live_server, context, settings, client_for
+):
+    """Open means open in the web app (issue 33); a trail the API opened with every activity
+    still Closed (the interface's rule) says so on the public map and in the embedded list."""
+    settings.PUBLIC_BASE_URL = live_server.url
+    system, _ = load_demo()
+    trails = (
+        Trail.objects.filter(trail_system=system, status="Open", activities__isnull=False)
+        .exclude(type=TrailType.LIFT)
+        .distinct()
+        .order_by("order")
+    )
+    reopened, by_api = trails[0], trails[1]
+    page = open_board(context, live_server, system)
+    open_button = page.locator(f'#trail-{reopened.pk} button[value="{reopened.pk}||Open"]')
+    expect(open_button).to_contain_text("+ closed activities")
+
+    tap(page, reopened, "Closed")
+    expect(row_sync(page, reopened)).to_have_attribute("data-sync", "saved")
+    tap(page, reopened, "Open")
+    expect(row_sync(page, reopened).locator(".board-activity")).not_to_have_count(0)
+    for activity in row_sync(page, reopened).locator(".board-activity").all():
+        expect(activity).to_have_attribute("data-status", "Open")
+    expect(page.locator("#board-sync")).to_have_text("Every change is saved.")
+
+    api = client_for(system.owner)
+    body = api.get(f"/api/v1/trails/{reopened.pk}").json()
+    assert {a["status"] for a in body["activities"]} | {body["status"]} == {"Open"}
+    url = f"/api/v1/trails/{by_api.pk}"
+    api.patch(url, {"status": "Closed"}, format="json")
+    body = api.patch(url, {"status": "Open"}, format="json").json()
+    assert {a["status"] for a in body["activities"]} == {"Closed"}  # the interface's rule
+    published = published_statuses(system)
+    assert {a["status"] for a in published[reopened.pk]["activities"]} == {"Open"}
+    assert published[reopened.pk]["status"] == "Open"
+
+    page.goto(f"{live_server.url}/map/{system.pk}")
+    open_group = page.locator("#trail-groups .group-open")
+    item = open_group.locator(".trail-item").filter(
+        has=page.locator(".trail-name").get_by_text(by_api.name, exact=True)
+    )
+    expect(item.first.locator(".all-closed")).to_have_text("Every activity closed", timeout=15_000)
+    reopened_item = open_group.locator(".trail-item").filter(
+        has=page.locator(".trail-name").get_by_text(reopened.name, exact=True)
+    )
+    expect(reopened_item.first).to_be_visible()
+    expect(page.locator("#trail-groups .all-closed")).to_have_count(1)
+
+    page.goto(f"{live_server.url}/embed/{system.pk}/list")
+    row = page.locator(f'.trail-row[data-trail-id="{by_api.pk}"]')
+    expect(row.locator(".all-closed")).to_have_text("Every activity closed")
+    expect(page.locator(".status-table .all-closed")).to_have_count(1)

@@ -72,6 +72,28 @@ def test_without_javascript_a_tap_is_a_form_post_recorded_as_the_web_app(client,
     assert (change.via, change.uid, change.new_value) == (Via.WEB_APP, "patroller", "Closed")
 
 
+def test_open_after_closed_opens_the_closed_activities_on_the_board(client, trustee_board):
+    """Open means open in the web app (issue 33); an activity set on its own keeps its status."""
+    system, trail = trustee_board
+    as_json = {"HTTP_ACCEPT": "application/json"}
+    client.post(board_url(system), {"tap": f"{trail.pk}||Closed"}, **as_json)
+
+    reopened = client.post(board_url(system), {"tap": f"{trail.pk}||Open"}, **as_json).json()
+    assert reopened["trails"][0]["activities"] == {"nordic-classic": "Open"}
+    client.post(board_url(system), {"tap": f"{trail.pk}|nordic-classic|Closed"}, **as_json)
+    assert trail.activities.get().status == "Closed"  # one by one: the activity alone
+
+    client.post(board_url(system), {"bulk": "Caution", "trails": [trail.pk]}, **as_json)
+    assert trail.activities.get().status == "Caution"
+    changes = StatusChange.objects.filter(trail=trail, activity="nordic-classic")
+    assert list(changes.order_by("pk").values_list("new_value", flat=True)) == [
+        "Closed",
+        "Open",
+        "Closed",
+        "Caution",
+    ]
+
+
 def test_an_activity_tap_and_a_refused_status_in_json(client, trustee_board):
     system, trail = trustee_board
     as_json = {"HTTP_ACCEPT": "application/json"}

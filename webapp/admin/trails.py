@@ -381,6 +381,12 @@ def status_history(obj) -> str:
     )
 
 
+def activity_statuses_changed(formset) -> bool:
+    """Whether the manager set an activity's status on the page (then the trail's Open or
+    Caution leaves the activities as set, one by one)."""
+    return any("status" in form.changed_data for form in formset.forms)
+
+
 def activities_of(formset) -> list[dict] | None:
     """The activities as the inline lists them, in order; None when the inline is untouched."""
     if not formset.has_changed():
@@ -406,7 +412,8 @@ def distance_km(trail: Trail) -> str:
 class TrailAdmin(StatusHistoryMixin, ToTrashAdmin, ServiceAdmin):
     """Saved by one service call (create_trail or change_trail) with the inline's activities,
     so the web app applies the API's rules: Closed closes every activity, a new geometry gets
-    new elevations, every status change is recorded."""
+    new elevations, every status change is recorded. Open or Caution also opens the Closed
+    activities, unless the manager set activities' statuses on the page."""
 
     form = TrailForm
     row_name = "trail"
@@ -459,6 +466,7 @@ class TrailAdmin(StatusHistoryMixin, ToTrashAdmin, ServiceAdmin):
                 changes=self.changed_fields(form),
                 actor=web_actor(request),
                 activities=activities,
+                reopen_activities=not (formsets and activity_statuses_changed(formsets[0])),
             )
             return
         fields = dict(form.cleaned_data)

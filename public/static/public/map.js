@@ -213,8 +213,17 @@
     return box;
   }
 
+  // A trail Open or Caution whose every activity is Closed says so (set by the API's rule).
+  function everyActivityClosed(properties) {
+    var activities = properties.activities || [];
+    return properties.status !== "Closed" && activities.length > 0 && activities.every(function (a) {
+      return a.status === "Closed";
+    });
+  }
+
   // Activities, surface conditions with their age, and notices attached to the trail.
   function appendTrailDetails(parent, properties) {
+    if (everyActivityClosed(properties)) parent.appendChild(el("p", "all-closed", t.every_activity_closed));
     if (properties.trailId in state.unconfirmed) {
       var confirmedOn = state.unconfirmed[properties.trailId];
       var words = confirmedOn ? format(t.unconfirmed_since, { ago: ago(confirmedOn) }) : t.never_confirmed;

@@ -95,13 +95,14 @@
     if (sync) sync.textContent = text || "";
   }
 
-  // A trail set Closed closes its activities (the service's rule), shown before the answer.
+  // A trail set Closed closes its activities, and Open or Caution sets its Closed ones to
+  // that status (the web app's rule), shown before the answer.
   function showTap(trailId, activity, status) {
     showStatus(target(trailId, activity), status);
     var row = trailRow(trailId);
-    if (row && !activity && status === "Closed") {
+    if (row && !activity) {
       row.querySelectorAll(".board-activity").forEach(function (item) {
-        showStatus(item, "Closed");
+        if (status === "Closed" || item.getAttribute("data-status") === "Closed") showStatus(item, status);
       });
     }
   }
@@ -136,11 +137,16 @@
 
   // The queue
 
+  // A button's status, without the note of what it does to the activities.
+  function buttonLabel(button) {
+    return button.firstChild ? button.firstChild.textContent : "";
+  }
+
   function describe(button) {
     var row = button.closest(".board-trail");
     var name = row ? row.querySelector(".trail-name").textContent : "";
     var activity = button.closest(".board-activity");
-    var label = button.textContent;
+    var label = buttonLabel(button);
     if (activity) name += ", " + activity.querySelector(".activity-name").textContent;
     return name + ": " + label;
   }
@@ -170,7 +176,7 @@
     }
     var fields = [[name, value]].concat(trails.map(function (id) { return ["trails", id]; }));
     var label = name === "bulk"
-      ? fill(t.bulk_label, { status: button.textContent, n: trails.length })
+      ? fill(t.bulk_label, { status: buttonLabel(button), n: trails.length })
       : value === "all" ? t.confirm_all_label : fill(t.confirm_label, { n: trails.length });
     return {
       fields: fields,

@@ -11,12 +11,15 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from zoneinfo import ZoneInfo
 
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.http import HttpResponse, HttpResponseRedirect, JsonResponse
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.formats import date_format, time_format
 from django.utils.html import escape
 from django.utils.timesince import timesince
 from django.utils.translation import gettext as _
@@ -29,6 +32,7 @@ from trails import services
 from trails.enums import ActivityStatus, TrailStatus, TrailType
 from trails.models import Trail, TrailSystem
 from trails.selectors import trails_of_system, unconfirmed_statuses
+from trails.timezones import zone_of
 from webapp import roles
 from webapp.admin.base import web_actor
 from webapp.system_pages import system_or_404
@@ -128,8 +132,50 @@ def _note(text: str | None) -> str:
     return f'<small class="tap-note">{text}</small>' if text else ""
 
 
+@dataclass
+class Confirmations:
+    """How the board words a last confirmation: the time in the system's zone, and the person
+    (their e-mail address when the service has it, else their uid)."""
+
+    zone: ZoneInfo
+    now: datetime
+    people: dict[str, str]
+
+    @classmethod
+    def of(cls, system: TrailSystem, trails: Iterable[Trail], now: datetime) -> "Confirmations":
+        uids = {trail.status_confirmed_by for trail in trails if trail.status_confirmed_by}
+        people = dict(
+            get_user_model()
+            .objects.filter(pk__in=uids)
+            .exclude(email="")
+            .values_list("pk", "email")
+        )
+        return cls(zone_of(system), now, people)
+
+    def time(self, moment: datetime) -> str:
+        """10:42 today, else "Nov. 26, 10:42", in the system's zone."""
+        local = timezone.localtime(moment, self.zone)
+        if local.date() == timezone.localtime(self.now, self.zone).date():
+            return time_format(local, "H:i")
+        return date_format(local, "M j, H:i")
+
+    def text(self, trail: Trail) -> str:
+        if trail.status_confirmed_on is None:
+            return _("Never confirmed")
+        who = trail.status_confirmed_by
+        return _("Last confirmed %(time)s by %(person)s") % {
+            "time": self.time(trail.status_confirmed_on),
+            "person": self.people.get(who, who) or _("someone"),
+        }
+
+
 def trail_html(
-    trail: Trail, since, now: datetime, labels: list[tuple[str, str]], notes: dict[str, str]
+    trail: Trail,
+    since,
+    now: datetime,
+    labels: list[tuple[str, str]],
+    notes: dict[str, str],
+    confirmations: Confirmations,
 ) -> str:
     """One trail's card, built here rather than by the template engine, which takes seconds
     for a few thousand trails. Every value from data is escaped."""
@@ -140,6 +186,9 @@ def trail_html(
     elif unconfirmed:
         words = _("Not confirmed for %(since)s") % {"since": timesince(since, now)}
     note = f'<p class="unconfirmed-note">{escape(words)}</p>' if unconfirmed else ""
+    if since is not None:  # "never" is said once
+        note += f'<p class="confirmed-note">{escape(confirmations.text(trail))}</p>'
+
     activities = trail.activities.all()
     activity_rows = "".join(
         f'<div class="board-activity" data-activity="{escape(activity.value)}" '
@@ -162,13 +211,16 @@ def trail_html(
     )
 
 
-def trail_state(trail: Trail, unconfirmed: dict[str, datetime | None]) -> dict:
+def trail_state(
+    trail: Trail, unconfirmed: dict[str, datetime | None], confirmations: Confirmations
+) -> dict:
     """One trail as the board script reads it: the server's truth."""
     return {
         "id": trail.pk,
         "status": trail.status,
         "activities": {activity.value: activity.status for activity in trail.activities.all()},
         "confirmedOn": iso_ms(trail.status_confirmed_on),
+        "confirmed": confirmations.text(trail),
         "unconfirmed": trail.pk in unconfirmed,
     }
 
@@ -239,9 +291,12 @@ def apply_post(system: TrailSystem, post, actor) -> tuple[list[str], str]:
         count = services.confirm_trail_statuses(
             system=system, trail_ids=None if every else selected, actor=actor
         )
+        at = Confirmations(zone_of(system), timezone.now(), {}).time(timezone.now())
         done = ngettext(
-            "Status confirmed for %(count)d trail.", "Status confirmed for %(count)d trails.", count
-        ) % {"count": count}
+            "Confirmed %(count)d trail at %(time)s.",
+            "Confirmed %(count)d trails at %(time)s.",
+            count,
+        ) % {"count": count, "time": at}
         ids = None if every else selected
         return ids, done
     raise Refused(_("Nothing to do: tap a status."))
@@ -251,8 +306,11 @@ def _states(system: TrailSystem, ids: list[str] | None) -> list[dict]:
     trails = trails_of_system(system)
     if ids is not None:
         trails = trails.filter(pk__in=ids)
-    unconfirmed = unconfirmed_statuses(system, now=timezone.now())
-    return [trail_state(trail, unconfirmed) for trail in trails]
+    now = timezone.now()
+    unconfirmed = unconfirmed_statuses(system, now=now)
+    trails = list(trails)
+    confirmations = Confirmations.of(system, trails, now)
+    return [trail_state(trail, unconfirmed, confirmations) for trail in trails]
 
 
 def _post(request, system: TrailSystem) -> HttpResponse:
@@ -287,9 +345,10 @@ def board(request, system_id: str, *, site) -> HttpResponse:
     labels = [(status.value, escape(status.label)) for status in TAP_STATUSES]
     notes = cascade_notes()
     trails = {trail.pk: trail for trail in trails_of_system(system).filter(pk__in=page.ids)}
+    confirmations = Confirmations.of(system, trails.values(), now)
     for group in page.groups:
         group.rows = [
-            trail_html(trails[i], unconfirmed.get(i, False), now, labels, notes)
+            trail_html(trails[i], unconfirmed.get(i, False), now, labels, notes, confirmations)
             for i in group.ids
             if i in trails
         ]

@@ -17,6 +17,7 @@ from tests.browser import save_screenshot
 from tests.webapp.test_browser import sign_in
 from trails.enums import TrailType
 from trails.models import StatusChange, Trail, TrailSystem
+from trails.timezones import zone_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -259,3 +260,51 @@ def test_closed_then_open_on_the_board_opens_the_activities_on_the_map_and_in_th
     row = page.locator(f'.trail-row[data-trail-id="{by_api.pk}"]')
     expect(row.locator(".all-closed")).to_have_text("Every activity closed")
     expect(page.locator(".status-table .all-closed")).to_have_count(1)
+
+
+def times_between(system: TrailSystem, start, end) -> set[str]:
+    """The "HH:MM" a clock in the system's zone showed between two instants."""
+    zone = zone_of(system)
+    return {
+        timezone.localtime(moment, zone).strftime("%H:%M")
+        for moment in (start, end, start + (end - start) / 2)
+    }
+
+
+@pytest.mark.parametrize("viewport", [PHONE], ids=["390"])
+def test_confirming_answers_with_the_count_and_time_and_every_card_says_who(live_server, context):
+    """On a system without an "unconfirmed after" setting too (issue 33)."""
+    system, _ = load_demo()
+    assert not system.unconfirmed_after_hours
+    trustee = User.objects.get(pk=DEMO_TRUSTEE_UID)
+    person = trustee.email or trustee.uid
+    page = open_board(context, live_server, system)
+    notes = page.locator(".board-trail .confirmed-note")
+    expect(notes).to_have_count(page.locator(".board-trail").count())
+    expect(notes.first).to_have_text("Never confirmed")
+    count = Trail.objects.filter(trail_system=system).count()
+
+    before = timezone.now()
+    page.click("#confirm-all")
+    done = page.locator("#board-sync")
+    expect(done).to_contain_text(f"Confirmed {count} trails at ")
+    after = timezone.now()
+    said = done.inner_text().removeprefix(f"Every change is saved. Confirmed {count} trails at ")
+    assert said.rstrip(".") in (times_between(system, before, after))
+    expect(notes.first).to_contain_text(f"by {person}")
+    expect(page.locator(".board-trail .confirmed-note", has_text="Never")).to_have_count(0)
+    expect(notes.first).to_contain_text("Last confirmed ")
+    save_screenshot(page, "board-confirmed-all", full_page=False)
+
+    first, second = Trail.objects.filter(trail_system=system).order_by("order")[:2]
+    for trail in (first, second):
+        page.locator(f'#trail-{trail.pk} input[name="trails"]').check()
+    page.locator('#bulk-bar button[name="confirm"]').click()
+    expect(done).to_contain_text("Confirmed 2 trails at ")
+    at = done.inner_text().removeprefix("Every change is saved. Confirmed 2 trails at ")
+    at = at.rstrip(".")
+
+    page.reload()
+    expect(page.locator(f"#trail-{first.pk} .confirmed-note")).to_have_text(
+        f"Last confirmed {at} by {person}"
+    )

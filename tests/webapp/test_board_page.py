@@ -182,3 +182,13 @@ def test_a_large_system_lists_its_groups_first_and_a_group_is_a_page(
     assert sorted(t["id"] for t in state["trails"]) == sorted(
         Trail.objects.filter(categories=["Nordic"]).values_list("pk", flat=True)
     )
+
+
+def test_confirm_all_without_javascript_says_how_many_and_when_and_each_card_who(
+    client, trustee_board
+):
+    system, _trail = trustee_board
+    response = client.post(board_url(system), {"confirm": "all"}, follow=True)
+    page = response.content.decode()
+    assert "Confirmed 2 trails at " in page
+    assert page.count("Last confirmed ") == 2 and "by patroller" in page

@@ -31,12 +31,18 @@ from core.errors import DomainError
 from trails import services
 from trails.enums import ActivityStatus, TrailStatus, TrailType
 from trails.models import Trail, TrailSystem
-from trails.selectors import trails_of_system, unconfirmed_statuses
+from trails.selectors import (
+    trail_geometries,
+    trail_summaries,
+    trails_of_system,
+    unconfirmed_statuses,
+)
 from trails.timezones import zone_of
 from webapp import roles
 from webapp.admin.base import web_actor
 from webapp.system_pages import system_or_404
 from webapp.trail_admin import activity_label
+from webapp.twins import TWIN_FIELDS, twin_details, twin_groups, twin_maps
 
 # What a tap may set (None, "derive from activities", stays a desk decision).
 TAP_STATUSES = (TrailStatus.OPEN, TrailStatus.CAUTION, TrailStatus.CLOSED)
@@ -169,6 +175,42 @@ class Confirmations:
         }
 
 
+@dataclass
+class Twins:
+    """The trails of the system that share a name: what tells each apart, and its small map."""
+
+    details: dict[str, str]
+    maps: dict[str, str]
+
+    @classmethod
+    def of(cls, system: TrailSystem, shown_ids: Iterable[str]) -> "Twins":
+        summaries = list(trail_summaries(system, *TWIN_FIELDS))
+        groups = twin_groups(summaries)
+        shown = set(shown_ids)
+        twins_of = {
+            trail.pk: [twin.pk for twin in group]
+            for group in groups
+            for trail in group
+            if trail.pk in shown
+        }
+        geometries = trail_geometries({pk for group in twins_of.values() for pk in group})
+        return cls(twin_details(summaries), twin_maps(twins_of, geometries))
+
+    def html(self, trail_id: str) -> str:
+        if trail_id not in self.details:
+            return ""
+        small_map = self.maps.get(trail_id, "")
+        if small_map:
+            summary = escape(_("Map"))
+            small_map = (
+                f'<details class="twin-map"><summary>{summary}</summary>{small_map}</details>'
+            )
+        return (
+            f'<div class="twin"><span class="twin-details">{escape(self.details[trail_id])}'
+            f"</span>{small_map}</div>"
+        )
+
+
 def trail_html(
     trail: Trail,
     since,
@@ -176,6 +218,7 @@ def trail_html(
     labels: list[tuple[str, str]],
     notes: dict[str, str],
     confirmations: Confirmations,
+    twins: Twins,
 ) -> str:
     """One trail's card, built here rather than by the template engine, which takes seconds
     for a few thousand trails. Every value from data is escaped."""
@@ -205,7 +248,8 @@ def trail_html(
         f'data-trail="{trail_id}" data-status="{escape(trail.status)}"><div class="trail-head">'
         f'<label class="pick"><input type="checkbox" name="trails" value="{trail_id}"> '
         f'<span class="trail-name">{name}</span></label><span class="sync-state" '
-        f'data-role="sync"></span></div><div class="taps" role="group" aria-label="{name}">'
+        f'data-role="sync"></span></div>{twins.html(trail.pk)}'
+        f'<div class="taps" role="group" aria-label="{name}">'
         f"{_tap_buttons(f'{trail_id}|', trail.status, labels, notes if activities else {})}"
         f"</div>{note}{activity_rows}</li>"
     )
@@ -346,9 +390,12 @@ def board(request, system_id: str, *, site) -> HttpResponse:
     notes = cascade_notes()
     trails = {trail.pk: trail for trail in trails_of_system(system).filter(pk__in=page.ids)}
     confirmations = Confirmations.of(system, trails.values(), now)
+    twins = Twins.of(system, trails)
     for group in page.groups:
         group.rows = [
-            trail_html(trails[i], unconfirmed.get(i, False), now, labels, notes, confirmations)
+            trail_html(
+                trails[i], unconfirmed.get(i, False), now, labels, notes, confirmations, twins
+            )
             for i in group.ids
             if i in trails
         ]

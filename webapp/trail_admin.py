@@ -17,6 +17,7 @@ from updates.enums import SURFACE_CONDITIONS
 from updates.types import SURFACE_CONDITION_CATALOG
 from webapp import roles
 from webapp.admin.base import ActionOutcome, report_outcome, web_actor
+from webapp.twins import TWIN_FIELDS, twin_details
 
 
 def page_language() -> str:
@@ -164,20 +165,21 @@ class TrailPicker(forms.CheckboxSelectMultiple):
 
 
 class TrailChoiceField(forms.ModelMultipleChoiceField):
-    """The trails of a form (an update's, a schedule's) in a TrailPicker."""
+    """The trails of a form (an update's, a schedule's) in a TrailPicker. Trails that share
+    a name say what tells them apart (webapp/twins.py), where they lie among them too."""
 
     widget = TrailPicker
 
     def __init__(self, queryset, **kwargs):
         kwargs.pop("widget", None)
-        super().__init__(
-            queryset.select_related(None).only(
-                "pk", "name", "trail_system_id", "categories", "difficulty", "distance"
-            ),
-            **kwargs,
-        )
+        super().__init__(queryset.select_related(None).only(*TWIN_FIELDS), **kwargs)
+        self._twins: dict[str, str] | None = None
 
     def label_from_instance(self, trail) -> str:
+        if self._twins is None:  # once per form, from the rows the choices list
+            self._twins = twin_details(self.queryset)
+        if trail.pk in self._twins:
+            return f"{trail.name} ({self._twins[trail.pk]})"
         details = [
             ", ".join(trail.categories or []),
             trail.get_difficulty_display() if trail.difficulty else "",

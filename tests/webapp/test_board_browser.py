@@ -308,3 +308,49 @@ def test_confirming_answers_with_the_count_and_time_and_every_card_says_who(live
     expect(page.locator(f"#trail-{first.pk} .confirmed-note")).to_have_text(
         f"Last confirmed {at} by {person}"
     )
+
+
+@pytest.mark.parametrize("viewport", [PHONE], ids=["390"])
+def test_trails_of_one_name_are_told_apart_on_the_board_and_in_the_pickers(live_server, context):
+    """The demo's four Whoopee and two Broadway (issue 33): each says its category, difficulty,
+    length and where it lies among its twins, and shows them on a small map on tap."""
+    system, _ = load_demo()
+    whoopees = list(Trail.objects.filter(trail_system=system, name="Whoopee"))
+    assert len(whoopees) == 4
+    page = open_board(context, live_server, system)
+
+    for name, count in (("Whoopee", 4), ("Broadway", 2)):
+        rows = page.locator(".board-trail").filter(
+            has=page.locator(".trail-name").get_by_text(name, exact=True)
+        )
+        expect(rows).to_have_count(count)
+        details = rows.locator(".twin-details").all_inner_texts()
+        assert len(set(details)) == count, details  # each different
+    single = Trail.objects.filter(trail_system=system, name="Saddle Mountain Lift").get()
+    expect(page.locator(f"#trail-{single.pk} .twin-details")).to_have_count(0)  # twins only
+    row = page.locator(f"#trail-{whoopees[0].pk}")
+    expect(row.locator(".twin-svg")).to_be_hidden()
+    row.locator(".twin-map summary").click()
+    expect(row.locator(".twin-svg")).to_be_visible()
+    expect(row.locator(".twin-svg .twin-self")).not_to_have_count(0)
+    expect(row.locator(".twin-svg .twin-other")).not_to_have_count(0)
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    save_screenshot(page, "board-twins", full_page=False)
+
+    page.goto(f"{live_server.url}/admin/updates/update/add/?trail_system={system.pk}")
+    page.select_option("#id_type", "notice")
+    picker = page.locator(".trail-picker")
+    picker.locator(".trail-picker-search").fill("whoopee")
+    options = picker.locator(".trail-picker-option:visible")
+    expect(options).to_have_count(4)
+    labels = [text.strip() for text in options.all_inner_texts()]
+    assert len(set(labels)) == 4, labels
+    assert all(label.startswith("Whoopee (Nordic · ") for label in labels), labels
+    save_screenshot(page, "picker-twins", full_page=False)
+
+    page.goto(f"{live_server.url}/admin/schedules/schedule/add/?trail_system={system.pk}")
+    picker = page.locator(".trail-picker")
+    picker.locator(".trail-picker-search").fill("broadway")
+    options = picker.locator(".trail-picker-option:visible")
+    expect(options).to_have_count(2)
+    assert len(set(options.all_inner_texts())) == 2

@@ -311,9 +311,13 @@ def test_confirming_answers_with_the_count_and_time_and_every_card_says_who(live
 
 
 @pytest.mark.parametrize("viewport", [PHONE], ids=["390"])
-def test_trails_of_one_name_are_told_apart_on_the_board_and_in_the_pickers(live_server, context):
+def test_trails_of_one_name_are_told_apart_on_the_board_and_in_the_pickers(
+    live_server, context, settings
+):
     """The demo's four Whoopee and two Broadway (issue 33): each says its category, difficulty,
-    length and where it lies among its twins, and shows them on a small map on tap."""
+    length and where it lies among its twins, and shows them on a small map on tap; the
+    public map's list tells them apart too."""
+    settings.PUBLIC_BASE_URL = live_server.url  # where the public map reads its file
     system, _ = load_demo()
     whoopees = list(Trail.objects.filter(trail_system=system, name="Whoopee"))
     assert len(whoopees) == 4
@@ -354,3 +358,13 @@ def test_trails_of_one_name_are_told_apart_on_the_board_and_in_the_pickers(live_
     options = picker.locator(".trail-picker-option:visible")
     expect(options).to_have_count(2)
     assert len(set(options.all_inner_texts())) == 2
+
+    page.goto(f"{live_server.url}/map/{system.pk}")
+    items = page.locator("#trail-groups .trail-item").filter(
+        has=page.locator(".trail-name").get_by_text("Whoopee", exact=True)
+    )
+    expect(items).to_have_count(4, timeout=15_000)
+    words = items.locator(".twin-details").all_inner_texts()
+    assert len(set(words)) == 4 and all("Nordic" in said for said in words), words
+    items.first.scroll_into_view_if_needed()
+    save_screenshot(page, "public-map-twins", full_page=False)

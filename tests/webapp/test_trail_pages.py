@@ -128,3 +128,14 @@ def test_bulk_open_in_the_list_opens_the_closed_activities(trustee_client):
     ).trail
     trustee_client.post(TRAILS, {"action": "set_status_open", "_selected_action": [trail.pk]})
     assert [a.status for a in trail.activities.all()] == ["Open"]
+
+
+def test_the_list_tells_trails_of_one_name_apart(trustee_client):
+    system = trustee_client.system
+    TrailFactory(trail_system=system, name="Whoopee", categories=["Nordic"], distance=0.31)
+    TrailFactory(trail_system=system, name="Whoopee", categories=["Alpine"], distance=0.34)
+    TrailFactory(trail_system=system, name="Broadway", categories=["Nordic"])
+    page = trustee_client.get(TRAILS).content.decode()
+    assert "Whoopee (Nordic · Not rated · 0.31 km)" in page  # 0.3 km would leave them alike
+    assert "Whoopee (Alpine · Not rated · 0.34 km)" in page
+    assert ">Broadway</a>" in page

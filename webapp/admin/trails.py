@@ -7,6 +7,7 @@ it queues a recompile and records the history in the same transaction, as an API
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.templatetags.admin_urls import add_preserved_filters
+from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import ValidationError
 from django.http import HttpResponseRedirect
 from django.template.loader import render_to_string
@@ -51,6 +52,7 @@ from webapp.trail_admin import (
     activity_choices,
     activity_label,
 )
+from webapp.twins import TWIN_FIELDS, twin_details
 
 
 class MembershipForm(forms.ModelForm):
@@ -402,6 +404,20 @@ def activities_of(formset) -> list[dict] | None:
     ]
 
 
+class TrailChangeList(ChangeList):
+    """Trails of the page that share a name with another trail of their system say what tells
+    them apart (webapp/twins.py), from one query of those names, not one per row."""
+
+    def get_results(self, request) -> None:
+        super().get_results(request)
+        names = {trail.name for trail in self.result_list}
+        systems = {trail.trail_system_id for trail in self.result_list}
+        alike = Trail.objects.filter(trail_system_id__in=systems, name__in=names)
+        details = twin_details(alike.only(*TWIN_FIELDS))
+        for trail in self.result_list:
+            trail.twin_words = details.get(trail.pk, "")
+
+
 @admin.display(description=_("Distance (km)"), ordering="distance")
 def distance_km(trail: Trail) -> str:
     """To the metre, in the page's number format, not the float's sixteen digits."""
@@ -443,6 +459,20 @@ class TrailAdmin(StatusHistoryMixin, ToTrashAdmin, ServiceAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).prefetch_related("activities")
+
+    def get_changelist(self, request, **kwargs):
+        return TrailChangeList
+
+    def get_list_display(self, request):
+        """The name column says what tells a trail apart from one of the same name."""
+        shown = super().get_list_display(request)
+        return ["name_told_apart" if column == "name" else column for column in shown]
+
+    @admin.display(description=_("name"), ordering="name")
+    def name_told_apart(self, trail) -> str:
+        """The name, and for a trail that shares it what tells it apart (TrailChangeList)."""
+        words = getattr(trail, "twin_words", "")
+        return f"{trail.name} ({words})" if words else trail.name
 
     def get_ordering(self, request):
         """A search is served by the trigram index and its few rows sorted by name, rather

@@ -160,7 +160,7 @@ def test_confirm_all_then_a_status_confirmed_two_hours_ago_shows_as_unconfirmed(
     expect(page.locator(".board-trail.is-unconfirmed").first).to_be_visible()  # never confirmed
 
     page.click("#confirm-all")
-    expect(page.locator("#board-sync")).to_have_text("Every change is saved.")
+    expect(page.locator("#board-sync")).to_contain_text("Every change is saved. Confirmed ")
     expect(page.locator(".board-trail.is-unconfirmed")).to_have_count(0)
     confirmations = set(
         Trail.objects.filter(trail_system=system).values_list(

@@ -3,30 +3,49 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-$(shell sha1sum requirements.lock | cut -c1-12)
+# Two locks, one set of pins: requirements.lock is what the running service needs (make run),
+# requirements-dev.lock adds the test, lint and docs tools (make test and the developers'
+# targets). Regenerate both after changing pyproject.toml (docs/developers/architecture.md):
+#   uv pip compile pyproject.toml -o requirements.lock --python-version 3.11
+#   uv pip compile pyproject.toml --extra dev -o requirements-dev.lock --python-version 3.11
+RUN_STAMP := $(VENV)/.installed-run-$(shell sha1sum requirements.lock | cut -c1-12)
+DEV_STAMP := $(VENV)/.installed-dev-$(shell sha1sum requirements-dev.lock | cut -c1-12)
 ASSETS_STAMP := node_modules/.installed-$(shell sha1sum package-lock.json | cut -c1-12)
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/trails
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint format messages bench bench-scale venv assets fuzz faults docs docs-serve \
-	screenshots
+.PHONY: run test lint format messages bench bench-scale venv venv-dev assets fuzz faults docs \
+	docs-serve screenshots
 DOCS_PORT ?= 8100
 # Material for MkDocs prints a banner about MkDocs 2.0 at every build; we pin mkdocs<2.
 export NO_MKDOCS_2_WARNING := 1
 
-venv: $(STAMP)
-
-$(STAMP): requirements.lock
+define install_lock
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.lock
-	@rm -f $(VENV)/.installed-* && touch $@
+	$(BIN)/python -m pip install --quiet -r $(1)
+endef
+
+# The running service's dependencies only: no test tools in a `make run` checkout's .venv.
+venv: $(RUN_STAMP)
+
+$(RUN_STAMP): requirements.lock
+	$(call install_lock,requirements.lock)
+	@rm -f $(VENV)/.installed-run-* && touch $@
+
+# The runtime's pins plus the development tools; it holds the runtime too, so `make run` after
+# it installs nothing.
+venv-dev: $(DEV_STAMP)
+
+$(DEV_STAMP): requirements-dev.lock
+	$(call install_lock,requirements-dev.lock)
+	@rm -f $(VENV)/.installed-run-* $(VENV)/.installed-dev-* && touch $@ $(RUN_STAMP)
 
 # Browser libraries (Leaflet, the Firebase Web SDK) from the npm registry, exactly as locked.
 assets: venv $(ASSETS_STAMP)
 
-$(ASSETS_STAMP): package-lock.json | $(STAMP)
+$(ASSETS_STAMP): package-lock.json | $(RUN_STAMP)
 	npm ci --no-audit --no-fund --loglevel=error
 	@# WhiteNoise sends a file's .gz beside it to browsers that accept gzip: Leaflet is most
 	@# of a phone's first map load (docs/operators/streams.md).
@@ -39,51 +58,51 @@ run: venv assets
 
 # The layer contracts (.importlinter), the docs site (a broken link or a missing page fails),
 # then the whole suite, on PostgreSQL, with a real Redis and Celery worker for tests/integration.
-test: venv assets
+test: venv-dev assets
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/mkdocs build --strict
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/pytest $(PYTEST_ARGS)
 
 # The documentation site (mkdocs.yml, docs/) into site/, the API reference generated from the
 # code at every build; docs-serve rebuilds on every edit, on http://$(HOST):$(DOCS_PORT).
-docs: venv
+docs: venv-dev
 	$(BIN)/mkdocs build --strict
 
-docs-serve: venv
+docs-serve: venv-dev
 	$(BIN)/mkdocs serve --strict --dev-addr $(HOST):$(DOCS_PORT)
 
 # The pictures of the docs (docs/screenshots/), taken again by the browser tests that take
 # them (screenshot(name, docs=True)); commit the ones a change of a page altered.
-screenshots: venv assets
+screenshots: venv-dev assets
 	DOCS_SCREENSHOTS=1 DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/pytest \
 		$$(grep -rl --include='*.py' 'docs=True)' tests) $(PYTEST_ARGS)
 
-lint: venv
+lint: venv-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports --no-cache
 
-format: venv
+format: venv-dev
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
 # The web app's French catalog (webapp/locale/fr): collect every marked string and compile;
 # translate the new entries, then run it again (docs/developers/architecture.md, "Translations").
-messages: venv
+messages: venv-dev
 	DJANGO_SETTINGS_MODULE=tests.settings $(BIN)/python manage.py translations
 
 # Long schema-driven run against /api/v1 (FUZZ_SECONDS per credential; docs/developers/architecture.md).
-fuzz: venv
+fuzz: venv-dev
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} FUZZ_SECONDS=$${FUZZ_SECONDS:-600} \
 		$(BIN)/pytest tests/config/test_schema_fuzz.py $(PYTEST_ARGS)
 
 # Only the fault scripts on a private production topology (they also run in `make test`).
-faults: venv
+faults: venv-dev
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/pytest -m faults $(PYTEST_ARGS)
 
-bench: venv
+bench: venv-dev
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/python bench/run.py
 
 # 10,000 systems, 500,000 trails, 1,000,000 subscribers (SCALE=0.01 for a quick check).
-bench-scale: venv
+bench-scale: venv-dev
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/python bench/scale.py

@@ -196,6 +196,17 @@ def embed_view(request: HttpRequest, system_id: str) -> HttpResponse:
 LIST_TEXTS = ("updated", "live_updated", "reconnecting_updated")
 
 
+def every_activity_closed(trail: dict) -> bool:
+    """A trail Open or Caution whose activities are all Closed (the API's rule allows it): the
+    list says so rather than show it plainly open (map.js `everyActivityClosed`)."""
+    activities = trail.get("activities") or []
+    return (
+        trail["status"] != "Closed"
+        and bool(activities)
+        and all(activity["status"] == "Closed" for activity in activities)
+    )
+
+
 @require_GET
 @frameable
 @cache_control(public=True, max_age=60)
@@ -216,6 +227,7 @@ def embed_list_view(request: HttpRequest, system_id: str) -> HttpResponse:
             "status_label": texts[trail["status"].lower()],
             "is_lift": trail.get("type") == "Lift",
             "activities": ", ".join(a["label"] for a in trail.get("activities") or []),
+            "every_activity_closed": every_activity_closed(trail),
             "unconfirmed": (
                 unconfirmed_text(texts, unconfirmed[trail["trailId"]], now)
                 if trail["trailId"] in unconfirmed

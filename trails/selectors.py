@@ -56,6 +56,16 @@ def trails_of_system(system: TrailSystem, *, with_geometry: bool = False) -> Que
     return trails_queryset(with_geometry=with_geometry).filter(trail_system=system)
 
 
+def trail_summaries(system: TrailSystem, *fields: str) -> QuerySet[Trail]:
+    """The live trails of the system with only the given columns (no join, no activities)."""
+    return Trail.objects.filter(trail_system=system).only(*fields)
+
+
+def trail_geometries(trail_ids: Iterable[str]) -> dict[str, dict]:
+    """The GeoJSON geometries of the given live trails, by id, in one query."""
+    return dict(Trail.objects.filter(pk__in=list(trail_ids)).values_list("pk", "geometry"))
+
+
 def points_of_system(system: TrailSystem) -> QuerySet[Point]:
     return Point.objects.select_related("trail_system").filter(trail_system=system)
 

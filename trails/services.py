@@ -234,11 +234,13 @@ def change_trail(
     changes: Mapping,
     actor: Actor,
     activities: Sequence[Mapping] | None = None,
+    reopen_activities: bool = False,
 ) -> None:
     """Change a trail's fields. `changes["activities"]` changes activities already on the trail
     (the API's rule: they are added in the web app); `activities` replaces the whole list
     (the web app's). A new geometry recomputes what derives from it and the elevations;
-    Closed closes every activity."""
+    Closed closes every activity. With `reopen_activities` (the web app's rule, issue 33)
+    Open or Caution also sets the trail's Closed activities to that status."""
     _check_categories(changes)
     changes = dict(changes)
     activity_changes = changes.pop("activities", [])
@@ -269,8 +271,7 @@ def change_trail(
             old=locked.status,
             new=changes["status"],
         )
-        if changes["status"] == TrailStatus.CLOSED:
-            _close_activities([locked], actor)
+        _cascade_status([locked], changes["status"], actor, reopen=reopen_activities)
     if "trail_system" in changes and changes["trail_system"].pk != locked.trail_system_id:
         request_compile(locked.trail_system_id, "trail moved to another system")
     write_fields(Trail, trail.pk, changes, actor.uid)
@@ -359,11 +360,17 @@ def _replace_activities(trail: Trail, activities: Sequence[Mapping], actor: Acto
     history.save_changes(records)
 
 
-def _close_activities(trails: Sequence[Trail], actor: Actor) -> None:
-    """Closed closes every activity of the trails (spec section 3), each change recorded."""
-    still_open = TrailActivity.objects.filter(trail__in=trails).exclude(
-        status=ActivityStatus.CLOSED
-    )
+def _cascade_status(trails: Sequence[Trail], status: str, actor: Actor, *, reopen: bool) -> None:
+    """Closed closes every activity of the trails (spec section 3); with `reopen`, Open or
+    Caution sets their Closed activities to it (the web app's "open means open"). Each change
+    is recorded."""
+    if status == TrailStatus.CLOSED:
+        to_change = TrailActivity.objects.filter(trail__in=trails).exclude(status=status)
+    elif reopen and status in (TrailStatus.OPEN, TrailStatus.CAUTION):
+        to_change = TrailActivity.objects.filter(trail__in=trails, status=ActivityStatus.CLOSED)
+    else:
+        return
+    to_change = list(to_change)
     by_id = {trail.pk: trail for trail in trails}
     history.save_changes(
         history.trail_change(
@@ -371,22 +378,26 @@ def _close_activities(trails: Sequence[Trail], actor: Actor) -> None:
             actor,
             history.STATUS,
             activity.status,
-            ActivityStatus.CLOSED,
+            status,
             activity=activity.value,
         )
-        for activity in still_open
+        for activity in to_change
     )
-    TrailActivity.objects.filter(pk__in=[a.pk for a in still_open]).update(
-        status=ActivityStatus.CLOSED
-    )
+    TrailActivity.objects.filter(pk__in=[a.pk for a in to_change]).update(status=status)
 
 
 @transaction.atomic
 def set_trails_status(
-    *, system: TrailSystem, status: str, trail_ids: Sequence[str] | None, actor: Actor
+    *,
+    system: TrailSystem,
+    status: str,
+    trail_ids: Sequence[str] | None,
+    actor: Actor,
+    reopen_activities: bool = False,
 ) -> list[dict]:
     """Bulk status: every id must be a live trail of the system, else nothing changes. The
-    history names the path `bulk` (with the caller's uid and key)."""
+    history names the path `bulk` (with the caller's uid and key). Closed closes every
+    activity; with `reopen_activities`, Open or Caution sets the Closed ones to it."""
     trails = Trail.objects.select_for_update().filter(trail_system=system)
     if trail_ids is not None:
         trails = trails.filter(pk__in=trail_ids)
@@ -401,8 +412,7 @@ def set_trails_status(
     Trail.objects.filter(pk__in=[trail.pk for trail in found]).update(
         status=status, updated_on=timezone.now(), updated_by=actor.uid, **confirmation_stamp(actor)
     )
-    if status == TrailStatus.CLOSED:
-        _close_activities(found, bulk)
+    _cascade_status(found, status, bulk, reopen=reopen_activities)
     request_compile(system, "trail statuses changed")
     return [{"id": trail.pk, "name": trail.name} for trail in found]
 

@@ -11,12 +11,15 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from zoneinfo import ZoneInfo
 
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.http import HttpResponse, HttpResponseRedirect, JsonResponse
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.formats import date_format, time_format
 from django.utils.html import escape
 from django.utils.timesince import timesince
 from django.utils.translation import gettext as _
@@ -28,11 +31,18 @@ from core.errors import DomainError
 from trails import services
 from trails.enums import ActivityStatus, TrailStatus, TrailType
 from trails.models import Trail, TrailSystem
-from trails.selectors import trails_of_system, unconfirmed_statuses
+from trails.selectors import (
+    trail_geometries,
+    trail_summaries,
+    trails_of_system,
+    unconfirmed_statuses,
+)
+from trails.timezones import zone_of
 from webapp import roles
 from webapp.admin.base import web_actor
 from webapp.system_pages import system_or_404
 from webapp.trail_admin import activity_label
+from webapp.twins import TWIN_FIELDS, twin_details, twin_groups, twin_maps
 
 # What a tap may set (None, "derive from activities", stays a desk decision).
 TAP_STATUSES = (TrailStatus.OPEN, TrailStatus.CAUTION, TrailStatus.CLOSED)
@@ -104,16 +114,112 @@ def shown(system: TrailSystem, query) -> Shown:
     return Shown(groups, [i for group in groups for i in group.ids], False, len(rows), capped)
 
 
-def _tap_buttons(value_prefix: str, status: str, labels: list[tuple[str, str]]) -> str:
+def cascade_notes() -> dict[str, str]:
+    """What a trail's button does to its activities, said on the button (issue 33)."""
+    return {
+        TrailStatus.OPEN: escape(_("+ closed activities")),
+        TrailStatus.CAUTION: escape(_("+ closed activities")),
+        TrailStatus.CLOSED: escape(_("+ every activity")),
+    }
+
+
+def _tap_buttons(
+    value_prefix: str, status: str, labels: list[tuple[str, str]], notes: dict[str, str]
+) -> str:
     return "".join(
         f'<button type="submit" name="tap" value="{value_prefix}|{value}" class="tap '
         f'tap-{value.lower()}" data-status="{value}" aria-pressed="{str(value == status).lower()}">'
-        f"{label}</button>"
+        f"{label}{_note(notes.get(value))}</button>"
         for value, label in labels
     )
 
 
-def trail_html(trail: Trail, since, now: datetime, labels: list[tuple[str, str]]) -> str:
+def _note(text: str | None) -> str:
+    return f'<small class="tap-note">{text}</small>' if text else ""
+
+
+@dataclass
+class Confirmations:
+    """How the board words a last confirmation: the time in the system's zone, and the person
+    (their e-mail address when the service has it, else their uid)."""
+
+    zone: ZoneInfo
+    now: datetime
+    people: dict[str, str]
+
+    @classmethod
+    def of(cls, system: TrailSystem, trails: Iterable[Trail], now: datetime) -> "Confirmations":
+        uids = {trail.status_confirmed_by for trail in trails if trail.status_confirmed_by}
+        people = dict(
+            get_user_model()
+            .objects.filter(pk__in=uids)
+            .exclude(email="")
+            .values_list("pk", "email")
+        )
+        return cls(zone_of(system), now, people)
+
+    def time(self, moment: datetime) -> str:
+        """10:42 today, else "Nov. 26, 10:42", in the system's zone."""
+        local = timezone.localtime(moment, self.zone)
+        if local.date() == timezone.localtime(self.now, self.zone).date():
+            return time_format(local, "H:i")
+        return date_format(local, "M j, H:i")
+
+    def text(self, trail: Trail) -> str:
+        if trail.status_confirmed_on is None:
+            return _("Never confirmed")
+        who = trail.status_confirmed_by
+        return _("Last confirmed %(time)s by %(person)s") % {
+            "time": self.time(trail.status_confirmed_on),
+            "person": self.people.get(who, who) or _("someone"),
+        }
+
+
+@dataclass
+class Twins:
+    """The trails of the system that share a name: what tells each apart, and its small map."""
+
+    details: dict[str, str]
+    maps: dict[str, str]
+
+    @classmethod
+    def of(cls, system: TrailSystem, shown_ids: Iterable[str]) -> "Twins":
+        summaries = list(trail_summaries(system, *TWIN_FIELDS))
+        groups = twin_groups(summaries)
+        shown = set(shown_ids)
+        twins_of = {
+            trail.pk: [twin.pk for twin in group]
+            for group in groups
+            for trail in group
+            if trail.pk in shown
+        }
+        geometries = trail_geometries({pk for group in twins_of.values() for pk in group})
+        return cls(twin_details(summaries), twin_maps(twins_of, geometries))
+
+    def html(self, trail_id: str) -> str:
+        if trail_id not in self.details:
+            return ""
+        small_map = self.maps.get(trail_id, "")
+        if small_map:
+            summary = escape(_("Map"))
+            small_map = (
+                f'<details class="twin-map"><summary>{summary}</summary>{small_map}</details>'
+            )
+        return (
+            f'<div class="twin"><span class="twin-details">{escape(self.details[trail_id])}'
+            f"</span>{small_map}</div>"
+        )
+
+
+def trail_html(
+    trail: Trail,
+    since,
+    now: datetime,
+    labels: list[tuple[str, str]],
+    notes: dict[str, str],
+    confirmations: Confirmations,
+    twins: Twins,
+) -> str:
     """One trail's card, built here rather than by the template engine, which takes seconds
     for a few thousand trails. Every value from data is escaped."""
     trail_id, name = escape(trail.pk), escape(trail.name)
@@ -123,33 +229,42 @@ def trail_html(trail: Trail, since, now: datetime, labels: list[tuple[str, str]]
     elif unconfirmed:
         words = _("Not confirmed for %(since)s") % {"since": timesince(since, now)}
     note = f'<p class="unconfirmed-note">{escape(words)}</p>' if unconfirmed else ""
-    activities = "".join(
+    if since is not None:  # "never" is said once
+        note += f'<p class="confirmed-note">{escape(confirmations.text(trail))}</p>'
+
+    activities = trail.activities.all()
+    activity_rows = "".join(
         f'<div class="board-activity" data-activity="{escape(activity.value)}" '
         f'data-status="{escape(activity.status)}"><span class="activity-name">'
         f'{escape(activity_label(activity.value))}</span><span class="sync-state" '
         f'data-role="sync"></span><div class="taps" role="group" aria-label="{name}, '
         f'{escape(activity_label(activity.value))}">'
-        f"{_tap_buttons(f'{trail_id}|{escape(activity.value)}', activity.status, labels)}"
+        f"{_tap_buttons(f'{trail_id}|{escape(activity.value)}', activity.status, labels, {})}"
         "</div></div>"
-        for activity in trail.activities.all()
+        for activity in activities
     )
     return (
         f'<li class="board-trail{" is-unconfirmed" if unconfirmed else ""}" id="trail-{trail_id}" '
         f'data-trail="{trail_id}" data-status="{escape(trail.status)}"><div class="trail-head">'
         f'<label class="pick"><input type="checkbox" name="trails" value="{trail_id}"> '
         f'<span class="trail-name">{name}</span></label><span class="sync-state" '
-        f'data-role="sync"></span></div><div class="taps" role="group" aria-label="{name}">'
-        f"{_tap_buttons(f'{trail_id}|', trail.status, labels)}</div>{note}{activities}</li>"
+        f'data-role="sync"></span></div>{twins.html(trail.pk)}'
+        f'<div class="taps" role="group" aria-label="{name}">'
+        f"{_tap_buttons(f'{trail_id}|', trail.status, labels, notes if activities else {})}"
+        f"</div>{note}{activity_rows}</li>"
     )
 
 
-def trail_state(trail: Trail, unconfirmed: dict[str, datetime | None]) -> dict:
+def trail_state(
+    trail: Trail, unconfirmed: dict[str, datetime | None], confirmations: Confirmations
+) -> dict:
     """One trail as the board script reads it: the server's truth."""
     return {
         "id": trail.pk,
         "status": trail.status,
         "activities": {activity.value: activity.status for activity in trail.activities.all()},
         "confirmedOn": iso_ms(trail.status_confirmed_on),
+        "confirmed": confirmations.text(trail),
         "unconfirmed": trail.pk in unconfirmed,
     }
 
@@ -195,7 +310,10 @@ def apply_post(system: TrailSystem, post, actor) -> tuple[list[str], str]:
                 "trail": trail.name,
                 "status": STATUS_LABELS[status],
             }
-        services.change_trail(trail=trail, changes=changes, actor=actor)
+        # Open means open: a trail set Open or Caution opens its Closed activities too.
+        services.change_trail(
+            trail=trail, changes=changes, actor=actor, reopen_activities=not activity
+        )
         return [trail.pk], done
     selected = post.getlist("trails")
     if post.get("bulk"):
@@ -203,7 +321,7 @@ def apply_post(system: TrailSystem, post, actor) -> tuple[list[str], str]:
             raise Refused(_("Select the trails to change first."))
         status = _tap_status(post["bulk"], for_activity=False)
         changed = services.set_trails_status(
-            system=system, status=status, trail_ids=selected, actor=actor
+            system=system, status=status, trail_ids=selected, actor=actor, reopen_activities=True
         )
         count = len(changed)
         done = ngettext(
@@ -217,9 +335,12 @@ def apply_post(system: TrailSystem, post, actor) -> tuple[list[str], str]:
         count = services.confirm_trail_statuses(
             system=system, trail_ids=None if every else selected, actor=actor
         )
+        at = Confirmations(zone_of(system), timezone.now(), {}).time(timezone.now())
         done = ngettext(
-            "Status confirmed for %(count)d trail.", "Status confirmed for %(count)d trails.", count
-        ) % {"count": count}
+            "Confirmed %(count)d trail at %(time)s.",
+            "Confirmed %(count)d trails at %(time)s.",
+            count,
+        ) % {"count": count, "time": at}
         ids = None if every else selected
         return ids, done
     raise Refused(_("Nothing to do: tap a status."))
@@ -229,8 +350,11 @@ def _states(system: TrailSystem, ids: list[str] | None) -> list[dict]:
     trails = trails_of_system(system)
     if ids is not None:
         trails = trails.filter(pk__in=ids)
-    unconfirmed = unconfirmed_statuses(system, now=timezone.now())
-    return [trail_state(trail, unconfirmed) for trail in trails]
+    now = timezone.now()
+    unconfirmed = unconfirmed_statuses(system, now=now)
+    trails = list(trails)
+    confirmations = Confirmations.of(system, trails, now)
+    return [trail_state(trail, unconfirmed, confirmations) for trail in trails]
 
 
 def _post(request, system: TrailSystem) -> HttpResponse:
@@ -263,10 +387,15 @@ def board(request, system_id: str, *, site) -> HttpResponse:
         return JsonResponse({"at": iso_ms(now), "trails": _states(system, page.ids)})
     unconfirmed = unconfirmed_statuses(system, now=now)
     labels = [(status.value, escape(status.label)) for status in TAP_STATUSES]
+    notes = cascade_notes()
     trails = {trail.pk: trail for trail in trails_of_system(system).filter(pk__in=page.ids)}
+    confirmations = Confirmations.of(system, trails.values(), now)
+    twins = Twins.of(system, trails)
     for group in page.groups:
         group.rows = [
-            trail_html(trails[i], unconfirmed.get(i, False), now, labels)
+            trail_html(
+                trails[i], unconfirmed.get(i, False), now, labels, notes, confirmations, twins
+            )
             for i in group.ids
             if i in trails
         ]
@@ -281,7 +410,7 @@ def board(request, system_id: str, *, site) -> HttpResponse:
         "unconfirmed_count": len(unconfirmed),
         "unconfirmed_after_hours": system.unconfirmed_after_hours,
         "rendered_at": iso_ms(now),
-        "tap_statuses": labels,
+        "tap_statuses": [(value, label, notes[value]) for value, label in labels],
         "trails_on_one_page": TRAILS_ON_ONE_PAGE,
         "worker_url": reverse("admin:board_worker"),
         "board_texts": board_texts(),

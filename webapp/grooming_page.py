@@ -37,6 +37,7 @@ from webapp import roles
 from webapp.admin.base import web_actor
 from webapp.system_pages import system_or_404
 from webapp.trail_admin import surface_condition_choices
+from webapp.zones import zone_now
 
 # The API's limit on an uploaded track.
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
@@ -79,7 +80,6 @@ class GroomingForm(forms.Form):
     groomed_at = forms.DateTimeField(
         label=_("Groomed at"),
         required=False,
-        help_text=_("Leave empty for the time of the track's last point, else now."),
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
     )
     track = forms.CharField(
@@ -87,6 +87,13 @@ class GroomingForm(forms.Form):
     )
     # "Record as groomed now": the review found the pass's own time too old to show.
     groomed_now = forms.BooleanField(required=False, widget=forms.HiddenInput)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Read in the page's time zone: said, with the time there now (per form, not at import).
+        self.fields["groomed_at"].help_text = _(
+            "Leave empty for the time of the track's last point, else now. Times are in %(zones)s."
+        ) % {"zones": zone_now()}
 
     def clean(self):
         cleaned = super().clean()

@@ -17,6 +17,7 @@ from updates.enums import SURFACE_CONDITIONS
 from updates.types import SURFACE_CONDITION_CATALOG
 from webapp import roles
 from webapp.admin.base import ActionOutcome, report_outcome, web_actor
+from webapp.twins import TWIN_FIELDS, twin_details
 
 
 def page_language() -> str:
@@ -82,7 +83,8 @@ class CategoryFilter(admin.SimpleListFilter):
 
 def set_status_action(status: str, label):
     """A bulk action: one write and one recompile per system, through the API's bulk service
-    (all of a system's selected trails, or none of them when it refuses)."""
+    (all of a system's selected trails, or none of them when it refuses); Open and Caution
+    open the trails' Closed activities too, as on the board."""
 
     @admin.action(description=label, permissions=["change"])
     def action(model_admin, request, queryset):
@@ -97,6 +99,7 @@ def set_status_action(status: str, label):
                     status=status,
                     trail_ids=[trail.pk for trail in trails],
                     actor=web_actor(request),
+                    reopen_activities=True,
                 )
             except DomainError as error:
                 outcome.refuse(trails, error.message)
@@ -162,20 +165,21 @@ class TrailPicker(forms.CheckboxSelectMultiple):
 
 
 class TrailChoiceField(forms.ModelMultipleChoiceField):
-    """The trails of a form (an update's, a schedule's) in a TrailPicker."""
+    """The trails of a form (an update's, a schedule's) in a TrailPicker. Trails that share
+    a name say what tells them apart (webapp/twins.py), where they lie among them too."""
 
     widget = TrailPicker
 
     def __init__(self, queryset, **kwargs):
         kwargs.pop("widget", None)
-        super().__init__(
-            queryset.select_related(None).only(
-                "pk", "name", "trail_system_id", "categories", "difficulty", "distance"
-            ),
-            **kwargs,
-        )
+        super().__init__(queryset.select_related(None).only(*TWIN_FIELDS), **kwargs)
+        self._twins: dict[str, str] | None = None
 
     def label_from_instance(self, trail) -> str:
+        if self._twins is None:  # once per form, from the rows the choices list
+            self._twins = twin_details(self.queryset)
+        if trail.pk in self._twins:
+            return f"{trail.name} ({self._twins[trail.pk]})"
         details = [
             ", ".join(trail.categories or []),
             trail.get_difficulty_display() if trail.difficulty else "",

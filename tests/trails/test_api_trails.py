@@ -202,6 +202,19 @@ class TestChange:
             ("skiing", "Caution", "diamond"),
         ]
 
+    def test_open_after_closed_leaves_the_activities_closed_as_the_interface_says(
+        self, system, manager
+    ):
+        """Only Closed cascades in the API (the web app also reopens: issue 33)."""
+        trail = TrailFactory(trail_system=system, status="Open")
+        TrailActivityFactory(trail=trail, value="hiking", status="Open")
+        url = f"/api/v1/trails/{trail.pk}"
+        closed = manager.patch(url, {"status": "Closed"}, format="json").json()
+        reopened = manager.patch(url, {"status": "Open"}, format="json").json()
+        assert [a["status"] for a in closed["activities"]] == ["Closed"]
+        assert reopened["status"] == "Open"
+        assert [a["status"] for a in reopened["activities"]] == ["Closed"]
+
     def test_an_activity_the_trail_lacks_is_unknown_activity(self, system, manager):
         trail = TrailFactory(trail_system=system)
         TrailActivityFactory(trail=trail, value="hiking")
@@ -284,6 +297,13 @@ class TestBulkStatus:
         assert set(TrailActivity.objects.values_list("status", flat=True)) == {"Closed"}
         foreign.refresh_from_db()
         assert foreign.status == "Open"
+
+    def test_open_leaves_closed_activities_closed(self, system, manager):
+        trail = TrailFactory(trail_system=system, status="Closed")
+        TrailActivityFactory(trail=trail, status="Closed")
+        manager.post(trails_url(system, "/status"), {"status": "Open", "all": True}, format="json")
+        assert Trail.objects.get(pk=trail.pk).status == "Open"
+        assert set(TrailActivity.objects.values_list("status", flat=True)) == {"Closed"}
 
     @pytest.mark.parametrize("kind", ["unknown", "other system", "trashed"])
     def test_any_unknown_id_changes_nothing(self, system, manager, kind):

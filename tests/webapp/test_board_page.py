@@ -72,6 +72,28 @@ def test_without_javascript_a_tap_is_a_form_post_recorded_as_the_web_app(client,
     assert (change.via, change.uid, change.new_value) == (Via.WEB_APP, "patroller", "Closed")
 
 
+def test_open_after_closed_opens_the_closed_activities_on_the_board(client, trustee_board):
+    """Open means open in the web app (issue 33); an activity set on its own keeps its status."""
+    system, trail = trustee_board
+    as_json = {"HTTP_ACCEPT": "application/json"}
+    client.post(board_url(system), {"tap": f"{trail.pk}||Closed"}, **as_json)
+
+    reopened = client.post(board_url(system), {"tap": f"{trail.pk}||Open"}, **as_json).json()
+    assert reopened["trails"][0]["activities"] == {"nordic-classic": "Open"}
+    client.post(board_url(system), {"tap": f"{trail.pk}|nordic-classic|Closed"}, **as_json)
+    assert trail.activities.get().status == "Closed"  # one by one: the activity alone
+
+    client.post(board_url(system), {"bulk": "Caution", "trails": [trail.pk]}, **as_json)
+    assert trail.activities.get().status == "Caution"
+    changes = StatusChange.objects.filter(trail=trail, activity="nordic-classic")
+    assert list(changes.order_by("pk").values_list("new_value", flat=True)) == [
+        "Closed",
+        "Open",
+        "Closed",
+        "Caution",
+    ]
+
+
 def test_an_activity_tap_and_a_refused_status_in_json(client, trustee_board):
     system, trail = trustee_board
     as_json = {"HTTP_ACCEPT": "application/json"}
@@ -160,3 +182,13 @@ def test_a_large_system_lists_its_groups_first_and_a_group_is_a_page(
     assert sorted(t["id"] for t in state["trails"]) == sorted(
         Trail.objects.filter(categories=["Nordic"]).values_list("pk", flat=True)
     )
+
+
+def test_confirm_all_without_javascript_says_how_many_and_when_and_each_card_who(
+    client, trustee_board
+):
+    system, _trail = trustee_board
+    response = client.post(board_url(system), {"confirm": "all"}, follow=True)
+    page = response.content.decode()
+    assert "Confirmed 2 trails at " in page
+    assert page.count("Last confirmed ") == 2 and "by patroller" in page

@@ -3,7 +3,8 @@
 import pytest
 
 from publishing.models import CompileRequest
-from tests.factories import MembershipFactory, TrailActivityFactory, TrailFactory
+from tests.factories import MembershipFactory, TrailActivityFactory, TrailFactory, line
+from tests.test_admin import trail_form
 from trails.models import Trail
 
 pytestmark = pytest.mark.django_db
@@ -80,3 +81,61 @@ def test_the_trail_page_lists_categories_one_per_line_not_as_json(trustee_client
     page = trustee_client.get(f"{TRAILS}{trail.pk}/change/").content.decode()
     assert "Nordic\nEasy</textarea>" in page
     assert "[&quot;Nordic&quot;" not in page
+
+
+def reopened_on_the_trail_page(client, trail, activity_statuses: list[str]) -> list[str]:
+    """The trail page saved with status Open and its two activities set as given."""
+    data = trail_form(trail.trail_system, line(), []) | {"name": trail.name}
+    data |= {"activities-INITIAL_FORMS": "2", "activities-TOTAL_FORMS": "2"}
+    for index, (activity, status) in enumerate(
+        zip(trail.activities.order_by("position"), activity_statuses, strict=True)
+    ):
+        data |= {
+            f"activities-{index}-id": activity.pk,
+            f"activities-{index}-trail": trail.pk,
+            f"activities-{index}-value": activity.value,
+            f"activities-{index}-status": status,
+            f"activities-{index}-difficulty": "",
+            f"activities-{index}-position": str(index),
+        }
+    response = client.post(f"{TRAILS}{trail.pk}/change/", data)
+    assert response.status_code == 302
+    assert Trail.objects.get(pk=trail.pk).status == "Open"
+    return list(trail.activities.order_by("position").values_list("status", flat=True))
+
+
+def test_open_on_the_trail_page_opens_closed_activities_unless_set_one_by_one(trustee_client):
+    trail = TrailFactory(trail_system=trustee_client.system, status="Closed")
+    for position, value in enumerate(["nordic-classic", "nordic-skate"]):
+        TrailActivityFactory(trail=trail, value=value, status="Closed", position=position)
+
+    assert reopened_on_the_trail_page(trustee_client, trail, ["Closed", "Closed"]) == [
+        "Open",
+        "Open",
+    ]
+
+    Trail.objects.filter(pk=trail.pk).update(status="Closed")
+    trail.activities.update(status="Closed")
+    assert reopened_on_the_trail_page(trustee_client, trail, ["Caution", "Closed"]) == [
+        "Caution",
+        "Closed",
+    ]
+
+
+def test_bulk_open_in_the_list_opens_the_closed_activities(trustee_client):
+    trail = TrailActivityFactory(
+        trail__trail_system=trustee_client.system, trail__status="Closed", status="Closed"
+    ).trail
+    trustee_client.post(TRAILS, {"action": "set_status_open", "_selected_action": [trail.pk]})
+    assert [a.status for a in trail.activities.all()] == ["Open"]
+
+
+def test_the_list_tells_trails_of_one_name_apart(trustee_client):
+    system = trustee_client.system
+    TrailFactory(trail_system=system, name="Whoopee", categories=["Nordic"], distance=0.31)
+    TrailFactory(trail_system=system, name="Whoopee", categories=["Alpine"], distance=0.34)
+    TrailFactory(trail_system=system, name="Broadway", categories=["Nordic"])
+    page = trustee_client.get(TRAILS).content.decode()
+    assert "Whoopee (Nordic · Not rated · 0.31 km)" in page  # 0.3 km would leave them alike
+    assert "Whoopee (Alpine · Not rated · 0.34 km)" in page
+    assert ">Broadway</a>" in page

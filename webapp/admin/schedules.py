@@ -14,9 +14,10 @@ from schedules import selectors, services
 from schedules.models import Action, Repeat, Schedule
 from trails import activities as catalog
 from trails.enums import TrailStatus
-from trails.timezones import zone_name
+from trails.timezones import zone_of
 from webapp.admin.base import DeleteThroughService, ServiceAdmin, web_actor
 from webapp.trail_admin import TrailPickerMixin, page_language
+from webapp.zones import ZONES_LISTED, zone_now, zones_now
 
 
 def activity_choices() -> list[tuple[str, str]]:
@@ -157,9 +158,27 @@ class ScheduleAdmin(TrailPickerMixin, DeleteThroughService, ServiceAdmin):
         return selectors.with_last_applied(super().get_queryset(request)).prefetch_related("trails")
 
     def get_fieldsets(self, request, obj=None):
-        if obj is None:
-            return self.fieldsets[:2]
+        if obj is None:  # nothing happened yet; the times' help says their zone
+            (main, when) = self.fieldsets[:2]
+            fields = [name for name in when[1]["fields"] if name != "times_in"]
+            return [main, (when[0], {"fields": fields})]
         return self.fieldsets
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        """The start's and end's times say their zone and the time there now: the schedule's
+        system's, else those of the systems the person may choose."""
+        form = super().get_form(request, obj, change, **kwargs)
+        if obj is not None:
+            systems = [obj.trail_system]
+        else:
+            choices = form.base_fields["trail_system"].queryset
+            chosen = request.GET.get("trail_system") or request.POST.get("trail_system")
+            systems = choices.filter(pk=chosen) if chosen else choices.none()
+            systems = (systems or choices).order_by("name")[: ZONES_LISTED * 5]
+        said = _("Times are in %(zones)s.") % {"zones": zones_now(systems)}
+        for name in ("start_time", "end_time"):
+            form.base_fields[name].help_text = said
+        return form
 
     @admin.display(description=_("trails"))
     def trail_names(self, schedule) -> str:
@@ -185,7 +204,7 @@ class ScheduleAdmin(TrailPickerMixin, DeleteThroughService, ServiceAdmin):
     def times_in(self, schedule) -> str:
         if schedule is None or schedule.trail_system_id is None:
             return _("the trail system's time zone (its Display settings)")
-        return zone_name(schedule.trail_system)
+        return zone_now(zone_of(schedule.trail_system))
 
     @admin.display(description=_("next change"))
     def next_change(self, schedule) -> str:

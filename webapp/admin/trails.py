@@ -7,6 +7,7 @@ it queues a recompile and records the history in the same transaction, as an API
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.templatetags.admin_urls import add_preserved_filters
+from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import ValidationError
 from django.http import HttpResponseRedirect
 from django.template.loader import render_to_string
@@ -51,6 +52,7 @@ from webapp.trail_admin import (
     activity_choices,
     activity_label,
 )
+from webapp.twins import TWIN_FIELDS, twin_details
 
 
 class MembershipForm(forms.ModelForm):
@@ -381,6 +383,12 @@ def status_history(obj) -> str:
     )
 
 
+def activity_statuses_changed(formset) -> bool:
+    """Whether the manager set an activity's status on the page (then the trail's Open or
+    Caution leaves the activities as set, one by one)."""
+    return any("status" in form.changed_data for form in formset.forms)
+
+
 def activities_of(formset) -> list[dict] | None:
     """The activities as the inline lists them, in order; None when the inline is untouched."""
     if not formset.has_changed():
@@ -396,6 +404,20 @@ def activities_of(formset) -> list[dict] | None:
     ]
 
 
+class TrailChangeList(ChangeList):
+    """Trails of the page that share a name with another trail of their system say what tells
+    them apart (webapp/twins.py), from one query of those names, not one per row."""
+
+    def get_results(self, request) -> None:
+        super().get_results(request)
+        names = {trail.name for trail in self.result_list}
+        systems = {trail.trail_system_id for trail in self.result_list}
+        alike = Trail.objects.filter(trail_system_id__in=systems, name__in=names)
+        details = twin_details(alike.only(*TWIN_FIELDS))
+        for trail in self.result_list:
+            trail.twin_words = details.get(trail.pk, "")
+
+
 @admin.display(description=_("Distance (km)"), ordering="distance")
 def distance_km(trail: Trail) -> str:
     """To the metre, in the page's number format, not the float's sixteen digits."""
@@ -406,7 +428,8 @@ def distance_km(trail: Trail) -> str:
 class TrailAdmin(StatusHistoryMixin, ToTrashAdmin, ServiceAdmin):
     """Saved by one service call (create_trail or change_trail) with the inline's activities,
     so the web app applies the API's rules: Closed closes every activity, a new geometry gets
-    new elevations, every status change is recorded."""
+    new elevations, every status change is recorded. Open or Caution also opens the Closed
+    activities, unless the manager set activities' statuses on the page."""
 
     form = TrailForm
     row_name = "trail"
@@ -437,6 +460,20 @@ class TrailAdmin(StatusHistoryMixin, ToTrashAdmin, ServiceAdmin):
     def get_queryset(self, request):
         return super().get_queryset(request).prefetch_related("activities")
 
+    def get_changelist(self, request, **kwargs):
+        return TrailChangeList
+
+    def get_list_display(self, request):
+        """The name column says what tells a trail apart from one of the same name."""
+        shown = super().get_list_display(request)
+        return ["name_told_apart" if column == "name" else column for column in shown]
+
+    @admin.display(description=_("name"), ordering="name")
+    def name_told_apart(self, trail) -> str:
+        """The name, and for a trail that shares it what tells it apart (TrailChangeList)."""
+        words = getattr(trail, "twin_words", "")
+        return f"{trail.name} ({words})" if words else trail.name
+
     def get_ordering(self, request):
         """A search is served by the trigram index and its few rows sorted by name, rather
         than half a million trails walked in system order for a term thought common."""
@@ -459,6 +496,7 @@ class TrailAdmin(StatusHistoryMixin, ToTrashAdmin, ServiceAdmin):
                 changes=self.changed_fields(form),
                 actor=web_actor(request),
                 activities=activities,
+                reopen_activities=not (formsets and activity_statuses_changed(formsets[0])),
             )
             return
         fields = dict(form.cleaned_data)

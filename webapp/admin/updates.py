@@ -33,6 +33,7 @@ from webapp.admin.base import (
     web_actor,
 )
 from webapp.trail_admin import TrailPickerMixin, surface_condition_choices
+from webapp.zones import zone_now
 
 
 class UpdateForm(forms.ModelForm):
@@ -148,6 +149,10 @@ class UpdateAdmin(TrailPickerMixin, DeleteThroughService, ServiceAdmin):
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         form = super().get_form(request, obj, change, **kwargs)
+        # The expiry is read in the page's time zone: said, with the time there now.
+        form.base_fields["expiration_date"].help_text = _("Times are in %(zones)s.") % {
+            "zones": zone_now()
+        }
         if obj is not None:
             # Notify is the creation's; a change never sends (spec section 6).
             form.base_fields = {

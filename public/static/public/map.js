@@ -117,11 +117,11 @@
     return symbol;
   }
 
-  function distanceText(km) {
+  function distanceText(km, decimals) {
     if (typeof km !== "number") return "";
     var miles = state.system && state.system.lengthMeasurement === "miles";
     var value = miles ? km / KM_PER_MILE : km;
-    return value.toFixed(value < 10 ? 1 : 0) + (miles ? " mi" : " km");
+    return value.toFixed(decimals !== undefined ? decimals : value < 10 ? 1 : 0) + (miles ? " mi" : " km");
   }
 
   function activityFor(properties) {
@@ -213,8 +213,17 @@
     return box;
   }
 
+  // A trail Open or Caution whose every activity is Closed says so (set by the API's rule).
+  function everyActivityClosed(properties) {
+    var activities = properties.activities || [];
+    return properties.status !== "Closed" && activities.length > 0 && activities.every(function (a) {
+      return a.status === "Closed";
+    });
+  }
+
   // Activities, surface conditions with their age, and notices attached to the trail.
   function appendTrailDetails(parent, properties) {
+    if (everyActivityClosed(properties)) parent.appendChild(el("p", "all-closed", t.every_activity_closed));
     if (properties.trailId in state.unconfirmed) {
       var confirmedOn = state.unconfirmed[properties.trailId];
       var words = confirmedOn ? format(t.unconfirmed_since, { ago: ago(confirmedOn) }) : t.never_confirmed;
@@ -498,6 +507,53 @@
     lines[0].openPopup();
   }
 
+  // Trails that share a name ("twins") say what tells them apart in the list: their
+  // categories, their length (to 10 m when 100 m leaves two alike) and where they lie among
+  // their twins; a tap shows the trail on the map.
+  var PARTS = ["part_n", "part_ne", "part_e", "part_se", "part_s", "part_sw", "part_w", "part_nw"];
+  var twinWords = {};
+
+  function centreOf(trailId) {
+    var lines = trailGroups[trailId] || [];
+    return lines.length ? L.featureGroup(lines).getBounds().getCenter() : null;
+  }
+
+  function partAmong(centre, centres) {
+    if (!centre || centres.length < 2) return "";
+    var lat = centres.reduce(function (sum, c) { return sum + c.lat; }, 0) / centres.length;
+    var lng = centres.reduce(function (sum, c) { return sum + c.lng; }, 0) / centres.length;
+    var north = centre.lat - lat;
+    var east = (centre.lng - lng) * Math.cos((lat * Math.PI) / 180);
+    if (Math.abs(north) + Math.abs(east) < 1e-6) return "";
+    var degrees = ((Math.atan2(east, north) * 180) / Math.PI + 360) % 360;
+    return t[PARTS[Math.round(degrees / 45) % 8]];
+  }
+
+  function findTwins(trails) {
+    var byName = {};
+    trails.forEach(function (p) {
+      var key = String(p.name).trim().toLowerCase();
+      (byName[key] = byName[key] || []).push(p);
+    });
+    twinWords = {};
+    Object.keys(byName).forEach(function (key) {
+      var twins = byName[key];
+      if (twins.length < 2) return;
+      var lengths = twins.map(function (p) { return distanceText(p.distance); });
+      var alike = lengths.some(function (length, i) { return lengths.indexOf(length) !== i; });
+      var centres = twins.map(function (p) { return centreOf(p.trailId); });
+      var placed = centres.filter(Boolean);
+      twins.forEach(function (p, i) {
+        var words = [
+          (p.categories || []).join(", "),
+          alike ? distanceText(p.distance, 2) : lengths[i],
+          partAmong(centres[i], placed),
+        ];
+        twinWords[p.trailId] = words.filter(Boolean).join(" \u00b7 ");
+      });
+    });
+  }
+
   function trailItem(properties) {
     var item = el("li", "trail-item");
     var button = el("button", "trail-button");
@@ -505,6 +561,7 @@
     var symbol = difficultySymbol(properties.difficulty);
     if (symbol) button.appendChild(symbol);
     button.appendChild(el("span", "trail-name", properties.name));
+    if (twinWords[properties.trailId]) button.appendChild(el("span", "twin-details", twinWords[properties.trailId]));
     button.appendChild(el("span", "visually-hidden", " \u2013 " + statusLabel(shownStatus(properties))));
     button.addEventListener("click", function () {
       focusTrail(properties.trailId);
@@ -517,9 +574,11 @@
   function renderList() {
     var holder = document.getElementById("trail-groups");
     if (!holder) return;
-    var trails = state.collection.features
+    var listed = state.collection.features
       .map(function (feature) { return feature.properties || {}; })
-      .filter(function (p) { return p.trailId !== undefined && p.showInLists && isShown(p); });
+      .filter(function (p) { return p.trailId !== undefined && p.showInLists; });
+    findTwins(listed);
+    var trails = listed.filter(isShown);
     var groups = STATUSES.map(function (status) {
       return { status: status, title: statusLabel(status), trails: [] };
     });

@@ -21,6 +21,7 @@
   var RETRY_MS = [2000, 5000, 10000, 30000];
   var syncLine = document.getElementById("board-sync");
   var failures = document.getElementById("board-failures");
+  var lastDone = ""; // what the last confirmation or change of checked trails did
   var queue = readJson(QUEUE_KEY, []);
   var flushing = false;
   var retries = 0;
@@ -95,13 +96,14 @@
     if (sync) sync.textContent = text || "";
   }
 
-  // A trail set Closed closes its activities (the service's rule), shown before the answer.
+  // A trail set Closed closes its activities, and Open or Caution sets its Closed ones to
+  // that status (the web app's rule), shown before the answer.
   function showTap(trailId, activity, status) {
     showStatus(target(trailId, activity), status);
     var row = trailRow(trailId);
-    if (row && !activity && status === "Closed") {
+    if (row && !activity) {
       row.querySelectorAll(".board-activity").forEach(function (item) {
-        showStatus(item, "Closed");
+        if (status === "Closed" || item.getAttribute("data-status") === "Closed") showStatus(item, status);
       });
     }
   }
@@ -131,16 +133,37 @@
         var note = row.querySelector(".unconfirmed-note");
         if (note) note.remove();
       }
+      showConfirmed(row, trail);
     });
   }
 
+  // "Last confirmed 10:42 by ...", as the server words it ("Never confirmed" is said once).
+  function showConfirmed(row, trail) {
+    var note = row.querySelector(".confirmed-note");
+    if (!trail.confirmedOn && row.querySelector(".unconfirmed-note")) {
+      if (note) note.remove();
+      return;
+    }
+    if (!note) {
+      note = document.createElement("p");
+      note.className = "confirmed-note";
+      ownTaps(row).after(note);
+    }
+    note.textContent = trail.confirmed;
+  }
+
   // The queue
+
+  // A button's status, without the note of what it does to the activities.
+  function buttonLabel(button) {
+    return button.firstChild ? button.firstChild.textContent : "";
+  }
 
   function describe(button) {
     var row = button.closest(".board-trail");
     var name = row ? row.querySelector(".trail-name").textContent : "";
     var activity = button.closest(".board-activity");
-    var label = button.textContent;
+    var label = buttonLabel(button);
     if (activity) name += ", " + activity.querySelector(".activity-name").textContent;
     return name + ": " + label;
   }
@@ -170,7 +193,7 @@
     }
     var fields = [[name, value]].concat(trails.map(function (id) { return ["trails", id]; }));
     var label = name === "bulk"
-      ? fill(t.bulk_label, { status: button.textContent, n: trails.length })
+      ? fill(t.bulk_label, { status: buttonLabel(button), n: trails.length })
       : value === "all" ? t.confirm_all_label : fill(t.confirm_label, { n: trails.length });
     return {
       fields: fields,
@@ -181,6 +204,7 @@
   }
 
   function enqueue(entry) {
+    lastDone = "";
     entry.id = Date.now() + "-" + Math.random().toString(36).slice(2);
     entry.state = "pending";
     // A later tap on the same trail or activity replaces the one still waiting.
@@ -217,7 +241,7 @@
     if (needsSignIn) lines.push(t.sign_in_again);
     if (failed.length) lines.push(count(failed.length, t.failed_one, t.failed_other));
     syncLine.hidden = false;
-    syncLine.textContent = lines.length ? lines.join(" ") : t.all_saved;
+    syncLine.textContent = lines.length ? lines.join(" ") : (t.all_saved + " " + lastDone).trim();
     syncLine.setAttribute("data-state", failed.length ? "failed" : pending ? "pending" : "saved");
     failures.replaceChildren();
     failed.forEach(function (entry) {
@@ -270,6 +294,9 @@
     queue = queue.filter(function (other) { return other !== entry; });
     saveQueue();
     showServer(answer.trails || []);
+    // A confirmation or a change of the checked trails answers in words ("Confirmed 109
+    // trails at 10:42."); a tap answers on its own row.
+    if (!entry.tap && answer.done) lastDone = answer.done;
     (entry.targets || []).forEach(function (key) {
       var parts = key.split("|");
       if (!queuedTargets()[key]) showSync(target(parts[0], parts[1]), "saved", t.saved);

@@ -238,6 +238,10 @@ CELERY_TIMEZONE = "UTC"
 MAP_FILE_GRACE = timedelta(
     seconds=max(float(os.environ.get("MAP_FILE_GRACE_SECONDS", "300")), 60.0)
 )
+# A map file is published as compiled and its compressed copies made after the commit, off
+# the freshness path (publishing.tasks.compile_system). On: made inside the compile, before
+# the file is named, as before issue 32 (for the benchmark's comparison).
+MAP_FILE_COPIES_IN_COMPILE = env_flag("MAP_FILE_COPIES_IN_COMPILE")
 CELERY_BEAT_SCHEDULE = {
     "sweep-replaced-map-files": {
         "task": "publishing.tasks.sweep_replaced_map_files",

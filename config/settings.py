@@ -105,7 +105,8 @@ MIDDLEWARE = [
     "config.request_log.RequestLogMiddleware",
     "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    # WhiteNoise, with every text file's gzip and brotli copies (webapp/staticfiles.py).
+    "webapp.staticfiles.CompressedStaticFilesMiddleware",
     # /legacy answers here, past the request log, metrics and security headers only.
     "config.middleware.LegacyRouteMiddleware",
     # Compresses what the middleware below and the views answer (not /legacy, answered above).
@@ -190,6 +191,8 @@ WHITENOISE_USE_FINDERS = True
 # Re-read on every request instead of once at start-up: an edited script or stylesheet is
 # served at once under `make run` (its .env turns this on; DEBUG does too).
 WHITENOISE_AUTOREFRESH = env_flag("STATIC_AUTOREFRESH", DEBUG)
+# The compressed copies of the static files found in the repository, made at first use.
+STATIC_COPIES_ROOT = VAR_DIR / "static-copies"
 MEDIA_URL = os.environ.get("MEDIA_URL", "/media/")
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
 # Serve MEDIA_ROOT from Django itself; on by default for local-disk storage.

@@ -377,14 +377,15 @@
         drawPoint(feature, layers);
       }
     });
+    // The view first (bounds need no drawn line), so each line is drawn once, where it stays.
+    if (!state.fitted && layers.length) {
+      map.fitBounds(mainBounds(layers), { padding: [20, 20], maxZoom: 16, animate: false });
+      state.fitted = true;
+    }
     drawn.clearLayers();
     layers.forEach(function (layer) {
       drawn.addLayer(layer);
     });
-    if (!state.fitted && layers.length) {
-      map.fitBounds(mainBounds(layers), { padding: [20, 20], maxZoom: 16 });
-      state.fitted = true;
-    }
   }
 
   // Side panel
@@ -549,10 +550,34 @@
     if (!trails.length) holder.appendChild(el("p", null, t.no_trails));
   }
 
-  function render() {
+  // After the browser has painted what is drawn: a phone's first render shows the lines
+  // before the list, the filter and the panel are built. Queued work runs once, in order.
+  var afterPaintQueue = [];
+  function afterPaint(work) {
+    afterPaintQueue.push(work);
+    if (afterPaintQueue.length > 1) return;
+    window.requestAnimationFrame(function () {
+      window.setTimeout(function () {
+        var queued = afterPaintQueue;
+        afterPaintQueue = [];
+        queued.forEach(function (run) {
+          run();
+        });
+      }, 0);
+    });
+  }
+
+  function renderPanel() {
+    var activity = state.activity;
     renderFilter();
-    drawCollection();
+    if (state.activity !== activity) drawCollection(); // the chosen activity is gone
     renderList();
+  }
+
+  // The lines now; the list and the filter after they are painted.
+  function render() {
+    drawCollection();
+    afterPaint(renderPanel);
   }
 
   // Loading and following changes
@@ -618,9 +643,11 @@
 
   function showSystem(system) {
     state.system = system;
-    renderNotices(system);
-    renderSnow(system);
-    renderWeather(system);
+    afterPaint(function () {
+      renderNotices(system);
+      renderSnow(system);
+      renderWeather(system);
+    });
   }
 
   // The system document and, when it is not the one shown, the file: both at once. Map files
@@ -632,13 +659,13 @@
       if (number < shownLoad) return;
       shownLoad = number;
       var system = answers[0];
-      showSystem(system);
       if (answers[1]) {
         state.url = fileUrl;
         state.collection = answers[1];
         render();
         document.body.setAttribute("data-file", state.url);
       }
+      showSystem(system);
       if (answers[1] || !state.updatedAt) {
         state.updatedAt = publishedAt ? new Date(publishedAt) : new Date();
       }

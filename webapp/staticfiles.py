@@ -13,6 +13,8 @@ from django.core.files.storage import FileSystemStorage
 from whitenoise.compress import Compressor
 from whitenoise.middleware import WhiteNoiseMiddleware
 
+from core.compression import BROTLI, GZIP, static_file_copies
+
 logger = logging.getLogger(__name__)
 
 # URL prefix under STATIC_URL -> (package folder in node_modules, the files served from it).
@@ -54,7 +56,7 @@ class NpmFilesFinder(BaseFinder):
 
 
 _COMPRESSOR = Compressor(quiet=True)
-_ENCODED_SUFFIXES = (".gz", ".br")
+_SUFFIXES = {GZIP: ".gz", BROTLI: ".br"}
 
 
 def _write_whole(target: Path, body: bytes, mtime: float) -> None:
@@ -74,7 +76,7 @@ def compressed_beside(path: str) -> str:
     if (
         not _COMPRESSOR.should_compress(source.name)
         or WhiteNoiseMiddleware.is_compressed_variant(path)
-        or any(Path(path + suffix).is_file() for suffix in _ENCODED_SUFFIXES)
+        or any(Path(path + suffix).is_file() for suffix in _SUFFIXES.values())
     ):
         return path
     try:
@@ -89,12 +91,10 @@ def compressed_beside(path: str) -> str:
         if not copy.is_file():
             folder.mkdir(parents=True, exist_ok=True)
             body = source.read_bytes()
-            for suffix, compressed in (
-                (".br", _COMPRESSOR.compress_brotli(body)),
-                (".gz", _COMPRESSOR.compress_gzip(body)),
-            ):
-                if len(compressed) <= 0.95 * len(body):
-                    _write_whole(folder / (source.name + suffix), compressed, stat.st_mtime)
+            for encoding, compressed in static_file_copies(body).items():
+                _write_whole(
+                    folder / (source.name + _SUFFIXES[encoding]), compressed, stat.st_mtime
+                )
             _write_whole(copy, body, stat.st_mtime)  # last: it marks the folder complete
         return str(copy)
     except OSError:

@@ -242,7 +242,9 @@
     });
   }
 
-  function drawTrail(feature, layers) {
+  // The trail's lines into `layers`; its arrows and difficulty symbol, which a first look
+  // does without, into `later` (drawn once the lines are painted).
+  function drawTrail(feature, layers, later) {
     var properties = feature.properties;
     var status = shownStatus(properties);
     var lift = properties.type === "Lift";
@@ -273,11 +275,13 @@
         className: "status-pattern pattern-" + status.toLowerCase(),
       }));
     }
-    if (properties.oneWay) oneWayArrows(points, properties, layers);
-    if (properties.showInLists && !lift) {
-      var symbol = difficultySymbol(properties.difficulty);
-      if (symbol) layers.push(symbolMarker(alongLine(points, 0.35).latLng, "difficulty-marker", symbol));
-    }
+    later.push(function (symbols) {
+      if (properties.oneWay) oneWayArrows(points, properties, symbols);
+      if (properties.showInLists && !lift) {
+        var symbol = difficultySymbol(properties.difficulty);
+        if (symbol) symbols.push(symbolMarker(alongLine(points, 0.35).latLng, "difficulty-marker", symbol));
+      }
+    });
     var group = trailGroups[properties.trailId] || (trailGroups[properties.trailId] = []);
     group.push(line);
     if (lift) liftTrails[properties.trailId] = true;
@@ -364,15 +368,19 @@
     return view;
   }
 
+  var drawings = 0;
+
   function drawCollection() {
     var layers = [];
+    var later = [];
+    var drawing = ++drawings;
     trailGroups = {};
     liftTrails = {};
     state.collection.features.forEach(function (feature) {
       var properties = feature.properties || {};
       if (!feature.geometry || !isShown(properties)) return;
       if (properties.trailId !== undefined && feature.geometry.type === "LineString") {
-        drawTrail(feature, layers);
+        drawTrail(feature, layers, later);
       } else if (properties.pointId !== undefined && feature.geometry.type === "Point") {
         drawPoint(feature, layers);
       }
@@ -385,6 +393,16 @@
     drawn.clearLayers();
     layers.forEach(function (layer) {
       drawn.addLayer(layer);
+    });
+    afterPaint(function () {
+      if (drawing !== drawings) return; // drawn again since
+      var symbols = [];
+      later.forEach(function (draw) {
+        draw(symbols);
+      });
+      symbols.forEach(function (layer) {
+        drawn.addLayer(layer);
+      });
     });
   }
 
@@ -650,21 +668,25 @@
     });
   }
 
-  // The system document and, when it is not the one shown, the file: both at once. Map files
-  // never change under a name, so the browser may keep them.
+  // The system document and, when it is not the one shown, the file: both at once, the file
+  // drawn as soon as it is here. Map files never change under a name, so the browser may
+  // keep them.
   function load(fileUrl, publishedAt) {
     var number = ++loads;
     var file = fileUrl && fileUrl !== state.url ? fetchJson(fileUrl, FILE_FETCH) : null;
-    return Promise.all([fetchJson(config.systemUrl, SYSTEM_FETCH), file]).then(function (answers) {
+    var fileShown = file && file.then(function (collection) {
+      if (number < shownLoad) return false;
+      shownLoad = number;
+      state.url = fileUrl;
+      state.collection = collection;
+      render();
+      document.body.setAttribute("data-file", state.url);
+      return true;
+    });
+    return Promise.all([fetchJson(config.systemUrl, SYSTEM_FETCH), fileShown]).then(function (answers) {
       if (number < shownLoad) return;
       shownLoad = number;
       var system = answers[0];
-      if (answers[1]) {
-        state.url = fileUrl;
-        state.collection = answers[1];
-        render();
-        document.body.setAttribute("data-file", state.url);
-      }
       showSystem(system);
       if (answers[1] || !state.updatedAt) {
         state.updatedAt = publishedAt ? new Date(publishedAt) : new Date();

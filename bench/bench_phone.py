@@ -11,9 +11,17 @@ Needs Redis (REDIS_URL, default redis://127.0.0.1:6379/15) and Debian's chromium
 
 import os
 import tempfile
+from contextlib import ExitStack
 from pathlib import Path
 
-from bench.bench_live import BASE, CPU_SLOWDOWN, PHONE, THROTTLE, Topology, _chromium
+from bench.bench_live import (
+    BASE,
+    CPU_SLOWDOWN,
+    THROTTLE,
+    Topology,
+    _chromium,
+    throttled_phone_page,
+)
 from bench.common import real_broker
 
 RUNS = 5
@@ -33,19 +41,7 @@ new MutationObserver(function (changes, observer) {{
 
 def _cold_run(browser, url: str) -> tuple[float, int]:
     """Seconds from the navigation to TRAILS_DRAWN lines drawn; bytes moved until idle."""
-    context = browser.new_context(**PHONE)
-    page = context.new_page()
-    page.add_init_script(TRAILS_DRAWN_MARK)
-    cdp = context.new_cdp_session(page)
-    cdp.send("Network.enable")
-    cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
-    cdp.send("Network.emulateNetworkConditions", THROTTLE)
-    cdp.send("Emulation.setCPUThrottlingRate", {"rate": CPU_SLOWDOWN})
-    moved: dict[str, int] = {}
-    cdp.on(
-        "Network.loadingFinished",
-        lambda e: moved.update({e["requestId"]: int(e["encodedDataLength"])}),
-    )
+    context, page, _, moved = throttled_phone_page(browser, TRAILS_DRAWN_MARK)
     page.goto(url, wait_until="load", timeout=120_000)
     page.wait_for_selector(
         f"path.trail-line >> nth={TRAILS_DRAWN - 1}", state="attached", timeout=120_000
@@ -62,20 +58,17 @@ def run() -> dict[str, dict]:
     from demo.loader import load_demo  # Django is set up by the runner
 
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # Playwright's loop in this thread
-    with (
-        real_broker("bench-phone") as queue,
-        tempfile.TemporaryDirectory(prefix="bench-phone-") as folder,
-    ):
+    with ExitStack() as stack:
+        queue = stack.enter_context(real_broker("bench-phone"))
+        folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-phone-"))
         topology = Topology(queue, Path(folder))
-        try:
-            system, _ = load_demo()
-            topology.wait_until_up(system.pk)
-            with sync_playwright() as playwright:
-                browser = _chromium(playwright)
-                runs = [_cold_run(browser, f"{BASE}/map/{system.pk}") for _ in range(RUNS)]
-                browser.close()
-        finally:
-            topology.stop()
+        stack.callback(topology.stop)
+        system, _ = load_demo()
+        topology.wait_until_up(system.pk)
+        playwright = stack.enter_context(sync_playwright())
+        browser = _chromium(playwright)
+        runs = [_cold_run(browser, f"{BASE}/map/{system.pk}") for _ in range(RUNS)]
+        browser.close()
     times = [round(drawn, 2) for drawn, _ in runs]
     moved = [size for _, size in runs]
     return {

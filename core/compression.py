@@ -59,9 +59,9 @@ def map_file_copies(body: bytes) -> dict[str, bytes]:
 
 def static_file_copies(body: bytes) -> dict[str, bytes]:
     """A static file's copies, made once per content when first served (webapp.staticfiles):
-    brotli at the map file's quality, so that a fresh checkout's 13 MB of static files (the
-    API documentation's bundles and their source maps most of it) take seconds, not a minute
-    at brotli's default of 11, for a few hundred bytes more on the map's script."""
+    brotli at the map file's quality, so that a fresh checkout's 6 MB of static files (the
+    API documentation's bundles most of it) take seconds, not most of a minute at brotli's
+    default of 11, for a few hundred bytes more on the map's script."""
     return compressed_copies(body, brotli_quality=MAP_FILE_BROTLI_QUALITY, brotli_max_bytes=None)
 
 

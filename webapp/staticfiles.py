@@ -55,7 +55,9 @@ class NpmFilesFinder(BaseFinder):
                     yield name, storage
 
 
-_COMPRESSOR = Compressor(quiet=True)
+# Source maps are fetched by a developer's tools only, and are half of the static files' bytes
+# (the API documentation's bundles): compressing them would double a fresh start's work.
+_COMPRESSOR = Compressor(extensions=(*Compressor.SKIP_COMPRESS_EXTENSIONS, "map"), quiet=True)
 _SUFFIXES = {GZIP: ".gz", BROTLI: ".br"}
 
 

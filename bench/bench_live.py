@@ -318,22 +318,30 @@ new MutationObserver(function (changes, observer) {
 """
 
 
-def _throttled_first_render(browser, system_id: str) -> dict:
+def throttled_phone_page(browser, init_script: str):
+    """A cold phone page (new context, no cache) under the THROTTLE network and CPU_SLOWDOWN,
+    `init_script` run before the page's own: (context, page, its DevTools session, the bytes
+    moved by request id, filled as requests finish)."""
     context = browser.new_context(**PHONE)
     page = context.new_page()
-    page.add_init_script(FIRST_TRAIL_MARK)
+    page.add_init_script(init_script)
     cdp = context.new_cdp_session(page)
     cdp.send("Network.enable")
     cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
     cdp.send("Network.emulateNetworkConditions", THROTTLE)
     cdp.send("Emulation.setCPUThrottlingRate", {"rate": CPU_SLOWDOWN})
-    types: dict[str, str] = {}
     moved: dict[str, int] = {}
-    cdp.on("Network.responseReceived", lambda e: types.update({e["requestId"]: e["type"]}))
     cdp.on(
         "Network.loadingFinished",
         lambda e: moved.update({e["requestId"]: int(e["encodedDataLength"])}),
     )
+    return context, page, cdp, moved
+
+
+def _throttled_first_render(browser, system_id: str) -> dict:
+    context, page, cdp, moved = throttled_phone_page(browser, FIRST_TRAIL_MARK)
+    types: dict[str, str] = {}
+    cdp.on("Network.responseReceived", lambda e: types.update({e["requestId"]: e["type"]}))
     page.goto(f"{BASE}/map/{system_id}", wait_until="load", timeout=120_000)
     page.wait_for_selector("path.trail-line", state="attached", timeout=120_000)
     page.wait_for_load_state("networkidle", timeout=120_000)

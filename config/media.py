@@ -3,8 +3,9 @@
 Open to every origin (spec section 4: the file needs no credentials and is not subject to the
 origin allowlist), with its Cache-Control, and compressed: the copy beside the file
 (publishing.storage_backends) that the reader accepts, brotli before gzip, else the file as
-written. Django's static view sends a `.gz` or `.br` file with its Content-Encoding and the
-Content-Type of the name without the suffix.
+written (also in the moment after its compile, before its copies are made). Django's static
+view sends a `.gz` or `.br` file with its Content-Encoding and the Content-Type of the name
+without the suffix.
 """
 
 from pathlib import Path
@@ -53,4 +54,7 @@ def serve_media(request: HttpRequest, path: str) -> HttpResponse:
     response = serve(request, sent, document_root=settings.MEDIA_ROOT)
     response["Cache-Control"] = cache_control(path)
     patch_vary_headers(response, ["Accept-Encoding"])
+    # Its copies are made once, after the compile (publishing.tasks); until then the file
+    # goes as written, never compressed per request (config.middleware).
+    response.sent_as_stored = True
     return _open_to_every_origin(response)

@@ -73,10 +73,13 @@ class CompressionMiddleware(GZipMiddleware):
     compressed secret beside text an attacker chose is what BREACH reads. Nor a response
     marked `no-transform` (the live map's event streams, sent event by event). The legacy
     routes are answered before this middleware and compress their cached bodies themselves
-    (legacy/http.py); published files come compressed (config.media)."""
+    (legacy/http.py); published files come compressed, or as written until their copies
+    exist (config.media marks them `sent_as_stored`: never compressed per request)."""
 
     def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
         directives = response.get("Cache-Control", "")
         if "no-store" in directives or "no-transform" in directives:
+            return response
+        if getattr(response, "sent_as_stored", False):
             return response
         return super().process_response(request, response)

@@ -106,7 +106,8 @@ MIDDLEWARE = [
     "config.request_log.RequestLogMiddleware",
     "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    # WhiteNoise, with every text file's gzip and brotli copies (webapp/staticfiles.py).
+    "webapp.staticfiles.CompressedStaticFilesMiddleware",
     # /legacy answers here, past the request log, metrics and security headers only.
     "config.middleware.LegacyRouteMiddleware",
     # Compresses what the middleware below and the views answer (not /legacy, answered above).
@@ -191,6 +192,8 @@ WHITENOISE_USE_FINDERS = True
 # Re-read on every request instead of once at start-up: an edited script or stylesheet is
 # served at once under `make run` (its .env turns this on; DEBUG does too).
 WHITENOISE_AUTOREFRESH = env_flag("STATIC_AUTOREFRESH", DEBUG)
+# The compressed copies of the static files found in the repository, made at first use.
+STATIC_COPIES_ROOT = VAR_DIR / "static-copies"
 MEDIA_URL = os.environ.get("MEDIA_URL", "/media/")
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
 # Serve MEDIA_ROOT from Django itself; on by default for local-disk storage.
@@ -239,6 +242,10 @@ CELERY_TIMEZONE = "UTC"
 MAP_FILE_GRACE = timedelta(
     seconds=max(float(os.environ.get("MAP_FILE_GRACE_SECONDS", "300")), 60.0)
 )
+# A map file is published as compiled and its compressed copies made after the commit, off
+# the freshness path (publishing.tasks.compile_system). On: made inside the compile, before
+# the file is named, as before issue 32 (for the benchmark's comparison).
+MAP_FILE_COPIES_IN_COMPILE = env_flag("MAP_FILE_COPIES_IN_COMPILE")
 CELERY_BEAT_SCHEDULE = {
     "sweep-replaced-map-files": {
         "task": "publishing.tasks.sweep_replaced_map_files",

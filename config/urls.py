@@ -1,6 +1,8 @@
 from django.conf import settings
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path, re_path
+from django.views.generic import RedirectView
 
 from config import health, metrics
 from config.media import serve_media
@@ -18,6 +20,8 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("metrics", metrics.metrics_view, name="metrics"),
+    # Browsers ask for it on every site; pages name the same icon in their <head>.
+    path("favicon.ico", RedirectView.as_view(url=static("webapp/favicon.svg"), permanent=True)),
     path("", include("webapp.urls")),
     path("", include("public.urls")),
 ]

@@ -1,11 +1,14 @@
-"""Compressed copies of the bodies sent most: the published map files, compressed once when
-written, and the legacy documents, once per cached body. Never per request.
+"""Compressed copies of the bodies sent most: the published map files, compressed once after
+they are published, and the legacy documents, once per cached body. Never per request.
 
 gzip at level 5 gives within 2% of level 9 at a third of its time (a 5 MB file in about
-0.14 s, inside a compile). Brotli "where it pays": at quality 4 it is 10% smaller than that
-gzip on a map-sized body (a 270 KB file in about 15 ms), but slower than it and no smaller
-beyond about a megabyte, so larger bodies go as gzip only. Quality 11, 30% smaller, takes a
-second per 270 KB: too slow for a file that must be published within a second.
+0.05 s). For a legacy document, made at the first request that accepts it, brotli goes "where
+it pays": at quality 4 it is 10% smaller than that gzip on a map-sized body (a 270 KB file in
+about 15 ms), but no smaller beyond about a megabyte, so larger bodies go as gzip only. A map
+file's copies are made off the freshness path (publishing.tasks), so there brotli takes
+quality 5 at every size: 7% smaller than gzip on a 4.4 MB file, in 0.08 s against quality 4's
+0.05 s for 1.5%; quality 6 saves another 0.6% for 20% more time, and 11 takes seconds
+(measured by `make bench`, bench/bench_bytes.py).
 """
 
 import gzip
@@ -19,6 +22,7 @@ BROTLI = "br"
 GZIP_LEVEL = 5
 BROTLI_QUALITY = 4
 BROTLI_MAX_BYTES = 1024 * 1024
+MAP_FILE_BROTLI_QUALITY = 5
 # Below this a compressed body saves less than its headers cost.
 MIN_BYTES = 512
 # By preference: what the reader accepts is tried in this order.
@@ -26,20 +30,39 @@ ENCODINGS = (BROTLI, GZIP)
 _TOKEN = {BROTLI: re.compile(r"\bbr\b"), GZIP: re.compile(r"\bgzip\b")}
 
 
-def compressed_copies(body: bytes) -> dict[str, bytes]:
+def compressed_copies(
+    body: bytes,
+    *,
+    brotli_quality: int = BROTLI_QUALITY,
+    brotli_max_bytes: int | None = BROTLI_MAX_BYTES,
+) -> dict[str, bytes]:
     """The encodings worth keeping for this body, by Content-Encoding token: gzip when it is
-    smaller, brotli when it is smaller still and the body is small enough to be quick."""
+    smaller, brotli when it is smaller still and the body is small enough to be quick
+    (`brotli_max_bytes`, None: any size)."""
     if len(body) < MIN_BYTES:
         return {}
     copies: dict[str, bytes] = {}
     gzipped = gzip.compress(body, compresslevel=GZIP_LEVEL, mtime=0)
     if len(gzipped) < len(body):
         copies[GZIP] = gzipped
-    if len(body) <= BROTLI_MAX_BYTES:
-        brotlied = brotli.compress(body, quality=BROTLI_QUALITY)
+    if brotli_max_bytes is None or len(body) <= brotli_max_bytes:
+        brotlied = brotli.compress(body, quality=brotli_quality)
         if len(brotlied) < len(copies.get(GZIP, body)):
             copies[BROTLI] = brotlied
     return copies
+
+
+def map_file_copies(body: bytes) -> dict[str, bytes]:
+    """A published map file's copies: made after it is published, so brotli at any size."""
+    return compressed_copies(body, brotli_quality=MAP_FILE_BROTLI_QUALITY, brotli_max_bytes=None)
+
+
+def static_file_copies(body: bytes) -> dict[str, bytes]:
+    """A static file's copies, made once per content when first served (webapp.staticfiles):
+    brotli at the map file's quality, so that a fresh checkout's 6 MB of static files (the
+    API documentation's bundles most of it) take seconds, not most of a minute at brotli's
+    default of 11, for a few hundred bytes more on the map's script."""
+    return compressed_copies(body, brotli_quality=MAP_FILE_BROTLI_QUALITY, brotli_max_bytes=None)
 
 
 def accepted_encoding(accept_encoding: str, available: Iterable[str]) -> str | None:

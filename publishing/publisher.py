@@ -203,7 +203,11 @@ def publish_system(system_id: str, now: datetime) -> str:
     transaction. Returns the new path."""
     with paused_gc():
         body, statistics = compile_incrementally(system_id, now)
-    path = storage.write_file(storage.new_map_name(system_id, now), body)
+    path = storage.write_file(
+        storage.new_map_name(system_id, now),
+        body,
+        compress_later=not settings.MAP_FILE_COPIES_IN_COMPILE,
+    )
     try:
         TrailSystem.objects.filter(pk=system_id).update(
             geo_json_path=path, compiled_on=now, **statistics.columns()
@@ -213,6 +217,18 @@ def publish_system(system_id: str, now: datetime) -> str:
         storage.delete_file(path)
         raise
     return path
+
+
+def compress_published_file(path: str) -> None:
+    """After the commit that named it: the file's compressed copies, off the freshness path
+    (readers get the file as written until they exist). A failure is logged and leaves the
+    file as written, which every reader can read."""
+    if settings.MAP_FILE_COPIES_IN_COMPILE:
+        return  # made by the compile itself
+    try:
+        storage.compress_file(path)
+    except Exception:
+        logger.exception("compressed copies of %s not stored", path)
 
 
 def remove_replaced_files(system_id: str, done: datetime) -> int:

@@ -70,11 +70,24 @@ def list_map_files(system_id: str) -> list[str]:
     return [f"{directory}/{name}" for name in names if is_published_file(name)]
 
 
-def write_file(name: str, body: bytes) -> str:
-    """Store body under name; returns the stored name."""
+def write_file(name: str, body: bytes, *, compress_later: bool = False) -> str:
+    """Store body under name, compressed as the backend stores it (storage_backends), or
+    as written when `compress_later` (compress_file follows); returns the stored name."""
     content = ContentFile(body)
     content.content_type = GEOJSON_CONTENT_TYPE
+    content.compress_later = compress_later
     return default_storage.save(name, content)
+
+
+def compress_file(name: str) -> bool:
+    """Store the compressed copies of a file written with `compress_later`: readers get them
+    from then on, the file as written until then. False when the file is gone."""
+    try:
+        with default_storage.open(name, "rb") as stored:
+            body = stored.read()
+    except FileNotFoundError:
+        return False
+    return default_storage.store_compressed(name, body)
 
 
 def delete_file(name: str) -> None:

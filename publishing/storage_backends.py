@@ -6,14 +6,25 @@ file is stored gzipped (django-storages' own `gzip` option) with `Content-Encodi
 every browser and HTTP library reads it (GCS even decompresses it for a reader that does not
 accept gzip). Local disk keeps the file as written with its compressed copies beside it,
 `name.gz` and `name.br` (core.compression), and config.media sends the one the reader accepts.
+
+A map file is written as compiled first (content.compress_later, publishing.storage) and
+compressed after its compile has published it (`store_compressed`): on local disk the copies
+appear beside it, each whole (written under a temporary name, then renamed); on a bucket the
+gzipped object replaces the plain one under the same name, and a reader gets one or the
+other whole, each with its own Content-Encoding.
 """
+
+import copy
+import os
+import secrets
+from pathlib import Path
 
 from django.core.files.base import ContentFile
 from django.core.files.storage import FileSystemStorage
 from storages.backends.gcloud import GoogleCloudStorage
 from storages.backends.s3 import S3Storage
 
-from core.compression import compressed_copies
+from core.compression import map_file_copies
 from publishing.storage import (
     ENCODED_SUFFIXES,
     GEOJSON_CONTENT_TYPE,
@@ -46,6 +57,22 @@ class PublishedFilesMixin:
             parameters.setdefault(self.content_type_key, GEOJSON_CONTENT_TYPE)
             parameters.setdefault(self.cache_control_key, cache_control(name))
         return parameters
+
+    def _save(self, name: str, content) -> str:
+        if getattr(content, "compress_later", False):
+            as_written = copy.copy(self)  # the same connection, without this one upload's gzip
+            as_written.gzip = False
+            return super(PublishedFilesMixin, as_written)._save(name, content)
+        return super()._save(name, content)
+
+    def store_compressed(self, name: str, body: bytes) -> bool:
+        """The object replaced by its gzipped self, unless it was deleted meanwhile."""
+        if not self.exists(name):
+            return False
+        content = ContentFile(body)
+        content.content_type = GEOJSON_CONTENT_TYPE
+        super()._save(name, content)
+        return True
 
 
 class PublishedS3Storage(PublishedFilesMixin, S3Storage):
@@ -87,15 +114,30 @@ class PublishedGoogleCloudStorage(PublishedFilesMixin, GoogleCloudStorage):
 
 class PublishedFileSystemStorage(FileSystemStorage):
     """Local disk: a published file's compressed copies are written after it and deleted
-    with it; a reader between the two writes is sent the file as written."""
+    with it; a reader before they exist is sent the file as written."""
 
     def _save(self, name: str, content) -> str:
         stored = super()._save(name, content)
-        if is_published_file(stored):
+        if is_published_file(stored) and not getattr(content, "compress_later", False):
             content.seek(0)
-            for encoding, body in compressed_copies(content.read()).items():
-                super()._save(stored + ENCODED_SUFFIXES[encoding], ContentFile(body))
+            self.store_compressed(stored, content.read())
         return stored
+
+    def store_compressed(self, name: str, body: bytes) -> bool:
+        """The copies beside the file, each renamed into place whole; none if the file was
+        deleted meanwhile."""
+        written = []
+        for encoding, compressed in map_file_copies(body).items():
+            target = Path(self.path(name + ENCODED_SUFFIXES[encoding]))
+            partial = target.with_name(f".{target.name}.{secrets.token_hex(4)}")
+            partial.write_bytes(compressed)
+            os.replace(partial, target)
+            written.append(target)
+        if not self.exists(name):
+            for target in written:
+                target.unlink(missing_ok=True)
+            return False
+        return True
 
     def delete(self, name: str) -> None:
         super().delete(name)

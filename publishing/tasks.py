@@ -13,6 +13,7 @@ from publishing.publisher import (
     SystemBusy,
     build_all_systems_file,
     compile_pending,
+    compress_published_file,
     remove_all_files,
     sweep_replaced_files,
 )
@@ -33,13 +34,16 @@ def compile_system(system_id: str) -> bool:
     writes queued none: scheduling.compile_is_coming). A task that finds another compile
     running ends: that compile queues the next one after its commit if requests are pending,
     so it needs no retry of its own; a compile that fails leaves its requests to the sweep,
-    busy or not."""
+    busy or not. The published file's compressed copies come last, off the freshness path."""
     try:
         published = compile_pending(system_id)
     except SystemBusy:
         return False
     if published and CompileRequest.objects.pending().filter(trail_system_id=system_id).exists():
         enqueue_compile(system_id, countdown=SETTLE_SECONDS)
+    if published:
+        # After the next compile is queued: another worker process can take it meanwhile.
+        compress_published_file(published)
     return bool(published)
 
 

@@ -1,7 +1,9 @@
 """Notifications within a minute of the broker's return (issue 26 item 8): a notice posted
-with notify while Redis is down is e-mailed once Redis answers again, by the production
-schedule (no shortened sweep), once per subscriber. The Redis stopped here is a private
-redis-server; the shared one of the other suites is never touched."""
+with notify while Redis is down is e-mailed once Redis answers again, by beat's sweep of
+unqueued fan-outs, once per subscriber. The sweep runs every QUEUE_SWEEP_SECONDS here, every
+15 s in production (NOTIFICATION_QUEUE_SWEEP_SECONDS: checked below to stay within the
+minute); the other sweeps keep their production schedule. The Redis stopped here is a
+private redis-server; the shared one of the other suites is never touched."""
 
 import sys
 import time
@@ -20,6 +22,15 @@ from updates.models import Update
 pytestmark = [pytest.mark.integration, pytest.mark.faults]
 
 WITHIN_SECONDS = 90  # of the broker's return; the contract says "normally within a minute"
+QUEUE_SWEEP_SECONDS = 2
+SWEEP_SENT = "Sending due task queue-unqueued-fan-outs"
+
+
+def test_the_production_sweep_of_unqueued_fan_outs_runs_within_the_minute(settings):
+    """The suite's settings are production's here (no NOTIFICATION_QUEUE_SWEEP_SECONDS)."""
+    sweep = settings.CELERY_BEAT_SCHEDULE["queue-unqueued-fan-outs"]["schedule"]
+
+    assert sweep.total_seconds() == 15
 
 
 @pytest.fixture
@@ -33,7 +44,7 @@ def smtp():
 @pytest.fixture
 def production_schedule(private_broker, transactional_db, smtp, settings, tmp_path, monkeypatch):
     """A worker and beat on the private broker, sending e-mail to the fake mail server, with
-    the production schedule of every sweep."""
+    the production schedule of every sweep but that of unqueued fan-outs. Yields beat's log."""
     for name, value in {
         "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
         "EMAIL_HOST": "127.0.0.1",
@@ -41,8 +52,8 @@ def production_schedule(private_broker, transactional_db, smtp, settings, tmp_pa
         "SMS_BACKEND": "updates.sms.locmem.SmsBackend",
     }.items():
         monkeypatch.setenv(name, value)
-    for name in ("NOTIFICATION_QUEUE_SWEEP_SECONDS", "NOTIFICATION_SWEEP_SECONDS"):
-        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NOTIFICATION_QUEUE_SWEEP_SECONDS", str(QUEUE_SWEEP_SECONDS))
+    monkeypatch.delenv("NOTIFICATION_SWEEP_SECONDS", raising=False)
     worker = Worker(settings.MEDIA_ROOT, tmp_path / "worker.log")
     beat = Service(
         "beat",
@@ -55,7 +66,7 @@ def production_schedule(private_broker, transactional_db, smtp, settings, tmp_pa
     )
     worker.start()
     beat.start()
-    yield
+    yield beat.log_path
     beat.stop()
     worker.stop()
 
@@ -84,7 +95,14 @@ def test_a_notice_posted_while_redis_is_down_is_mailed_within_90_s_of_its_return
     took = time.monotonic() - back
     assert took < WITHIN_SECONDS
 
-    time.sleep(20)  # further sweeps of the schedule send nothing more
+    # Two further sweeps send nothing more.
+    sent = Path(production_schedule).read_text().count(SWEEP_SENT)
+    wait_until(
+        lambda: Path(production_schedule).read_text().count(SWEEP_SENT) >= sent + 2,
+        10 * QUEUE_SWEEP_SECONDS,
+        "two more sweeps",
+    )
+    wait_until(lambda: Update.objects.get(pk=update.pk).fan_out_queued_on, 10, "fan-out queued")
     assert smtp.recipients == ["rider@outage.test"]
     delivery = update.deliveries.get()
     assert (delivery.state, delivery.attempts) == ("sent", 1)

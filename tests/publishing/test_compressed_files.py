@@ -12,7 +12,8 @@ from django.core.files.storage import default_storage
 from django.core.management import call_command
 from moto.server import ThreadedMotoServer
 
-from publishing.publisher import read_all_systems_file
+from publishing.models import CompileRequest
+from publishing.publisher import compile_pending, compress_published_file, read_all_systems_file
 from publishing.storage import (
     ALL_SYSTEMS_NAME,
     GEOJSON_CONTENT_TYPE,
@@ -21,6 +22,7 @@ from publishing.storage import (
     list_map_files,
     public_url,
 )
+from tests.factories import TrailActivityFactory, TrailFactory, TrailSystemFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -99,6 +101,50 @@ def test_compressed_copies_go_with_their_file_and_are_not_listed_as_map_files(
     assert not any(default_storage.exists(copy) for copy in copies)
 
 
+def compiled_as_written() -> str:
+    """A system's file as its compile names it, before the task makes the copies."""
+    system = TrailSystemFactory()
+    for _ in range(5):
+        TrailActivityFactory(trail=TrailFactory(trail_system=system), value="skiing")
+    CompileRequest.objects.create(trail_system=system, reason="test")
+    return compile_pending(system.pk)
+
+
+def test_a_compile_names_the_file_as_written_and_its_copies_follow(client):
+    path = compiled_as_written()
+    url = public_url(path)
+    accepting = {"Accept-Encoding": "gzip, deflate, br"}
+
+    before = client.get(url, headers=accepting)
+    compress_published_file(path)
+    after = client.get(url, headers=accepting)
+
+    assert not before.has_header("Content-Encoding")
+    assert b"".join(before.streaming_content) == read(path)
+    assert after["Content-Encoding"] == "br"
+    assert brotli.decompress(b"".join(after.streaming_content)) == read(path)
+
+
+def test_copies_of_a_file_deleted_before_they_are_made_are_not_kept():
+    path = compiled_as_written()
+    default_storage.delete(path)
+
+    compress_published_file(path)
+
+    assert not default_storage.exists(path + ".gz")
+    assert not default_storage.exists(path + ".br")
+
+
+def test_the_copies_can_be_made_inside_the_compile_for_the_benchmark(settings, client):
+    settings.MAP_FILE_COPIES_IN_COMPILE = True
+    path = compiled_as_written()
+
+    answer = client.get(public_url(path), headers={"Accept-Encoding": "gzip"})
+
+    assert answer["Content-Encoding"] == "gzip"
+    assert gzip.decompress(b"".join(answer.streaming_content)) == read(path)
+
+
 BUCKET = "published-maps"
 
 
@@ -159,3 +205,20 @@ def test_prepare_storage_opens_the_bucket_to_every_origin(s3_storage, published_
     assert headers["Access-Control-Allow-Origin"] in ("*", "https://club.example")
     assert headers["Content-Encoding"] == "gzip"
     assert orjson.loads(gzip.decompress(body))["type"] == "FeatureCollection"
+
+
+def test_on_s3_the_compile_stores_the_file_as_written_then_its_gzip_replaces_it(s3_storage):
+    path = compiled_as_written()
+    written = s3_storage.get_object(Bucket=BUCKET, Key=path)
+
+    compress_published_file(path)
+    compressed = s3_storage.get_object(Bucket=BUCKET, Key=path)
+
+    assert "ContentEncoding" not in written
+    assert written["ContentType"] == GEOJSON_CONTENT_TYPE
+    assert written["CacheControl"] == IMMUTABLE_CACHE_CONTROL
+    body = written["Body"].read()
+    assert orjson.loads(body)["type"] == "FeatureCollection"
+    assert compressed["ContentEncoding"] == "gzip"
+    assert compressed["CacheControl"] == IMMUTABLE_CACHE_CONTROL
+    assert gzip.decompress(compressed["Body"].read()) == body

@@ -251,7 +251,9 @@
     });
   }
 
-  function drawTrail(feature, layers) {
+  // The trail's lines into `layers`; its arrows and difficulty symbol, which a first look
+  // does without, into `later` (drawn once the lines are painted).
+  function drawTrail(feature, layers, later) {
     var properties = feature.properties;
     var status = shownStatus(properties);
     var lift = properties.type === "Lift";
@@ -282,11 +284,13 @@
         className: "status-pattern pattern-" + status.toLowerCase(),
       }));
     }
-    if (properties.oneWay) oneWayArrows(points, properties, layers);
-    if (properties.showInLists && !lift) {
-      var symbol = difficultySymbol(properties.difficulty);
-      if (symbol) layers.push(symbolMarker(alongLine(points, 0.35).latLng, "difficulty-marker", symbol));
-    }
+    later.push(function (symbols) {
+      if (properties.oneWay) oneWayArrows(points, properties, symbols);
+      if (properties.showInLists && !lift) {
+        var symbol = difficultySymbol(properties.difficulty);
+        if (symbol) symbols.push(symbolMarker(alongLine(points, 0.35).latLng, "difficulty-marker", symbol));
+      }
+    });
     var group = trailGroups[properties.trailId] || (trailGroups[properties.trailId] = []);
     group.push(line);
     if (lift) liftTrails[properties.trailId] = true;
@@ -373,27 +377,42 @@
     return view;
   }
 
+  var drawings = 0;
+
   function drawCollection() {
     var layers = [];
+    var later = [];
+    var drawing = ++drawings;
     trailGroups = {};
     liftTrails = {};
     state.collection.features.forEach(function (feature) {
       var properties = feature.properties || {};
       if (!feature.geometry || !isShown(properties)) return;
       if (properties.trailId !== undefined && feature.geometry.type === "LineString") {
-        drawTrail(feature, layers);
+        drawTrail(feature, layers, later);
       } else if (properties.pointId !== undefined && feature.geometry.type === "Point") {
         drawPoint(feature, layers);
       }
     });
+    // The view first (bounds need no drawn line), so each line is drawn once, where it stays.
+    if (!state.fitted && layers.length) {
+      map.fitBounds(mainBounds(layers), { padding: [20, 20], maxZoom: 16, animate: false });
+      state.fitted = true;
+    }
     drawn.clearLayers();
     layers.forEach(function (layer) {
       drawn.addLayer(layer);
     });
-    if (!state.fitted && layers.length) {
-      map.fitBounds(mainBounds(layers), { padding: [20, 20], maxZoom: 16 });
-      state.fitted = true;
-    }
+    afterPaint(function () {
+      if (drawing !== drawings) return; // drawn again since
+      var symbols = [];
+      later.forEach(function (draw) {
+        draw(symbols);
+      });
+      symbols.forEach(function (layer) {
+        drawn.addLayer(layer);
+      });
+    });
   }
 
   // Side panel
@@ -608,10 +627,34 @@
     if (!trails.length) holder.appendChild(el("p", null, t.no_trails));
   }
 
-  function render() {
+  // After the browser has painted what is drawn: a phone's first render shows the lines
+  // before the list, the filter and the panel are built. Queued work runs once, in order.
+  var afterPaintQueue = [];
+  function afterPaint(work) {
+    afterPaintQueue.push(work);
+    if (afterPaintQueue.length > 1) return;
+    window.requestAnimationFrame(function () {
+      window.setTimeout(function () {
+        var queued = afterPaintQueue;
+        afterPaintQueue = [];
+        queued.forEach(function (run) {
+          run();
+        });
+      }, 0);
+    });
+  }
+
+  function renderPanel() {
+    var activity = state.activity;
     renderFilter();
-    drawCollection();
+    if (state.activity !== activity) drawCollection(); // the chosen activity is gone
     renderList();
+  }
+
+  // The lines now; the list and the filter after they are painted.
+  function render() {
+    drawCollection();
+    afterPaint(renderPanel);
   }
 
   // Loading and following changes
@@ -677,27 +720,33 @@
 
   function showSystem(system) {
     state.system = system;
-    renderNotices(system);
-    renderSnow(system);
-    renderWeather(system);
+    afterPaint(function () {
+      renderNotices(system);
+      renderSnow(system);
+      renderWeather(system);
+    });
   }
 
-  // The system document and, when it is not the one shown, the file: both at once. Map files
-  // never change under a name, so the browser may keep them.
+  // The system document and, when it is not the one shown, the file: both at once, the file
+  // drawn as soon as it is here. Map files never change under a name, so the browser may
+  // keep them.
   function load(fileUrl, publishedAt) {
     var number = ++loads;
     var file = fileUrl && fileUrl !== state.url ? fetchJson(fileUrl, FILE_FETCH) : null;
-    return Promise.all([fetchJson(config.systemUrl, SYSTEM_FETCH), file]).then(function (answers) {
+    var fileShown = file && file.then(function (collection) {
+      if (number < shownLoad) return false;
+      shownLoad = number;
+      state.url = fileUrl;
+      state.collection = collection;
+      render();
+      document.body.setAttribute("data-file", state.url);
+      return true;
+    });
+    return Promise.all([fetchJson(config.systemUrl, SYSTEM_FETCH), fileShown]).then(function (answers) {
       if (number < shownLoad) return;
       shownLoad = number;
       var system = answers[0];
       showSystem(system);
-      if (answers[1]) {
-        state.url = fileUrl;
-        state.collection = answers[1];
-        render();
-        document.body.setAttribute("data-file", state.url);
-      }
       if (answers[1] || !state.updatedAt) {
         state.updatedAt = publishedAt ? new Date(publishedAt) : new Date();
       }

@@ -31,9 +31,11 @@ if [ -n "${DATABASE_URL:-}" ] && [ -n "${REDIS_URL:-${CELERY_BROKER_URL:-}}" ]; 
   mkdir -p "${VAR_DIR:-var}"
   exec .venv/bin/honcho start -f Procfile
 fi
-# Embedded default: no beat, so scheduled status changes are applied by a loop of their own,
-# stopped with the server.
+# Embedded default: no beat, so scheduled status changes are applied, and grooming sessions
+# ended, by loops of their own, stopped with the server.
 $py manage.py apply_schedules --every 15 &
 schedules_loop=$!
-trap 'kill "$schedules_loop" 2>/dev/null' EXIT
+$py manage.py sweep_grooming_sessions --every 15 &
+sessions_loop=$!
+trap 'kill "$schedules_loop" "$sessions_loop" 2>/dev/null' EXIT
 $py manage.py runserver "$host:$port"

@@ -2,9 +2,10 @@
 and the web app read these too."""
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, tzinfo
 
 from django.db.models import Count, OuterRef, Prefetch, Subquery
+from django.utils import timezone
 
 from grooming.models import GroomedTrail, GroomingPass
 from trails.models import Trail, TrailSystem
@@ -37,6 +38,12 @@ def last_groomed(system_id: str) -> list[LastGroomed]:
         .values_list("id", "name", "last_groomed_on", "condition")
     )
     return [LastGroomed(*row) for row in rows]
+
+
+def groomed_on_day(moment: datetime, zone: tzinfo, now: datetime | None = None) -> bool:
+    """Whether `moment` falls on today's date in the system's zone (MtnManager's
+    groomed_today: the groomers' day, not UTC's)."""
+    return moment.astimezone(zone).date() == (now or timezone.now()).astimezone(zone).date()
 
 
 def last_groomed_by_trail(system_id: str) -> dict[str, LastGroomed]:

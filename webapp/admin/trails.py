@@ -31,7 +31,7 @@ from trails.models import (
     TrashedTrail,
 )
 from trails.timezones import known_zones, zone_name
-from webapp import grooming_page, history_page, roles, system_pages
+from webapp import grooming_page, history_page, roles, system_pages, trackers_page
 from webapp.admin.base import (
     BulkDeleteThroughService,
     DeleteThroughService,
@@ -229,6 +229,7 @@ class TrailSystemAdmin(StatusHistoryMixin, DeleteThroughService, ServiceAdmin):
             page(system_pages.overview, "overview"),
             page(system_pages.invite, "invite"),
             page(grooming_page.grooming, "grooming"),
+            page(trackers_page.trackers_page, "trackers"),
             *super().get_urls(),
         ]
 

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from public import feeds, tracking, views
+from public import feeds, grooming_feeds, tracking, views
 
 urlpatterns = [
     path("", views.index_view, name="public-index"),
@@ -21,6 +21,16 @@ urlpatterns = [
         "feeds/<str:system_id>/confirmations.json",
         feeds.confirmations_json_view,
         name="feed-confirmations",
+    ),
+    path(
+        "feeds/<str:system_id>/grooming.json",
+        grooming_feeds.grooming_json_view,
+        name="feed-grooming",
+    ),
+    path(
+        "feeds/<str:system_id>/groomers.json",
+        grooming_feeds.groomers_json_view,
+        name="feed-groomers",
     ),
     path("track/osmand", tracking.osmand_view, name="track-osmand"),
     path("track/owntracks", tracking.owntracks_view, name="track-owntracks"),

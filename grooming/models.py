@@ -107,6 +107,11 @@ class Tracker(models.Model):
     # Positions refused as implausible (from the future, far away, inaccurate, too frequent).
     dropped_positions = models.PositiveIntegerField(default=0, verbose_name=_("dropped positions"))
     revoked_on = models.DateTimeField(null=True, blank=True, verbose_name=_("revoked on"))
+    # The web app's recorder of this account (its positions come by the signed-in page, not
+    # by a secret); empty for a tracker app.
+    recorder_uid = models.CharField(
+        max_length=128, blank=True, default="", verbose_name=_("web recorder of")
+    )
 
     class Meta:
         verbose_name = _("tracker")

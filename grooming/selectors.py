@@ -84,6 +84,23 @@ def groomers_now(system: TrailSystem) -> list[Groomer]:
     return [Groomer(*row) for row in rows]
 
 
+def latest_session_trails(tracker_id: str) -> tuple[bool, list[str]]:
+    """Whether the tracker is grooming now, and the names of the trails its latest session
+    marked groomed so far (the recorder page's "trails marked")."""
+    session = (
+        GroomingSession.objects.filter(tracker_id=tracker_id)
+        .order_by("-started_at")
+        .only("grooming_pass_id", "ended_on")
+        .first()
+    )
+    if session is None:
+        return False, []
+    names = GroomedTrail.objects.filter(grooming_pass_id=session.grooming_pass_id).order_by(
+        "trail__name"
+    )
+    return session.ended_on is None, list(names.values_list("trail__name", flat=True))
+
+
 def last_groomed_by_trail(system_id: str) -> dict[str, LastGroomed]:
     """Trail id -> its last grooming, for pages that show "Groomed 3 h ago" per trail."""
     return {entry.trail_id: entry for entry in last_groomed(system_id)}

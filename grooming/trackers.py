@@ -71,6 +71,28 @@ def trackers_of_system(system: TrailSystem) -> QuerySet[Tracker]:
     )
 
 
+@transaction.atomic
+def recorder_tracker(*, system: TrailSystem, actor: Actor) -> Tracker:
+    """The tracker of this account's web recorder on the system (made on first use): the
+    recorder page posts as it, signed in, so its secret is never used and never shown."""
+    TrailSystem.objects.select_for_update().filter(pk=system.pk).first()
+    tracker = Tracker.objects.filter(
+        trail_system=system, recorder_uid=actor.uid, revoked_on__isnull=True
+    ).first()
+    if tracker is not None:
+        return tracker
+    unused = SECRET_PREFIX + secrets.token_urlsafe(SECRET_RANDOM_BYTES)
+    return Tracker.objects.create(
+        trail_system=system,
+        name=f"Web recorder ({actor.uid})"[:NAME_MAX_LENGTH],
+        condition=DEFAULT_CONDITION,
+        prefix=unused[:VISIBLE_PREFIX_LENGTH],
+        digest=digest(unused),
+        created_by=actor.uid,
+        recorder_uid=actor.uid,
+    )
+
+
 def tracker_or_404(tracker_id: str) -> Tracker:
     """A live tracker; a revoked one is gone."""
     tracker = (

@@ -31,7 +31,14 @@ from trails.models import (
     TrashedTrail,
 )
 from trails.timezones import known_zones, zone_name
-from webapp import grooming_page, history_page, roles, system_pages, trackers_page
+from webapp import (
+    grooming_page,
+    history_page,
+    recorder_page,
+    roles,
+    system_pages,
+    trackers_page,
+)
 from webapp.admin.base import (
     BulkDeleteThroughService,
     DeleteThroughService,
@@ -230,6 +237,9 @@ class TrailSystemAdmin(StatusHistoryMixin, DeleteThroughService, ServiceAdmin):
             page(system_pages.invite, "invite"),
             page(grooming_page.grooming, "grooming"),
             page(trackers_page.trackers_page, "trackers"),
+            page(recorder_page.recorder, "record"),
+            page(recorder_page.positions, "record_positions"),
+            page(recorder_page.stop, "record_stop"),
             *super().get_urls(),
         ]
 

@@ -12,6 +12,7 @@ import http.client
 import os
 import statistics
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -19,7 +20,7 @@ from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlencode
 
-from bench.common import ROOT, cpu_seconds, real_broker
+from bench.common import ROOT, cpu_seconds, real_broker, start_gunicorn
 
 HOST = "127.0.0.1"
 PORT = int(os.environ.get("BENCH_TRACKERS_PORT", "8142"))
@@ -97,36 +98,6 @@ def _first_groomed_second(system, route) -> tuple[int, str] | None:
     return low, groomed(low)[0].trail_id
 
 
-def _start_server(queue: str) -> subprocess.Popen:
-    env = {
-        **os.environ,
-        "DEBUG": "0",
-        "LOG_LEVEL": "WARNING",
-        "REDIS_URL": os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/15",
-        "CELERY_QUEUE": queue,
-    }
-    server = subprocess.Popen(
-        [
-            str(ROOT / ".venv/bin/gunicorn"),
-            "config.wsgi",
-            *("--workers", str(WORKERS), "--bind", f"{HOST}:{PORT}"),
-            *("--no-control-socket", "--log-level", "warning"),
-        ],
-        cwd=ROOT,
-        env=env,
-    )
-    for _ in range(100):
-        try:
-            connection = http.client.HTTPConnection(HOST, PORT, timeout=2)
-            connection.request("GET", "/healthz")
-            connection.getresponse().read()
-            return server
-        except OSError:
-            time.sleep(0.1)
-    server.terminate()
-    raise RuntimeError(f"gunicorn did not answer on {HOST}:{PORT}")
-
-
 def _drive(riders, started: float) -> tuple[list, list[float], dict, list[int]]:
     """Every tracker posts its route, a position a second, from a thread of its own: the
     threads, and (filled as they go) the answer times, the send time of each position by
@@ -172,27 +143,10 @@ def _drive(riders, started: float) -> tuple[list, list[float], dict, list[int]]:
     return threads, answers, sent, failures
 
 
-def _published_groomed(system_id: str) -> set[str]:
-    import orjson
-    from django.core.files.storage import default_storage
-
-    from trails.models import TrailSystem
-
-    path = TrailSystem.objects.values_list("geo_json_path", flat=True).get(pk=system_id)
-    if not path:
-        return set()
-    with default_storage.open(path, "rb") as stored:
-        collection = orjson.loads(stored.read())
-    return {
-        feature["properties"]["trailId"]
-        for feature in collection["features"]
-        if feature["properties"]["updates"].get("surfaceConditions")
-    }
-
-
 def measure(queue: str) -> dict[str, dict]:
     from django.conf import settings
 
+    from tests.grooming.replay import groomed_in_file
     from tests.integration.conftest import Worker
 
     system, riders = _seed()
@@ -204,24 +158,34 @@ def measure(queue: str) -> dict[str, dict]:
     log_path = Path(tempfile.gettempdir()) / f"{queue}.log"
     worker = Worker(settings.MEDIA_ROOT, log_path)
     worker.start()
-    server = _start_server(queue)
+    server = start_gunicorn(HOST, PORT, WORKERS, {"CELERY_QUEUE": queue})
+    # Beat's sweep, as `make run` loops it: it measures what arrived after a session's last
+    # measurement (in production beat queues it to the worker every 15 s).
+    sweep = subprocess.Popen(
+        [sys.executable, "manage.py", "sweep_grooming_sessions", "--every", "15"],
+        cwd=ROOT,
+        env={**os.environ, "CELERY_QUEUE": queue},
+    )
     published: dict[str, float] = {}
+    cpu = None
     try:
-        pids = [server.pid, worker.process.pid]
+        pids = [server.pid, worker.process.pid, sweep.pid]
         cpu_before = cpu_seconds(pids)
         started = time.monotonic() + 1
         threads, answers, sent, failures = _drive(riders, started)
         deadline = time.monotonic() + SECONDS + TIMEOUT_SECONDS
-        while len(published) < len(covering) and time.monotonic() < deadline:
+        while time.monotonic() < deadline and (cpu is None or len(published) < len(covering)):
             now = time.monotonic()
-            for trail_id in _published_groomed(system.pk) - set(published):
+            for trail_id in groomed_in_file(system.pk) - set(published):
                 published[trail_id] = now
+            if cpu is None and not any(thread.is_alive() for thread in threads):
+                cpu, driven = cpu_seconds(pids) - cpu_before, now - started
             time.sleep(0.2)
         for thread in threads:
             thread.join()
-        cpu = cpu_seconds(pids) - cpu_before
-        elapsed = time.monotonic() - started
     finally:
+        sweep.terminate()
+        sweep.wait(timeout=30)
         server.terminate()
         server.wait(timeout=30)
         worker.stop()
@@ -248,8 +212,8 @@ def measure(queue: str) -> dict[str, dict]:
             )
             if latencies
             else None,
-            "CPU per position, server and worker (ms)": round(1000 * cpu / positions, 2),
-            "CPU, share of one core": round(cpu / elapsed, 2),
+            "CPU per position, server, worker and sweep (ms)": round(1000 * cpu / positions, 2),
+            "CPU while driving, share of one core": round(cpu / driven, 2),
         }
     }
 

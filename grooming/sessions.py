@@ -313,28 +313,28 @@ def _comes_near_a_trail(session: GroomingSession) -> bool:
     return True
 
 
+def _running(*, skip_locked: bool, **lookup) -> GroomingSession | None:
+    """A running session, locked for this transaction (None when another process holds it
+    and `skip_locked`, or when it has ended)."""
+    return (
+        GroomingSession.objects.select_for_update(skip_locked=skip_locked)
+        .select_related("grooming_pass__trail_system", "tracker")
+        .filter(ended_on__isnull=True, **lookup)
+        .first()
+    )
+
+
 def measure_session(*, session_id: str) -> None:
     """The task's work: measure a running session unless another process is at it."""
     with transaction.atomic():
-        session = (
-            GroomingSession.objects.select_for_update(skip_locked=True)
-            .select_related("grooming_pass__trail_system", "tracker")
-            .filter(pk=session_id, ended_on__isnull=True)
-            .first()
-        )
-        if session is not None:
+        if session := _running(skip_locked=True, pk=session_id):
             _measure(session)
 
 
 def end_running_session(*, tracker: Tracker, now: datetime | None = None) -> bool:
     """End the tracker's running session now (a revocation, "Stop" in the web app)."""
     with transaction.atomic():
-        session = (
-            GroomingSession.objects.select_for_update()
-            .select_related("grooming_pass__trail_system", "tracker")
-            .filter(tracker=tracker, ended_on__isnull=True)
-            .first()
-        )
+        session = _running(skip_locked=False, tracker=tracker)
         if session is None:
             return False
         _end(session, now or timezone.now())
@@ -351,13 +351,7 @@ def sweep_sessions(*, now: datetime | None = None) -> int:
         "pk", flat=True
     ):
         with transaction.atomic():
-            session = (
-                GroomingSession.objects.select_for_update(skip_locked=True)
-                .select_related("grooming_pass__trail_system", "tracker")
-                .filter(pk=session_id, ended_on__isnull=True)
-                .first()
-            )
-            if session is not None:
+            if session := _running(skip_locked=True, pk=session_id):
                 _end(session, now)
                 ended += 1
     for session_id in running.filter(last_received_on__gt=F("measured_on")).values_list(

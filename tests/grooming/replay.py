@@ -119,3 +119,20 @@ def replay(client, secret: str, points) -> list[int]:
 
 
 IDLE = timedelta(minutes=16)
+
+
+def groomed_in_file(system_id: str) -> set[str]:
+    """The trails the system's published file shows with a surface condition now."""
+    import orjson
+    from django.core.files.storage import default_storage
+
+    path = TrailSystem.objects.values_list("geo_json_path", flat=True).get(pk=system_id)
+    if not path:
+        return set()
+    with default_storage.open(path, "rb") as stored:
+        collection = orjson.loads(stored.read())
+    return {
+        feature["properties"]["trailId"]
+        for feature in collection["features"]
+        if feature["properties"]["updates"].get("surfaceConditions")
+    }

@@ -6,10 +6,8 @@ import subprocess
 import sys
 import time
 
-import orjson
 import pytest
 from django.core.cache import cache
-from django.core.files.storage import default_storage
 
 from core.actors import Actor, Via
 from grooming.models import GroomingSession
@@ -17,7 +15,7 @@ from grooming.services import record_grooming_track
 from grooming.tracks import parse_gpx
 from tests.conftest import token_for
 from tests.factories import UserFactory
-from tests.grooming.replay import as_gpx, big_loop, blue_hills_system, replay
+from tests.grooming.replay import as_gpx, big_loop, blue_hills_system, groomed_in_file, replay
 from tests.integration.conftest import terminate, wait_for, worker_environment
 from trails.models import TrailSystem
 
@@ -41,23 +39,6 @@ def sweep_loop(transactional_db, settings, tmp_path):
     yield process
     terminate(process)
     log.close()
-
-
-def groomed_in_file(system_id: str) -> set[str]:
-    path = TrailSystem.objects.values_list("geo_json_path", flat=True).get(pk=system_id)
-    if not path:
-        return set()
-    with default_storage.open(path, "rb") as stored:
-        collection = orjson.loads(stored.read())
-    return {
-        feature["properties"]["trailId"]
-        for feature in collection["features"]
-        if any(
-            condition["value"] == "groomed"
-            for update in feature["properties"]["updates"].get("surfaceConditions", [])
-            for condition in update["conditions"]
-        )
-    }
 
 
 def test_a_replayed_track_is_groomed_in_the_file_and_the_read_route_within_a_minute(

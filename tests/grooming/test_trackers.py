@@ -119,6 +119,10 @@ def test_a_real_track_in_three_protocols_grooms_its_trails_before_the_session_en
     listed = manager.get(f"/api/v1/trail-systems/{blue_hills.pk}/trackers").json()["trackers"]
     assert listed[0]["groomingNow"] is True and listed[0]["lastPositionOn"]
 
+    # The Atom feed tells the grooming while the machine is still out.
+    running_pass = GroomingSession.objects.get().grooming_pass_id
+    assert f"grooming-{running_pass}" in client.get(f"/feeds/{blue_hills.pk}.atom").content.decode()
+
     with django_capture_on_commit_callbacks(execute=True):
         assert sweep_sessions(now=timezone.now() + IDLE) == 1
     grooming_pass = GroomingPass.objects.get()

@@ -23,7 +23,7 @@ from collections import Counter
 from pathlib import Path
 from urllib.parse import urlencode
 
-from bench.common import ROOT
+from bench.common import start_gunicorn
 
 HOST = "127.0.0.1"
 PORT = int(os.environ.get("BENCH_ABUSE_PORT", "8141"))
@@ -93,38 +93,19 @@ def _seed() -> str:
 
 
 def _start_server(outbox: Path) -> subprocess.Popen:
-    env = {
-        **os.environ,
-        "DEBUG": "0",
-        "LOG_LEVEL": "WARNING",
-        "REDIS_URL": os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/15",
-        "SMS_BACKEND": "updates.sms.filebased.SmsBackend",
-        "SMS_FILE_PATH": str(outbox / "sms"),
-        "EMAIL_BACKEND": "django.core.mail.backends.filebased.EmailBackend",
-        "EMAIL_FILE_PATH": str(outbox / "mail"),
-        # The site's budget is shared by every run of the day: the system's is measured.
-        "SMS_CONFIRMATIONS_PER_DAY": "1000000",
-    }
-    server = subprocess.Popen(
-        [
-            str(ROOT / ".venv/bin/gunicorn"),
-            "config.wsgi",
-            *("--workers", str(WORKERS), "--bind", f"{HOST}:{PORT}"),
-            *("--no-control-socket", "--log-level", "warning"),
-        ],
-        cwd=ROOT,
-        env=env,
+    return start_gunicorn(
+        HOST,
+        PORT,
+        WORKERS,
+        {
+            "SMS_BACKEND": "updates.sms.filebased.SmsBackend",
+            "SMS_FILE_PATH": str(outbox / "sms"),
+            "EMAIL_BACKEND": "django.core.mail.backends.filebased.EmailBackend",
+            "EMAIL_FILE_PATH": str(outbox / "mail"),
+            # The site's budget is shared by every run of the day: the system's is measured.
+            "SMS_CONFIRMATIONS_PER_DAY": "1000000",
+        },
     )
-    for _ in range(100):
-        try:
-            connection = http.client.HTTPConnection(HOST, PORT, timeout=2)
-            connection.request("GET", "/healthz")
-            connection.getresponse().read()
-            return server
-        except OSError:
-            time.sleep(0.1)
-    server.terminate()
-    raise RuntimeError(f"gunicorn did not answer on {HOST}:{PORT}")
 
 
 def _flood(system_id: str) -> tuple[Counter, list[tuple[int, float]]]:

@@ -1,8 +1,10 @@
 """Shared set-up for benchmarks: a fresh PostgreSQL database of their own, migrated."""
 
+import http.client
 import os
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -102,3 +104,35 @@ def real_broker(prefix: str) -> Iterator[str]:
                 connection.default_channel.queue_delete(queue)
                 connection.default_channel.queue_delete(webhook_queue(queue))
             app.conf.update(before)
+
+
+def start_gunicorn(host: str, port: int, workers: int, env: dict[str, str]) -> subprocess.Popen:
+    """gunicorn serving config.wsgi with the production settings (DEBUG off, REDIS_URL as the
+    bench's) plus `env`, once it answers /healthz."""
+    environment = {
+        **os.environ,
+        "DEBUG": "0",
+        "LOG_LEVEL": "WARNING",
+        "REDIS_URL": os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/15",
+        **env,
+    }
+    server = subprocess.Popen(
+        [
+            str(ROOT / ".venv/bin/gunicorn"),
+            "config.wsgi",
+            *("--workers", str(workers), "--bind", f"{host}:{port}"),
+            *("--no-control-socket", "--log-level", "warning"),
+        ],
+        cwd=ROOT,
+        env=environment,
+    )
+    for _ in range(100):
+        try:
+            connection = http.client.HTTPConnection(host, port, timeout=2)
+            connection.request("GET", "/healthz")
+            connection.getresponse().read()
+            return server
+        except OSError:
+            time.sleep(0.1)
+    server.terminate()
+    raise RuntimeError(f"gunicorn did not answer on {host}:{port}")

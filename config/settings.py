@@ -275,6 +275,15 @@ CELERY_BEAT_SCHEDULE["apply-schedules"] = {
     "options": {"expires": SCHEDULE_SWEEP_SECONDS},
 }
 
+# Live grooming (trackers): beat ends sessions 15 minutes without a position and marks what
+# positions not measured yet groomed, this often (1 to 60 s).
+GROOMING_SWEEP_SECONDS = min(max(float(os.environ.get("GROOMING_SWEEP_SECONDS", "15")), 1.0), 60.0)
+CELERY_BEAT_SCHEDULE["sweep-grooming-sessions"] = {
+    "task": "grooming.tasks.sweep_grooming_sessions",
+    "schedule": timedelta(seconds=GROOMING_SWEEP_SECONDS),
+    "options": {"expires": GROOMING_SWEEP_SECONDS},
+}
+
 # Firebase Auth. Without FIREBASE_PROJECT_ID the service runs against the Auth emulator for
 # the demo project, which accepts unsigned tokens; a real project verifies RS256 tokens unless
 # FIREBASE_AUTH_EMULATOR_HOST is set explicitly.
@@ -446,6 +455,7 @@ SPECTACULAR_SETTINGS = {
         "StatusEnum": "trails.enums.PointStatus",  # points and activities
         "TrailTypeEnum": "trails.enums.TrailType",
         "UpdateTypeEnum": "updates.enums.UpdateType",
+        "SurfaceConditionEnum": "updates.enums.SURFACE_CONDITIONS",  # updates and trackers
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

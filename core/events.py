@@ -22,6 +22,9 @@ POINT_STATUS_CHANGED = "point.status_changed"
 UPDATE_CREATED = "update.created"
 UPDATE_DELETED = "update.deleted"
 GROOMING_RECORDED = "grooming.recorded"
+GROOMING_STARTED = "grooming.started"
+TRAIL_GROOMED = "trail.groomed"
+GROOMING_ENDED = "grooming.ended"
 SYSTEM_PUBLISHED = "system.published"
 # The types an endpoint may subscribe to, in the order the docs and forms list them.
 EVENT_TYPES = (
@@ -30,6 +33,9 @@ EVENT_TYPES = (
     UPDATE_CREATED,
     UPDATE_DELETED,
     GROOMING_RECORDED,
+    GROOMING_STARTED,
+    TRAIL_GROOMED,
+    GROOMING_ENDED,
     SYSTEM_PUBLISHED,
 )
 

@@ -80,3 +80,99 @@ class GroomedTrail(models.Model):
 
     def __str__(self) -> str:
         return f"{self.trail_id}: {self.coverage:.0%}"
+
+
+class Tracker(models.Model):
+    """A groomer's phone or a machine's GPS unit that posts positions (/track/...). Only the
+    SHA-256 digest of its secret is stored; the prefix tells trackers apart."""
+
+    id = IdField(primary_key=True, verbose_name=_("ID"))
+    trail_system = models.ForeignKey(
+        TrailSystem,
+        on_delete=models.CASCADE,
+        related_name="trackers",
+        verbose_name=_("trail system"),
+    )
+    name = models.CharField(max_length=100, verbose_name=_("name"))
+    condition = models.CharField(
+        max_length=40,
+        help_text=_("The surface condition posted on the trails it grooms."),
+        verbose_name=_("condition"),
+    )
+    prefix = models.CharField(max_length=12, verbose_name=_("prefix"))
+    digest = models.CharField(max_length=64, unique=True, verbose_name=_("digest"))
+    created_on = models.DateTimeField(default=timezone.now, verbose_name=_("created on"))
+    created_by = models.CharField(max_length=128, verbose_name=_("created by"))
+    last_position_on = models.DateTimeField(null=True, blank=True, verbose_name=_("last position"))
+    # Positions refused as implausible (from the future, far away, inaccurate, too frequent).
+    dropped_positions = models.PositiveIntegerField(default=0, verbose_name=_("dropped positions"))
+    revoked_on = models.DateTimeField(null=True, blank=True, verbose_name=_("revoked on"))
+    # The web app's recorder of this account (its positions come by the signed-in page, not
+    # by a secret); empty for a tracker app.
+    recorder_uid = models.CharField(
+        max_length=128, blank=True, default="", verbose_name=_("web recorder of")
+    )
+
+    class Meta:
+        verbose_name = _("tracker")
+        verbose_name_plural = _("trackers")
+        ordering = ["created_on", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+
+class GroomingSession(models.Model):
+    """A tracker's run, built as its positions arrive: its grooming pass is created with the
+    first position and grows until the session ends (15 minutes without a position, or ended
+    by hand)."""
+
+    id = IdField(primary_key=True, verbose_name=_("ID"))
+    tracker = models.ForeignKey(
+        Tracker, on_delete=models.CASCADE, related_name="sessions", verbose_name=_("tracker")
+    )
+    grooming_pass = models.OneToOneField(
+        GroomingPass, on_delete=models.CASCADE, related_name="session", verbose_name=_("pass")
+    )
+    started_at = models.DateTimeField(verbose_name=_("started at"))
+    # The recorded time of the latest position, and the latest coverage measurement.
+    last_position_at = models.DateTimeField(verbose_name=_("last position at"))
+    # When the latest position arrived: the session ends SESSION_IDLE after it.
+    last_received_on = models.DateTimeField(verbose_name=_("last position received on"))
+    last_lng = models.FloatField()
+    last_lat = models.FloatField()
+    measured_on = models.DateTimeField(null=True, blank=True, verbose_name=_("measured on"))
+    measured_positions = models.PositiveIntegerField(default=0)
+    ended_on = models.DateTimeField(null=True, blank=True, verbose_name=_("ended on"))
+
+    class Meta:
+        verbose_name = _("grooming session")
+        verbose_name_plural = _("grooming sessions")
+        ordering = ["-started_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tracker"],
+                condition=models.Q(ended_on__isnull=True),
+                name="one_running_session_per_tracker",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tracker_id} from {self.started_at:%Y-%m-%d %H:%M}"
+
+
+class TrackerPosition(models.Model):
+    """One accepted position of a session, in the order recorded."""
+
+    session = models.ForeignKey(GroomingSession, on_delete=models.CASCADE, related_name="positions")
+    recorded_at = models.DateTimeField()
+    lng = models.FloatField()
+    lat = models.FloatField()
+    accuracy = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["recorded_at", "id"]
+        indexes = [models.Index(fields=["session", "recorded_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.lat:.6f}, {self.lng:.6f} at {self.recorded_at:%H:%M:%S}"

@@ -2,11 +2,12 @@
 and the web app read these too."""
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, tzinfo
 
 from django.db.models import Count, OuterRef, Prefetch, Subquery
+from django.utils import timezone
 
-from grooming.models import GroomedTrail, GroomingPass
+from grooming.models import GroomedTrail, GroomingPass, GroomingSession
 from trails.models import Trail, TrailSystem
 
 PASS_LIST_LIMIT = 100
@@ -37,6 +38,67 @@ def last_groomed(system_id: str) -> list[LastGroomed]:
         .values_list("id", "name", "last_groomed_on", "condition")
     )
     return [LastGroomed(*row) for row in rows]
+
+
+def groomed_on_day(moment: datetime, zone: tzinfo, now: datetime | None = None) -> bool:
+    """Whether `moment` falls on today's date in the system's zone (MtnManager's
+    groomed_today: the groomers' day, not UTC's)."""
+    return moment.astimezone(zone).date() == (now or timezone.now()).astimezone(zone).date()
+
+
+# Nordic Pulse's buckets of time since groomed, by whole days in the system's zone:
+# (name, the most days ago it holds).
+FRESHNESS_BUCKETS = (("today", 0), ("1-3", 3), ("4-6", 6), ("7-10", 10), ("11-14", 14))
+OLDER = "older"
+
+
+def freshness_bucket(moment: datetime, zone: tzinfo, now: datetime | None = None) -> str:
+    """The bucket of a grooming at `moment`: today, 1-3 days ago ... 11-14, else older, by
+    calendar days in the system's zone (groomed at 23:00 yesterday is 1 day, not today)."""
+    today = (now or timezone.now()).astimezone(zone).date()
+    days = (today - moment.astimezone(zone).date()).days
+    return next((name for name, most in FRESHNESS_BUCKETS if days <= most), OLDER)
+
+
+@dataclass(frozen=True)
+class Groomer:
+    """A machine grooming now, as the public may see it (where the system opts in)."""
+
+    tracker_id: str
+    name: str
+    lng: float
+    lat: float
+    at: datetime
+
+
+def groomers_now(system: TrailSystem) -> list[Groomer]:
+    """The trackers with a running session and where they last were; none unless the system
+    shows groomers live. One query."""
+    if not system.groomers_live:
+        return []
+    rows = (
+        GroomingSession.objects.filter(tracker__trail_system=system, ended_on__isnull=True)
+        .order_by("tracker__name", "tracker_id")
+        .values_list("tracker_id", "tracker__name", "last_lng", "last_lat", "last_position_at")
+    )
+    return [Groomer(*row) for row in rows]
+
+
+def latest_session_trails(tracker_id: str) -> tuple[bool, list[str]]:
+    """Whether the tracker is grooming now, and the names of the trails its latest session
+    marked groomed so far (the recorder page's "trails marked")."""
+    session = (
+        GroomingSession.objects.filter(tracker_id=tracker_id)
+        .order_by("-started_at")
+        .only("grooming_pass_id", "ended_on")
+        .first()
+    )
+    if session is None:
+        return False, []
+    names = GroomedTrail.objects.filter(grooming_pass_id=session.grooming_pass_id).order_by(
+        "trail__name"
+    )
+    return session.ended_on is None, list(names.values_list("trail__name", flat=True))
 
 
 def last_groomed_by_trail(system_id: str) -> dict[str, LastGroomed]:

@@ -178,7 +178,7 @@ def record_grooming_track(
             tolerance_meters=tolerance_meters,
             track=track.geometry(),
         )
-        update_ids = _post_conditions(grooming_pass, covered, actor.by_path(Via.GROOMING))
+        update_ids = post_conditions(grooming_pass, covered, actor.by_path(Via.GROOMING))
         if update_ids:
             request_compile(system, "grooming track")
         result = GroomingResult(grooming_pass.pk, groomed_at, covered, update_ids)
@@ -194,7 +194,7 @@ def record_grooming_track(
     return result
 
 
-def _post_conditions(
+def post_conditions(
     grooming_pass: GroomingPass, covered: list[CoveredTrail], actor: Actor
 ) -> list[str]:
     """One update per groomed trail, replacing that trail's earlier grooming update; a trail

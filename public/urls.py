@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from public import feeds, views
+from public import feeds, grooming_feeds, tracking, views
 
 urlpatterns = [
     path("", views.index_view, name="public-index"),
@@ -22,6 +22,18 @@ urlpatterns = [
         feeds.confirmations_json_view,
         name="feed-confirmations",
     ),
+    path(
+        "feeds/<str:system_id>/grooming.json",
+        grooming_feeds.grooming_json_view,
+        name="feed-grooming",
+    ),
+    path(
+        "feeds/<str:system_id>/groomers.json",
+        grooming_feeds.groomers_json_view,
+        name="feed-groomers",
+    ),
+    path("track/osmand", tracking.osmand_view, name="track-osmand"),
+    path("track/owntracks", tracking.owntracks_view, name="track-owntracks"),
     path("subscribe/confirm/<str:token>", views.confirm_email_view, name="subscribe-confirm"),
     path("subscribe/<str:system_id>", views.subscribe_view, name="subscribe"),
     path("subscribe/<str:system_id>/code", views.confirm_code_view, name="subscribe-code"),

@@ -84,6 +84,8 @@ TRAIL_SYSTEM = Resource(
         Field("sms_confirmations_per_day", _shown_in(API, API_BODY, WEB_APP)),
         # Additive: the zone of scheduled changes; the API shows the derived one when unset.
         Field("time_zone", _shown_in(API, API_BODY, WEB_APP)),
+        # Additive (issue 34): off by default; the public map and the groomers feed read it.
+        Field("groomers_live", _shown_in(API, API_BODY, WEB_APP)),
         # Additive: off (null) by default; the public pages read it from their own route.
         Field("unconfirmed_after_hours", _shown_in(API, API_BODY, WEB_APP)),
     ),

@@ -60,6 +60,14 @@ class TrailSystem(models.Model):
         help_text=_("The location is the centre of the trails, kept up to date until you set one."),
         verbose_name=_("location derived from the trails"),
     )
+    groomers_live = models.BooleanField(
+        default=False,
+        help_text=_(
+            "Machines grooming now are shown moving on the public map and listed in the "
+            "groomers feed. Off: nothing about a machine is public."
+        ),
+        verbose_name=_("show groomers live"),
+    )
     # An IANA name; empty: the zone of the system's location (trails.timezones).
     time_zone = models.CharField(
         max_length=64,

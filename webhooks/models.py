@@ -22,6 +22,9 @@ EVENT_LABELS = {
     "update.created": _("An update was posted"),
     "update.deleted": _("An update was deleted"),
     "grooming.recorded": _("A grooming pass was recorded"),
+    "grooming.started": _("A tracker started grooming"),
+    "trail.groomed": _("A tracker groomed a trail"),
+    "grooming.ended": _("A tracker's grooming session ended"),
     "system.published": _("A new map file was published"),
     TEST_EVENT: _("Test event"),
 }

@@ -3,6 +3,7 @@
 from rest_framework import serializers
 
 from api.fields import JsDateTimeField, StrictBooleanField, StrictCharField, StrictFloatField
+from grooming.selectors import groomed_on_day
 
 
 class GroomingOptionsSerializer(serializers.Serializer):
@@ -43,6 +44,15 @@ class LastGroomedSerializer(serializers.Serializer):
     name = serializers.CharField()
     last_groomed_on = JsDateTimeField()
     condition = serializers.CharField()
+    last_groomed = JsDateTimeField(
+        source="last_groomed_on", help_text="The same time, under MtnManager's read API's name."
+    )
+    groomed_today = serializers.SerializerMethodField(
+        help_text="Last groomed on today's date in the trail system's time zone."
+    )
+
+    def get_groomed_today(self, entry) -> bool:
+        return groomed_on_day(entry.last_groomed_on, self.context["zone"])
 
 
 class GroomingPassSerializer(serializers.Serializer):

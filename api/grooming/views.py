@@ -23,6 +23,7 @@ from core.errors import Invalid
 from grooming import selectors, services
 from grooming.services import TOLERANCE_RANGE
 from grooming.tracks import Track, TrackError, parse_geojson, parse_gpx
+from trails.timezones import zone_of
 from updates.enums import SURFACE_CONDITIONS
 
 GPX_MEDIA_TYPE = "application/gpx+xml"
@@ -183,4 +184,4 @@ class GroomingView(APIView):
             "trails": selectors.last_groomed(system.pk),
             "tracks": selectors.recent_passes(system),
         }
-        return Response(GroomingSerializer(document).data)
+        return Response(GroomingSerializer(document, context={"zone": zone_of(system)}).data)

@@ -211,6 +211,11 @@ class TrailSystemChangeSerializer(serializers.Serializer):
         "up on the public map; 0 turns sign-up by text off.",
     )
     time_zone = TimeZoneField(required=False)
+    groomers_live = StrictBooleanField(
+        required=False,
+        help_text="true: machines grooming now move on the public map and are listed in "
+        "/feeds/<id>/groomers.json; false (the default): nothing about them is public.",
+    )
     unconfirmed_after_hours = StrictIntegerField(
         required=False,
         allow_null=True,

@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 
 from apikeys import keys
 from core.actors import Actor, Via
+from grooming.trackers import create_tracker
 from tests.conftest import token_for
 from tests.factories import (
     MembershipFactory,
@@ -73,6 +74,9 @@ ADDITIVE_TABLE = """
 | PATCH | /trail-systems/:id/webhooks/:webhookId | Administrator | write |
 | DELETE | /trail-systems/:id/webhooks/:webhookId | Administrator | write |
 | POST | /trail-systems/:id/webhooks/:webhookId/rotate-secret | Administrator | write |
+| GET | /trail-systems/:id/trackers | any | read |
+| POST | /trail-systems/:id/trackers | any | write |
+| DELETE | /trackers/:id | any | write |
 """
 
 
@@ -97,11 +101,12 @@ class Row:
             "points": "point",
             "updates": "update",
             "keys": "key",
+            "trackers": "tracker",
         }[self.path.split("/")[1]]
 
     @property
     def on_a_system(self) -> bool:
-        return self.resource in {"system", "trail", "point", "update"}
+        return self.resource in {"system", "trail", "point", "update", "tracker"}
 
     @property
     def success_status(self) -> int:
@@ -153,6 +158,7 @@ BODIES: dict[str, dict] = {
         "events": ["trail.status_changed"],
     },
     "PATCH /trail-systems/:id/webhooks/:webhookId": {"active": False},
+    "POST /trail-systems/:id/trackers": {"name": "PistenBully 1"},
     "POST /trail-systems/:id/grooming-tracks": {
         "type": "LineString",
         "coordinates": [[-113.95, 45.69], [-113.949, 45.691], [-113.948, 45.692]],
@@ -184,7 +190,11 @@ class World:
             events=["update.created"],
             actor=Actor(self.owner.uid, Via.WEB_APP),
         ).endpoint
+        self.tracker = create_tracker(
+            system=self.system, name="Snowcat", actor=Actor(self.owner.uid, Via.WEB_APP)
+        ).tracker
         self.ids = {
+            "tracker": self.tracker.pk,
             "system": self.system.pk,
             "trail": self.trail.pk,
             "point": self.point.pk,

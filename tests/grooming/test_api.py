@@ -2,6 +2,7 @@
 
 import json
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import orjson
 import pytest
@@ -284,6 +285,8 @@ def test_last_groomed_per_trail_and_passes_newest_first(system, manager, trails,
             "name": "Main",
             "lastGroomedOn": latest["groomedAt"],
             "condition": "skateGroomed",
+            "lastGroomed": latest["groomedAt"],
+            "groomedToday": True,
         }
     ]
     assert [t["trailCount"] for t in body["tracks"]] == [2, 1]
@@ -378,3 +381,28 @@ def test_geojson_from_a_gpx_converter_is_groomed_at_its_last_time(system, manage
     }
     body = post(manager, system, feature, "application/geo+json").json()
     assert body["groomedAt"] == f"2026-01-15T05:{len(coordinates) - 1:02d}:00.000Z"
+
+
+def test_groomed_today_is_the_date_in_the_systems_zone(system, manager, trails):
+    """Groomed a minute before local midnight is yesterday's grooming, though it may be
+    today's date in UTC; a minute after it is today's."""
+    system.time_zone = "Pacific/Kiritimati"  # UTC+14: local and UTC dates differ all day long
+    system.save(update_fields=["time_zone"])
+    zone = ZoneInfo(system.time_zone)
+    midnight = timezone.now().astimezone(zone).replace(hour=0, minute=0, second=0, microsecond=0)
+    post(
+        manager,
+        system,
+        {**line([(-50, 0), (2050, 0)]), "groomedAt": (midnight - timedelta(minutes=1)).isoformat()},
+    )
+    post(
+        manager,
+        system,
+        {
+            **line([(-50, 25), (2050, 25)]),
+            "groomedAt": (midnight + timedelta(minutes=1)).isoformat(),
+        },
+    )
+    body = manager.get(grooming_url(system)).json()
+    today = {trail["name"]: trail["groomedToday"] for trail in body["trails"]}
+    assert today == {"Main": False, "Beside": True}

@@ -32,7 +32,14 @@ from trails.models import (
     TrashedTrail,
 )
 from trails.timezones import known_zones, zone_name
-from webapp import grooming_page, history_page, roles, system_pages
+from webapp import (
+    grooming_page,
+    history_page,
+    recorder_page,
+    roles,
+    system_pages,
+    trackers_page,
+)
 from webapp.admin.base import (
     BulkDeleteThroughService,
     DeleteThroughService,
@@ -165,6 +172,7 @@ class TrailSystemAdmin(StatusHistoryMixin, DeleteThroughService, ServiceAdmin):
         (None, {"fields": ["id", "name", "description", "owner", "subscription"]}),
         (_("Contact"), {"fields": ["phone_number", "website"]}),
         (_("Status confirmations"), {"fields": ["unconfirmed_after_hours"]}),
+        (_("Grooming"), {"fields": ["groomers_live"]}),
         (
             _("Sign-up by text message"),
             {"fields": ["sms_countries", "sms_confirmations_per_day"]},
@@ -230,6 +238,10 @@ class TrailSystemAdmin(StatusHistoryMixin, DeleteThroughService, ServiceAdmin):
             page(system_pages.overview, "overview"),
             page(system_pages.invite, "invite"),
             page(grooming_page.grooming, "grooming"),
+            page(trackers_page.trackers_page, "trackers"),
+            page(recorder_page.recorder, "record"),
+            page(recorder_page.positions, "record_positions"),
+            page(recorder_page.stop, "record_stop"),
             *super().get_urls(),
         ]
 

@@ -95,6 +95,16 @@
     return format(t.ago_days, { n: Math.floor(hours / 24) });
   }
 
+  // Hooks for the add-ons loaded beside this script (grooming_view.js): the map, each trail's
+  // drawn lines, the words, extra lines under a trail's details, and a redraw.
+  var detailHooks = [];
+  window.trailMap = {
+    map: map, texts: t, ago: ago, el: el, format: format,
+    lines: function () { return trailGroups; },
+    addDetails: function (hook) { detailHooks.push(hook); },
+    redraw: function () { if (state.collection) render(); },
+  };
+
   function statusLabel(status) {
     return t[String(status).toLowerCase()] || status;
   }
@@ -248,6 +258,10 @@
     });
     (updates.notice || []).forEach(function (notice) {
       parent.appendChild(noticeItem(notice, "p"));
+    });
+    detailHooks.forEach(function (hook) {
+      var node = hook(properties);
+      if (node) parent.appendChild(node);
     });
   }
 
@@ -649,6 +663,7 @@
     renderFilter();
     if (state.activity !== activity) drawCollection(); // the chosen activity is gone
     renderList();
+    document.dispatchEvent(new CustomEvent("trailmap:drawn"));
   }
 
   // The lines now; the list and the filter after they are painted.

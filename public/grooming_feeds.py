@@ -1,0 +1,60 @@
+"""The public map's grooming data: /feeds/<id>/grooming.json (each trail's last grooming and
+its freshness bucket, for the Grooming view) and /feeds/<id>/groomers.json (the machines
+grooming now, where the system shows groomers live; empty otherwise)."""
+
+from django.http import HttpRequest, JsonResponse
+from django.utils import timezone
+from django.views.decorators.cache import cache_control
+from django.views.decorators.http import require_GET
+
+from core.dates import iso_ms
+from grooming import selectors
+from public.feeds import FEED_MAX_AGE, _public_or_404, _shared
+from trails.timezones import zone_name, zone_of
+from updates.types import SURFACE_CONDITION_CATALOG
+
+# Machines move: the list is read again every few seconds, so it is never kept for long.
+GROOMERS_MAX_AGE = 5
+
+
+@require_GET
+@cache_control(public=True, max_age=FEED_MAX_AGE)
+def grooming_json_view(request: HttpRequest, system_id: str) -> JsonResponse:
+    """Every trail ever groomed: when, with which condition (in the system's language), and
+    its bucket of time since groomed in the system's time zone."""
+    system = _public_or_404(system_id)
+    zone, now = zone_of(system), timezone.now()
+    trails = []
+    for entry in selectors.last_groomed(system.pk):
+        condition = SURFACE_CONDITION_CATALOG.get(entry.condition)
+        trails.append(
+            {
+                "trailId": entry.trail_id,
+                "lastGroomed": iso_ms(entry.last_groomed_on),
+                "condition": entry.condition,
+                "conditionText": condition.entry(system.language)["text"]
+                if condition
+                else entry.condition,
+                "bucket": selectors.freshness_bucket(entry.last_groomed_on, zone, now),
+            }
+        )
+    body = {"trailSystemId": system.pk, "timeZone": zone_name(system), "trails": trails}
+    return _shared(JsonResponse(body))
+
+
+@require_GET
+@cache_control(public=True, max_age=GROOMERS_MAX_AGE)
+def groomers_json_view(request: HttpRequest, system_id: str) -> JsonResponse:
+    """The machines grooming now (name and last position); `[]` unless `groomersLive`."""
+    system = _public_or_404(system_id)
+    groomers = [
+        {
+            "trackerId": groomer.tracker_id,
+            "name": groomer.name,
+            "lat": round(groomer.lat, 6),
+            "lng": round(groomer.lng, 6),
+            "at": iso_ms(groomer.at),
+        }
+        for groomer in selectors.groomers_now(system)
+    ]
+    return _shared(JsonResponse({"trailSystemId": system.pk, "groomers": groomers}))

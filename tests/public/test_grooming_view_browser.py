@@ -1,0 +1,154 @@
+"""The map's Grooming view in a real browser: trails by time since groomed (buckets, legend,
+dash patterns), "Groomed for classic 2 h ago" in the popup and the list; the machines
+grooming now where the system shows them, and nothing of them where it does not."""
+
+from datetime import timedelta
+
+import pytest
+from django.db import transaction
+from django.utils import timezone
+from playwright.sync_api import expect
+
+from core.actors import Actor, Via
+from core.compiles import request_compile
+from grooming.services import record_grooming_track
+from grooming.sessions import Position, end_running_session, receive_positions
+from grooming.trackers import create_tracker
+from grooming.tracks import Track
+from tests.factories import TrailFactory, TrailSystemFactory
+from tests.grooming.geo import path
+
+pytestmark = pytest.mark.django_db(transaction=True)
+GROOMER = Actor("groomer", Via.ID_TOKEN)
+
+
+@pytest.fixture
+def live(live_server, settings):
+    settings.PUBLIC_BASE_URL = live_server.url
+    settings.MAP_POLL_SECONDS = 1
+    return live_server
+
+
+def nordic_system(**fields):
+    """Three trails: groomed 2 h ago for classic, groomed 5 days ago, never groomed."""
+    system = TrailSystemFactory(name="Pine Hill Nordic", time_zone="America/Denver", **fields)
+    lines = {
+        "Meadow Loop": [(0, 0), (1500, 0)],
+        "Ridge Run": [(0, 400), (1500, 400)],
+        "Far Woods": [(0, 900), (1500, 900)],
+    }
+    trails = {
+        name: TrailFactory(
+            trail_system=system,
+            name=name,
+            geometry={"type": "LineString", "coordinates": path(corners, step=50)},
+        )
+        for name, corners in lines.items()
+    }
+    for name, days, condition in (
+        ("Meadow Loop", 0, "classicGroomed"),
+        ("Ridge Run", 5, "groomed"),
+    ):
+        record_grooming_track(
+            system=system,
+            track=Track([path(lines[name], step=20)], None),
+            actor=GROOMER,
+            condition=condition,
+            groomed_at=timezone.now() - timedelta(days=days, hours=2),
+        )
+    with transaction.atomic():
+        request_compile(system, reason="test")
+    return system, trails
+
+
+def test_the_grooming_view_colours_trails_by_freshness_with_a_legend_and_words(
+    live, browser, settings
+):
+    system, trails = nordic_system()
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
+    page = context.new_page()
+    page.goto(f"{live.url}/map/{system.pk}")
+    expect(page.locator("path.trail-line")).to_have_count(3)
+    page.get_by_role("button", name="Grooming").click()
+    expect(page.get_by_role("button", name="Grooming")).to_have_attribute("aria-pressed", "true")
+    buckets = {
+        trail.pk: page.locator(f'path.trail-line[data-trail-id="{trail.pk}"]')
+        for trail in trails.values()
+    }
+    expect(buckets[trails["Meadow Loop"].pk]).to_have_attribute("data-grooming-bucket", "today")
+    expect(buckets[trails["Ridge Run"].pk]).to_have_attribute("data-grooming-bucket", "4-6")
+    expect(buckets[trails["Far Woods"].pk]).to_have_attribute("data-grooming-bucket", "older")
+    # Not by colour alone: each bucket has its own dash pattern.
+    dashes = {
+        name: buckets[trail.pk].get_attribute("stroke-dasharray") for name, trail in trails.items()
+    }
+    assert len(set(dashes.values())) == 3
+    legend = page.locator(".grooming-legend")
+    expect(legend).to_be_visible()
+    expect(legend.locator("li")).to_have_text(
+        [
+            "Today",
+            "1\u20133 days",
+            "4\u20136 days",
+            "7\u201310 days",
+            "11\u201314 days",
+            "Older or never",
+        ]
+    )
+    listed = page.locator(".trail-item", has_text="Meadow Loop").locator(".groomed-ago")
+    expect(listed).to_have_text("Groomed for classic 2 h ago")
+    page.locator(".trail-item", has_text="Far Woods").locator("button").click()
+    expect(page.locator(".leaflet-popup .groomed-ago")).to_have_text(
+        "Not groomed in the last 14 days"
+    )
+    page.screenshot(path="test-output/screenshots/map-grooming-view-phone.png", full_page=True)
+
+    page.get_by_role("button", name="Status").click()
+    expect(legend).to_be_hidden()
+    expect(buckets[trails["Meadow Loop"].pk]).to_have_attribute("data-grooming-bucket", "")
+    expect(page.locator(".groomed-ago")).to_have_count(0)
+    context.close()
+
+
+def test_the_embed_opens_in_the_grooming_view(live, page):
+    system, trails = nordic_system()
+    page.goto(f"{live.url}/embed/{system.pk}?view=grooming")
+    expect(
+        page.locator(f'path.trail-line[data-trail-id="{trails["Meadow Loop"].pk}"]')
+    ).to_have_attribute("data-grooming-bucket", "today")
+    expect(page.locator(".grooming-legend")).to_be_visible()
+
+
+def test_machines_grooming_now_move_on_the_map_only_where_the_system_shows_them(live, page):
+    system, _ = nordic_system(groomers_live=True)
+    tracker = create_tracker(system=system, name="PistenBully 1", actor=GROOMER).tracker
+    track = path([(0, 0), (1500, 0)], step=100)
+
+    def at(i: int) -> None:
+        lng, lat = track[i]
+        moment = timezone.now() - timedelta(seconds=60 - i)
+        receive_positions(tracker=tracker, positions=[Position(lng, lat, moment)])
+
+    at(0)
+    page.goto(f"{live.url}/map/{system.pk}")
+    marker = page.locator(f'.groomer-marker[data-tracker-id="{tracker.pk}"]')
+    expect(marker).to_have_count(1)
+    before = marker.bounding_box()
+    at(10)
+    page.wait_for_function(
+        "([selector, x]) => { const m = document.querySelector(selector);"
+        " return m && Math.abs(m.getBoundingClientRect().x - x) > 5; }",
+        arg=[f'.groomer-marker[data-tracker-id="{tracker.pk}"]', before["x"]],
+    )
+    end_running_session(tracker=tracker)
+    expect(marker).to_have_count(0, timeout=15_000)
+
+    hidden, _ = nordic_system()
+    quiet = create_tracker(system=hidden, name="Quiet one", actor=GROOMER).tracker
+    receive_positions(tracker=quiet, positions=[Position(track[0][0], track[0][1], timezone.now())])
+    assert page.request.get(f"{live.url}/feeds/{hidden.pk}/groomers.json").json()["groomers"] == []
+    page.goto(f"{live.url}/map/{hidden.pk}")
+    expect(page.locator("path.trail-line")).to_have_count(3)
+    html = page.content()
+    assert "groomers.json" not in html and "Quiet one" not in html
+    assert page.locator(".groomer-marker").count() == 0

@@ -1,0 +1,98 @@
+"""The grooming recorder on a phone (Chromium at 390 x 844): emulated geolocation along a real
+trail of the Blue Hills ski area (Accord Path, from OpenStreetMap), offline for part of the
+way, then Stop: the session ends as the same pass the upload of the same track makes."""
+
+import json
+from datetime import timedelta
+from itertools import pairwise
+
+import pytest
+from django.utils import timezone
+from playwright.sync_api import expect
+from pyproj import Geod
+
+from core.actors import Actor, Via
+from grooming.models import GroomingPass, TrackerPosition
+from grooming.services import record_grooming_track
+from grooming.tracks import Track
+from tests.factories import MembershipFactory, UserFactory
+from tests.grooming.replay import AREA, blue_hills_system
+from tests.webapp.test_browser import sign_in
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ACCORD_PATH = "way/102239048"
+STEP_METRES = 30.0
+WGS84 = Geod(ellps="WGS84")
+
+
+def along_accord_path() -> list[tuple[float, float]]:
+    """(lng, lat) every STEP_METRES along the trail's real geometry."""
+    feature = next(f for f in json.loads(AREA.read_text())["features"] if f["id"] == ACCORD_PATH)
+    line = feature["geometry"]["coordinates"]
+    points = [tuple(line[0][:2])]
+    carried = 0.0
+    for (lng0, lat0, *_), (lng1, lat1, *_) in pairwise(line):
+        azimuth, _, length = WGS84.inv(lng0, lat0, lng1, lat1)
+        at = STEP_METRES - carried
+        while at <= length:
+            lng, lat, _ = WGS84.fwd(lng0, lat0, azimuth, at)
+            points.append((lng, lat))
+            at += STEP_METRES
+        carried = length - (at - STEP_METRES)
+    return points
+
+
+def test_the_recorder_offline_for_part_of_the_way_ends_in_the_uploads_pass(live_server, browser):
+    groomer = UserFactory(uid="groomer")
+    system = blue_hills_system(UserFactory(uid="owner"))
+    MembershipFactory(trail_system=system, user=groomer, role="Trustee")
+    points = along_accord_path()
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844},
+        locale="en-US",
+        permissions=["geolocation"],
+        geolocation={"longitude": points[0][0], "latitude": points[0][1], "accuracy": 5},
+    )
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    problems = []
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    sign_in(page, live_server, groomer)
+    page.goto(f"{live_server.url}/admin/trail-systems/{system.pk}/board/")
+    page.click("#start-grooming-link")
+    page.click("#start-recording")
+    expect(page.locator("#recorder-status")).to_have_text("Recording.")
+
+    offline = range(len(points) // 3, 2 * len(points) // 3)
+    for i, (lng, lat) in enumerate(points):
+        context.set_offline(i in offline)
+        context.set_geolocation({"longitude": lng, "latitude": lat, "accuracy": 5})
+        page.wait_for_timeout(1300)
+        if i == offline[-1]:
+            # Everything recorded offline is still on the phone.
+            assert int(page.locator("#recorder-queued").text_content()) >= len(offline) - 1
+            page.screenshot(path="test-output/screenshots/webapp-recorder-offline-phone.png")
+    context.set_offline(False)
+    page.click("#stop-recording")
+    expect(page.locator("#recorder-status")).to_have_text("Grooming recorded.")
+    expect(page.locator("#recorder-queued")).to_have_text("0")
+    expect(page.locator("#recorder-trails")).to_contain_text("Accord Path")
+    assert float(page.locator("#recorder-distance").text_content().split()[0]) > 0.4
+    page.screenshot(path="test-output/screenshots/webapp-recorder-phone.png", full_page=True)
+    assert problems == []
+
+    stored = list(TrackerPosition.objects.order_by("recorded_at").values_list("lng", "lat"))
+    assert set(stored) == {(lng, lat) for lng, lat in points}  # every position, none lost
+    upload = record_grooming_track(
+        system=system,
+        track=Track([[list(p) for p in points]], timezone.now() - timedelta(seconds=1)),
+        actor=Actor("groomer", Via.WEB_APP),
+        dry_run=True,
+    )
+    grooming_pass = GroomingPass.objects.get()
+    assert {(g.trail_id, g.coverage) for g in grooming_pass.groomed_trails.all()} == {
+        (t.trail_id, t.coverage) for t in upload.trails
+    }
+    assert upload.trails
+    context.close()

@@ -23,6 +23,7 @@ UPDATE_CREATED = "update.created"
 UPDATE_DELETED = "update.deleted"
 GROOMING_RECORDED = "grooming.recorded"
 SYSTEM_PUBLISHED = "system.published"
+REPORT_CREATED = "report.created"
 # The types an endpoint may subscribe to, in the order the docs and forms list them.
 EVENT_TYPES = (
     TRAIL_STATUS_CHANGED,
@@ -31,6 +32,7 @@ EVENT_TYPES = (
     UPDATE_DELETED,
     GROOMING_RECORDED,
     SYSTEM_PUBLISHED,
+    REPORT_CREATED,
 )
 
 

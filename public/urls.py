@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from public import feeds, views
+from public import feeds, reports, views
 
 urlpatterns = [
     path("", views.index_view, name="public-index"),
@@ -22,6 +22,7 @@ urlpatterns = [
         feeds.confirmations_json_view,
         name="feed-confirmations",
     ),
+    path("report/<str:system_id>", reports.report_view, name="public-report"),
     path("subscribe/confirm/<str:token>", views.confirm_email_view, name="subscribe-confirm"),
     path("subscribe/<str:system_id>", views.subscribe_view, name="subscribe"),
     path("subscribe/<str:system_id>/code", views.confirm_code_view, name="subscribe-code"),

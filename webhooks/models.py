@@ -23,6 +23,7 @@ EVENT_LABELS = {
     "update.deleted": _("An update was deleted"),
     "grooming.recorded": _("A grooming pass was recorded"),
     "system.published": _("A new map file was published"),
+    "report.created": _("A rider sent a problem report"),
     TEST_EVENT: _("Test event"),
 }
 assert set(EVENT_TYPES) < set(EVENT_LABELS)

@@ -163,6 +163,7 @@ class TrailSystemAdmin(StatusHistoryMixin, DeleteThroughService, ServiceAdmin):
         (None, {"fields": ["id", "name", "description", "owner", "subscription"]}),
         (_("Contact"), {"fields": ["phone_number", "website"]}),
         (_("Status confirmations"), {"fields": ["unconfirmed_after_hours"]}),
+        (_("Rider reports"), {"fields": ["reports_per_day"]}),
         (
             _("Sign-up by text message"),
             {"fields": ["sms_countries", "sms_confirmations_per_day"]},

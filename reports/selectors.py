@@ -1,6 +1,9 @@
-"""Reads of reports: a system's list for triage (groups only, newest first) and one report."""
+"""Reads of reports: a system's list for triage (groups only, newest first, a page at a
+time) and one report."""
 
-from django.db.models import QuerySet
+from dataclasses import dataclass
+
+from django.db.models import Q, QuerySet
 
 from core.errors import NotFound
 from reports.models import Report
@@ -16,6 +19,29 @@ def reports_of_system(system: TrailSystem, *, state: str | None = None) -> Query
         .defer("trail__geometry", "trail__elevations")
         .order_by("-created_on", "-id")
     )
+
+
+@dataclass(frozen=True)
+class Page:
+    reports: list[Report]
+    next: str | None  # the id to pass as `before` for the next page
+
+
+def page_of_reports(
+    system: TrailSystem, *, state: str | None, limit: int, before: str | None
+) -> Page:
+    """`limit` reports received before the report `before` (its id, from the last page);
+    an id not in the system's list starts from the newest."""
+    reports = reports_of_system(system, state=state)
+    if before:
+        last = Report.objects.filter(trail_system=system, pk=before).values("created_on").first()
+        if last is not None:
+            reports = reports.filter(
+                Q(created_on__lt=last["created_on"])
+                | Q(created_on=last["created_on"], id__lt=before)
+            )
+    rows = list(reports[: limit + 1])
+    return Page(rows[:limit], rows[limit - 1].pk if len(rows) > limit else None)
 
 
 def report_or_404(report_id: str) -> Report:

@@ -32,8 +32,10 @@ if [ -n "${DATABASE_URL:-}" ] && [ -n "${REDIS_URL:-${CELERY_BROKER_URL:-}}" ]; 
   exec .venv/bin/honcho start -f Procfile
 fi
 # Embedded default: no beat, so scheduled status changes are applied by a loop of their own,
-# stopped with the server.
+# and old rider reports deleted by another (hourly), both stopped with the server.
 $py manage.py apply_schedules --every 15 &
 schedules_loop=$!
-trap 'kill "$schedules_loop" 2>/dev/null' EXIT
+$py manage.py purge_reports --every 3600 &
+reports_loop=$!
+trap 'kill "$schedules_loop" "$reports_loop" 2>/dev/null' EXIT
 $py manage.py runserver "$host:$port"

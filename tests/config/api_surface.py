@@ -16,6 +16,7 @@ from tests.conftest import token_for
 from tests.factories import (
     MembershipFactory,
     PointFactory,
+    ReportFactory,
     ScheduleFactory,
     TrailFactory,
     TrailSystemFactory,
@@ -73,6 +74,9 @@ ADDITIVE_TABLE = """
 | PATCH | /trail-systems/:id/webhooks/:webhookId | Administrator | write |
 | DELETE | /trail-systems/:id/webhooks/:webhookId | Administrator | write |
 | POST | /trail-systems/:id/webhooks/:webhookId/rotate-secret | Administrator | write |
+| GET | /trail-systems/:id/reports | any | read |
+| GET | /reports/:id | any | read |
+| PATCH | /reports/:id | any | write |
 """
 
 
@@ -97,11 +101,12 @@ class Row:
             "points": "point",
             "updates": "update",
             "keys": "key",
+            "reports": "report",
         }[self.path.split("/")[1]]
 
     @property
     def on_a_system(self) -> bool:
-        return self.resource in {"system", "trail", "point", "update"}
+        return self.resource in {"system", "trail", "point", "update", "report"}
 
     @property
     def success_status(self) -> int:
@@ -153,6 +158,7 @@ BODIES: dict[str, dict] = {
         "events": ["trail.status_changed"],
     },
     "PATCH /trail-systems/:id/webhooks/:webhookId": {"active": False},
+    "PATCH /reports/:id": {"state": "resolved", "note": "Cleared this morning."},
     "POST /trail-systems/:id/grooming-tracks": {
         "type": "LineString",
         "coordinates": [[-113.95, 45.69], [-113.949, 45.691], [-113.948, 45.692]],
@@ -178,6 +184,7 @@ class World:
         self.update = UpdateFactory(trail_system=self.system)
         self.schedule = ScheduleFactory(trail_system=self.system, trails=[self.trail])
         self.owner_key, _ = create_api_key(self.owner, name="to revoke")
+        self.report = ReportFactory(trail_system=self.system, trail=self.trail)
         self.webhook = create_endpoint(
             system=self.system,
             url="https://hooks.example.org/world",
@@ -191,6 +198,7 @@ class World:
             "update": self.update.pk,
             "key": self.owner_key.pk,
             "schedule": self.schedule.pk,
+            "report": self.report.pk,
         }
 
     def url(self, row: Row) -> str:

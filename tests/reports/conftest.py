@@ -15,6 +15,14 @@ def _fresh_rate_limits():
     cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def _report_photos(settings, tmp_path):
+    """Each test's photos in a folder of its own."""
+    photos = {**settings.STORAGES["report_photos"]}
+    photos["OPTIONS"] = {**photos.get("OPTIONS", {}), "location": tmp_path / "report-photos"}
+    settings.STORAGES = {**settings.STORAGES, "report_photos": photos}
+
+
 @pytest.fixture
 def system():
     """Two trails in Montana, 1 km apart; the system has a phone number to call."""

@@ -5,6 +5,7 @@ Reports of the same category within GROUP_METRES and GROUP_HOURS of an open one 
 first is the group (`count` reports), the others point to it with `duplicate_of` and keep
 their own photo and address, so every reporter who left one hears back."""
 
+from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -91,3 +92,32 @@ class Report(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_category_display()} ({self.get_state_display()})"
+
+
+class ReportAlert(models.Model):
+    """An Administrator of the system who asked for an e-mail of each new report. Sent only
+    while the account is still an Administrator of it (reports.alerts)."""
+
+    trail_system = models.ForeignKey(
+        TrailSystem,
+        on_delete=models.CASCADE,
+        related_name="report_alerts",
+        verbose_name=_("trail system"),
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="report_alerts",
+        verbose_name=_("account"),
+    )
+    created_on = models.DateTimeField(default=timezone.now, verbose_name=_("created on"))
+
+    class Meta:
+        verbose_name = _("report e-mail")
+        verbose_name_plural = _("report e-mails")
+        constraints = [
+            models.UniqueConstraint(fields=["trail_system", "user"], name="one_alert_per_account")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} @ {self.trail_system_id}"

@@ -13,14 +13,17 @@ from django.db import transaction
 from django.utils import timezone
 
 from core import events
-from core.actors import Actor
+from core.actors import Actor, Via
 from core.dates import iso_ms
 from core.errors import Invalid
 from reports import photos, storage
-from reports.models import Category, Report, State
+from reports.models import Category, Report, ReportAlert, State
 from reports.nearest import metres_between, nearest_trail
-from reports.tasks import answer_reporters
+from reports.tasks import alert_about_report, answer_reporters
+from trails.enums import TrailStatus
 from trails.models import TrailSystem
+from trails.selectors import trails_of_system
+from trails.services import change_trail
 
 DESCRIPTION_MAX = 1000  # characters: "a short description"
 NOTE_MAX = 2000
@@ -196,6 +199,8 @@ def file_report(
                 type=events.REPORT_CREATED,
                 data=lambda: _created_event(report, group),
             )
+            if ReportAlert.objects.filter(trail_system=system).exists():
+                transaction.on_commit(lambda: alert_about_report.delay(report.pk))
     except BaseException:
         if stored:
             storage.delete_photo(stored)
@@ -228,3 +233,26 @@ def change_report(*, report: Report, changes: Mapping, actor: Actor) -> Report:
         transaction.on_commit(lambda: answer_reporters.delay(group.pk))
     group.refresh_from_db()
     return group
+
+
+@transaction.atomic
+def close_reported_trail(*, report: Report, actor: Actor) -> str:
+    """Close the trail nearest to the report (its group's), along the path `report`, so the
+    trail's history says it came from a rider's report; returns the trail's name."""
+    group = report.duplicate_of or report
+    trail = trails_of_system(group.trail_system).filter(pk=group.trail_id).first()
+    if trail is None:
+        raise Invalid("trail_not_found", "No live trail is near this report any more.")
+    change_trail(
+        trail=trail, changes={"status": TrailStatus.CLOSED}, actor=actor.by_path(Via.REPORT)
+    )
+    return trail.name
+
+
+@transaction.atomic
+def set_report_alert(*, system: TrailSystem, user, on: bool) -> None:
+    """An Administrator's choice of an e-mail per new report of the system."""
+    if on:
+        ReportAlert.objects.get_or_create(trail_system=system, user=user)
+    else:
+        ReportAlert.objects.filter(trail_system=system, user=user).delete()

@@ -2,6 +2,7 @@
 
 from celery import shared_task
 
+from reports.alerts import alert_administrators
 from reports.answers import answer_group
 from reports.retention import delete_old_reports
 
@@ -9,6 +10,11 @@ from reports.retention import delete_old_reports
 @shared_task(acks_late=True)
 def answer_reporters(group_id: str) -> int:
     return answer_group(group_id)
+
+
+@shared_task(acks_late=True)
+def alert_about_report(report_id: str) -> int:
+    return alert_administrators(report_id)
 
 
 @shared_task(acks_late=True)

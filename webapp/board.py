@@ -31,6 +31,7 @@ from trails.models import Trail, TrailSystem
 from trails.selectors import trails_of_system, unconfirmed_statuses
 from webapp import roles
 from webapp.admin.base import web_actor
+from webapp.reports_page import board_reports
 from webapp.system_pages import system_or_404
 from webapp.trail_admin import activity_label
 
@@ -285,6 +286,7 @@ def board(request, system_id: str, *, site) -> HttpResponse:
         "trails_on_one_page": TRAILS_ON_ONE_PAGE,
         "worker_url": reverse("admin:board_worker"),
         "board_texts": board_texts(),
+        **board_reports(request, system),
     }
     return TemplateResponse(request, "webapp/board.html", context)
 

@@ -179,3 +179,26 @@ def test_an_unknown_or_inactive_system_is_not_found(system, file_report, client)
     system.inactive = True
     system.save()
     assert file_report(system).status_code == 404
+
+
+def test_the_map_and_the_embed_offer_report_a_problem_and_say_it_is_not_for_emergencies(
+    system, client
+):
+    for path in (f"/map/{system.pk}", f"/embed/{system.pk}"):
+        page = html.unescape(client.get(path).content.decode())
+        assert "Report a problem" in page and "Not for emergencies" in page
+        assert "public/report.js" in page
+    form = html.unescape(client.get(f"/report/{system.pk}").content.decode())
+    assert 'name="category"' in form and "Not for emergencies" in form
+
+
+def test_without_script_the_form_posts_and_says_received(system, file_report):
+    response = file_report(system, json=False)
+    assert response.status_code == 201
+    assert "the crew of Lost Trail has your report" in html.unescape(response.content.decode())
+
+
+def test_a_system_with_reports_off_has_no_button(system, client):
+    system.reports_per_day = 0
+    system.save()
+    assert "Report a problem" not in client.get(f"/map/{system.pk}").content.decode()

@@ -139,6 +139,8 @@ def test_a_rider_reports_a_fallen_tree_and_the_crew_closes_the_trail(
     save_screenshot(board, "report-board-390", full_page=False)
 
     row.get_by_role("button", name=f"Close {trail.name}").click()
+    expect(row.get_by_role("button", name=f"Close {trail.name}")).to_have_count(0)
+    assert Trail.objects.get(pk=trail.pk).status == "Closed"
     expect(page.locator(f'path[data-trail-id="{trail.pk}"]')).to_have_attribute(
         "data-status", "Closed", timeout=20_000
     )

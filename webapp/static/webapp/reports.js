@@ -143,7 +143,8 @@
     var data = new FormData(form);
     data.set("action", submitter.value);
     submitter.disabled = true;
-    fetch(form.action, {
+    // getAttribute: the buttons named "action" hide the form's own `action` property.
+    fetch(form.getAttribute("action"), {
       method: "POST",
       body: data,
       credentials: "same-origin",
@@ -160,7 +161,15 @@
         if (section.dataset.url) refresh();
         else window.location.reload();
       })
-      .catch(function () { form.submit(); });
+      .catch(function () {
+        // No answer the script can read: post the form itself, with the tapped action.
+        var chosen = element("input");
+        chosen.type = "hidden";
+        chosen.name = "action";
+        chosen.value = submitter.value;
+        form.appendChild(chosen);
+        HTMLFormElement.prototype.submit.call(form);
+      });
   });
 
   function drawMarkers(rows) {

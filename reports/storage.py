@@ -25,9 +25,13 @@ def save_photo(system_id: str, report_id: str, body: bytes) -> str:
     return photo_storage().save(name, content)
 
 
-def read_photo(name: str) -> bytes:
-    with photo_storage().open(name, "rb") as stored:
-        return stored.read()
+def read_photo(name: str) -> bytes | None:
+    """The stored photo; None when it is gone (deleted with its report meanwhile)."""
+    try:
+        with photo_storage().open(name, "rb") as stored:
+            return stored.read()
+    except FileNotFoundError:
+        return None
 
 
 def delete_photo(name: str) -> None:

@@ -7,7 +7,7 @@ the reporter's address is shown to Administrators only."""
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.http import HttpResponse, HttpResponseRedirect, JsonResponse
+from django.http import Http404, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
@@ -212,9 +212,10 @@ def report_alert(request, system_id: str) -> HttpResponse:
 def report_photo(request, system_id: str, report_id: str) -> HttpResponse:
     system = system_or_404(request, system_id, roles.MEMBER)
     report = Report.objects.filter(trail_system=system, pk=report_id).exclude(photo="").first()
-    if report is None:
-        return HttpResponse(status=404)
-    response = HttpResponse(storage.read_photo(report.photo), content_type=STORED_CONTENT_TYPE)
+    body = storage.read_photo(report.photo) if report is not None else None
+    if body is None:
+        raise Http404
+    response = HttpResponse(body, content_type=STORED_CONTENT_TYPE)
     response["Cache-Control"] = "private, max-age=3600"
     return response
 

@@ -123,9 +123,10 @@ class ReportPhotoView(APIView):
     def get(self, request: Request, report_id: str) -> HttpResponse:
         report = selectors.report_or_404(report_id)
         authorize(request, report.trail_system)
-        if not report.photo:
+        body = storage.read_photo(report.photo) if report.photo else None
+        if body is None:
             raise NotFound("photo_not_found", "This report has no photo.")
-        response = HttpResponse(storage.read_photo(report.photo), content_type=STORED_CONTENT_TYPE)
+        response = HttpResponse(body, content_type=STORED_CONTENT_TYPE)
         response["Cache-Control"] = "private, max-age=3600"
         response["X-Content-Type-Options"] = "nosniff"
         return response

@@ -116,12 +116,22 @@ def test_a_rider_reports_a_fallen_tree_and_the_crew_closes_the_trail(
     page.fill("input[name=email]", "rider@example.test")
     save_screenshot(page, "report-390-form", full_page=False)
     page.wait_for_timeout(500)  # the photo is scaled on its change event
+    # The connection drops: the upload fails, nothing typed is lost, and it is sent again.
+    cdp.send("Network.emulateNetworkConditions", {**THROTTLED, "offline": True})
     page.click("#report-send")
+    expect(page.locator("#report-status")).to_contain_text("Could not send: no connection")
+    expect(page.locator("textarea[name=description]")).to_have_value(
+        "Big pine across the trail <b>after the bridge</b>"
+    )
+    assert not Report.objects.exists()
+    expect(page.locator("#report-retry")).to_be_visible()
+    cdp.send("Network.emulateNetworkConditions", THROTTLED)  # back: it retries by itself
     expect(page.locator("#report-status")).to_contain_text("has your report", timeout=60_000)
     save_screenshot(page, "report-390-received", full_page=False)
 
     sent = page.evaluate("window.uploadedPhotos")
-    assert len(sent) == 1 and max(sent[0]["width"], sent[0]["height"]) == 1600
+    assert len(sent) == 2  # the failed upload and its retry
+    assert all(max(photo["width"], photo["height"]) == 1600 for photo in sent)
     report = Report.objects.get()
     assert report.trail_id == trail.pk
     with storages["report_photos"].open(report.photo, "rb") as stored:

@@ -13,13 +13,8 @@
   var config = JSON.parse(document.getElementById("report-config").textContent);
   var t = config.texts;
   var panel = document.getElementById("report-panel");
-  var form = document.getElementById("report-form");
   var opener = document.getElementById("report-open");
-  var statusLine = document.getElementById("report-status");
-  var placeLine = document.getElementById("report-place");
-  var sendButton = document.getElementById("report-send");
-  var retryButton = document.getElementById("report-retry");
-  var photoInput = document.getElementById("report-photo");
+  var form, statusLine, placeLine, sendButton, retryButton, photoInput;
   var RETRY_SECONDS = [5, 10, 20, 40, 60];
   var STORE_KEY = "trail-report:" + config.url;
   var TEXT_FIELDS = ["category", "description", "lat", "lng", "email"];
@@ -126,6 +121,7 @@
 
   function open(event) {
     if (event) event.preventDefault();
+    if (!form) build();
     panel.hidden = false;
     document.body.classList.add("is-reporting");
     if (trailMap) trailMap.map.invalidateSize();
@@ -155,14 +151,14 @@
     });
   }
 
-  photoInput.addEventListener("change", function () {
+  function scalePhoto() {
     scaledPhoto = null;
     var file = photoInput.files && photoInput.files[0];
     if (!file) return;
     say("");
     scale(file).then(function (blob) { scaledPhoto = blob; })
       .catch(function () { scaledPhoto = file.size <= config.maxBytes ? file : null; });
-  });
+  }
 
   function body() {
     var data = new FormData();
@@ -218,13 +214,27 @@
       .then(function () { sending = false; sendButton.disabled = false; });
   }
 
-  form.addEventListener("submit", function (event) { event.preventDefault(); retries = 0; send(); });
-  form.addEventListener("input", save);
-  retryButton.addEventListener("click", function () { window.clearTimeout(retryTimer); send(); });
-  document.getElementById("report-locate").addEventListener("click", locate);
-  document.getElementById("report-close").addEventListener("click", close);
+  // The panel's contents, from their template, the first time it opens.
+  function build() {
+    panel.appendChild(document.getElementById("report-template").content.cloneNode(true));
+    form = document.getElementById("report-form");
+    statusLine = document.getElementById("report-status");
+    placeLine = document.getElementById("report-place");
+    sendButton = document.getElementById("report-send");
+    retryButton = document.getElementById("report-retry");
+    photoInput = document.getElementById("report-photo");
+    photoInput.addEventListener("change", scalePhoto);
+    form.addEventListener("submit", function (event) { event.preventDefault(); retries = 0; send(); });
+    form.addEventListener("input", save);
+    retryButton.addEventListener("click", function () { window.clearTimeout(retryTimer); send(); });
+    document.getElementById("report-locate").addEventListener("click", locate);
+    document.getElementById("report-close").addEventListener("click", close);
+  }
+
   opener.addEventListener("click", open);
-  window.addEventListener("online", function () { if (retryTimer) { window.clearTimeout(retryTimer); send(); } });
+  window.addEventListener("online", function () {
+    if (form && retryTimer) { window.clearTimeout(retryTimer); send(); }
+  });
   if (trailMap) {
     trailMap.map.on("click", function (event) {
       if (!panel.hidden) setPlace(event.latlng.lat, event.latlng.lng);

@@ -50,7 +50,9 @@ class ReportsView(APIView):
         parameters=[
             OpenApiParameter("state", str, enum=State.values, description="Only this state."),
             OpenApiParameter(
-                "limit", int, description=f"Reports per page, 1 to {PAGE_MAX} ({PAGE_DEFAULT})."
+                "limit",
+                {"type": "integer", "minimum": 1, "maximum": PAGE_MAX, "default": PAGE_DEFAULT},
+                description=f"Reports per page, 1 to {PAGE_MAX} ({PAGE_DEFAULT}).",
             ),
             OpenApiParameter(
                 "before", str, description="The `next` of the previous page: the next page."

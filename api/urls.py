@@ -17,5 +17,6 @@ urlpatterns = [
     path("", include("api.schedules.urls")),
     path("", include("api.webhooks.urls")),
     path("", include("api.trackers.urls")),
+    path("", include("api.reports.urls")),
     re_path(r"^.*$", views.route_not_found),
 ]

@@ -95,6 +95,7 @@ INSTALLED_APPS = [
     "grooming",
     "schedules",
     "webhooks",
+    "reports",
     "api",
     "demo",
     "moving",
@@ -209,8 +210,24 @@ _storage_backends = {
 }
 if STORAGE_BACKEND not in _storage_backends:
     raise ImproperlyConfigured(f"STORAGE_BACKEND must be one of {sorted(_storage_backends)}.")
+# Rider reports' photos: the same backend, private (reports/storage.py).
+_report_photo_storages = {
+    "local": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": VAR_DIR / "report-photos", "base_url": None},
+    },
+    "s3": {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {"location": "report-photos", "default_acl": "private"},
+    },
+    "gcs": {
+        "BACKEND": "storages.backends.gcloud.GoogleCloudStorage",
+        "OPTIONS": {"location": "report-photos", "default_acl": "projectPrivate"},
+    },
+}
 STORAGES = {
     "default": {"BACKEND": _storage_backends[STORAGE_BACKEND]},
+    "report_photos": _report_photo_storages[STORAGE_BACKEND],
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 AWS_STORAGE_BUCKET_NAME = os.environ.get("AWS_STORAGE_BUCKET_NAME")
@@ -376,6 +393,17 @@ WEBHOOK_RETRY_SECONDS = max(float(os.environ.get("WEBHOOK_RETRY_SECONDS", "5")),
 CELERY_BEAT_SCHEDULE["sweep-webhooks"] = {
     "task": "webhooks.tasks.sweep_webhooks",
     "schedule": timedelta(seconds=float(os.environ.get("WEBHOOK_SWEEP_SECONDS", "10"))),
+}
+# Rider reports (reports/): kept this many days, with their photos and addresses; anonymous
+# reports accepted per client address (an IPv6 client by its /64) per 10 minutes and per
+# day, and over the whole site per hour (each system has reportsPerDay too).
+REPORT_RETENTION_DAYS = max(int(os.environ.get("REPORT_RETENTION_DAYS", "90")), 1)
+REPORTS_PER_CLIENT_10_MINUTES = int(os.environ.get("REPORTS_PER_CLIENT_10_MINUTES", "5"))
+REPORTS_PER_CLIENT_DAY = int(os.environ.get("REPORTS_PER_CLIENT_DAY", "30"))
+REPORTS_PER_HOUR = int(os.environ.get("REPORTS_PER_HOUR", "2000"))
+CELERY_BEAT_SCHEDULE["purge-old-reports"] = {
+    "task": "reports.tasks.purge_old_reports",
+    "schedule": crontab(minute=15, hour=4),
 }
 CELERY_BEAT_SCHEDULE["purge-webhook-messages"] = {
     "task": "webhooks.tasks.purge_webhook_messages",

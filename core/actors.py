@@ -17,6 +17,7 @@ class Via(models.TextChoices):
     BULK = "bulk", _("Bulk change")
     GROOMING = "grooming", _("Grooming")
     SCHEDULE = "schedule", _("Schedule")
+    REPORT = "report", _("From a rider's report")
 
 
 @dataclass(frozen=True)

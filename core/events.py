@@ -26,6 +26,7 @@ GROOMING_STARTED = "grooming.started"
 TRAIL_GROOMED = "trail.groomed"
 GROOMING_ENDED = "grooming.ended"
 SYSTEM_PUBLISHED = "system.published"
+REPORT_CREATED = "report.created"
 # The types an endpoint may subscribe to, in the order the docs and forms list them.
 EVENT_TYPES = (
     TRAIL_STATUS_CHANGED,
@@ -37,6 +38,7 @@ EVENT_TYPES = (
     TRAIL_GROOMED,
     GROOMING_ENDED,
     SYSTEM_PUBLISHED,
+    REPORT_CREATED,
 )
 
 

@@ -39,6 +39,7 @@ KEY_SYSTEMS_MAX = 1_000  # trailSystemIds of one API key
 KEY_SCOPES_MAX = 10  # scopes of one API key (duplicates are dropped)
 HISTORY_LIMIT = 500  # entries of one trail's or point's history answer (?limit=)
 SMS_CONFIRMATIONS_PER_DAY_MAX = 1_000_000  # a trail system's budget of confirmation SMS
+REPORTS_PER_DAY_MAX = 100_000  # a trail system's budget of rider reports
 
 # Error messages name at most this many of the values at fault.
 NAMED_IN_ERRORS = 5

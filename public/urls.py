@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from public import feeds, grooming_feeds, tracking, views
+from public import feeds, grooming_feeds, reports, tracking, views
 
 urlpatterns = [
     path("", views.index_view, name="public-index"),
@@ -34,6 +34,7 @@ urlpatterns = [
     ),
     path("track/osmand", tracking.osmand_view, name="track-osmand"),
     path("track/owntracks", tracking.owntracks_view, name="track-owntracks"),
+    path("report/<str:system_id>", reports.report_view, name="public-report"),
     path("subscribe/confirm/<str:token>", views.confirm_email_view, name="subscribe-confirm"),
     path("subscribe/<str:system_id>", views.subscribe_view, name="subscribe"),
     path("subscribe/<str:system_id>/code", views.confirm_code_view, name="subscribe-code"),

@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from apikeys import keys
 from apikeys.models import ApiKey, User
+from reports.models import Report
 from schedules.models import Schedule
 from trails.geometry import extent
 from trails.models import Membership, Point, Trail, TrailActivity, TrailSystem
@@ -136,3 +137,17 @@ def create_api_key(user: User, *, scopes=("read", "write"), trail_system_ids=Non
         **fields,
     )
     return key, plaintext
+
+
+class ReportFactory(factory.django.DjangoModelFactory):
+    """A rider's report near the default trail (tests.factories.line)."""
+
+    class Meta:
+        model = Report
+
+    trail_system = factory.SubFactory(TrailSystemFactory)
+    category = "fallenTree"
+    description = "A pine across the trail"
+    lat = 45.6905
+    lng = -113.9495
+    email = "rider@example.test"

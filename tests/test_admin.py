@@ -417,6 +417,7 @@ def test_a_membership_with_a_malformed_role_is_refused(staff, system):
         "length_measurement": "miles",
         "temp_measurement": "fahrenheit",
         "sms_confirmations_per_day": "100",
+        "reports_per_day": "200",
         "memberships-TOTAL_FORMS": "1",
         "memberships-INITIAL_FORMS": "1",
         "memberships-MIN_NUM_FORMS": "0",

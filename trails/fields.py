@@ -82,6 +82,8 @@ TRAIL_SYSTEM = Resource(
         # documents or the published file (their shapes are the spec's).
         Field("sms_countries", _shown_in(API, API_BODY, WEB_APP)),
         Field("sms_confirmations_per_day", _shown_in(API, API_BODY, WEB_APP)),
+        # Additive: the day's budget of rider reports (reports/).
+        Field("reports_per_day", _shown_in(API, API_BODY, WEB_APP)),
         # Additive: the zone of scheduled changes; the API shows the derived one when unset.
         Field("time_zone", _shown_in(API, API_BODY, WEB_APP)),
         # Additive (issue 34): off by default; the public map and the groomers feed read it.

@@ -118,6 +118,14 @@ class TrailSystem(models.Model):
         ),
         verbose_name=_("SMS confirmations per day"),
     )
+    reports_per_day = models.PositiveIntegerField(
+        default=200,
+        help_text=_(
+            "Problem reports riders may send per day (UTC) from the public map; past it, "
+            "the form is paused until the next day and shows the system's contact. 0: off."
+        ),
+        verbose_name=_("rider reports per day"),
+    )
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,

@@ -40,6 +40,7 @@ from trails.selectors import (
 from trails.timezones import zone_of
 from webapp import roles
 from webapp.admin.base import web_actor
+from webapp.reports_page import board_reports
 from webapp.system_pages import system_or_404
 from webapp.trail_admin import activity_label
 from webapp.twins import TWIN_FIELDS, twin_details, twin_groups, twin_maps
@@ -414,6 +415,7 @@ def board(request, system_id: str, *, site) -> HttpResponse:
         "trails_on_one_page": TRAILS_ON_ONE_PAGE,
         "worker_url": reverse("admin:board_worker"),
         "board_texts": board_texts(),
+        **board_reports(request, system),
     }
     return TemplateResponse(request, "webapp/board.html", context)
 

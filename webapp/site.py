@@ -22,7 +22,7 @@ class TrailsAdminSite(admin.AdminSite):
 
     def get_urls(self):
         # The board's views use the admin pages' helpers, which need this site built first.
-        from webapp import board
+        from webapp import board, reports_page
 
         sign_in_routes = [
             path("login/token/", signin.token_login, name="login_token"),
@@ -39,7 +39,7 @@ class TrailsAdminSite(admin.AdminSite):
                 name="trail_system_board",
             ),
         ]
-        return [*sign_in_routes, *board_routes, *super().get_urls()]
+        return [*sign_in_routes, *board_routes, *reports_page.routes(self), *super().get_urls()]
 
     def index(self, request, extra_context=None):
         systems = systems_with_roles(request.user, everything=True)

@@ -26,6 +26,7 @@ EVENT_LABELS = {
     "trail.groomed": _("A tracker groomed a trail"),
     "grooming.ended": _("A tracker's grooming session ended"),
     "system.published": _("A new map file was published"),
+    "report.created": _("A rider sent a problem report"),
     TEST_EVENT: _("Test event"),
 }
 assert set(EVENT_TYPES) < set(EVENT_LABELS)

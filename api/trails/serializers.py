@@ -210,6 +210,13 @@ class TrailSystemChangeSerializer(serializers.Serializer):
         help_text="Confirmation text messages sent per day (UTC) at most to people signing "
         "up on the public map; 0 turns sign-up by text off.",
     )
+    reports_per_day = StrictIntegerField(
+        required=False,
+        min_value=0,
+        max_value=limits.REPORTS_PER_DAY_MAX,
+        help_text="Problem reports riders may send per day (UTC) from the public map; past "
+        "it the form is paused until the next day. 0 turns reports off.",
+    )
     time_zone = TimeZoneField(required=False)
     groomers_live = StrictBooleanField(
         required=False,

@@ -17,6 +17,7 @@ from tests.conftest import token_for
 from tests.factories import (
     MembershipFactory,
     PointFactory,
+    ReportFactory,
     ScheduleFactory,
     TrailFactory,
     TrailSystemFactory,
@@ -77,6 +78,9 @@ ADDITIVE_TABLE = """
 | GET | /trail-systems/:id/trackers | any | read |
 | POST | /trail-systems/:id/trackers | any | write |
 | DELETE | /trackers/:id | any | write |
+| GET | /trail-systems/:id/reports | any | read |
+| GET | /reports/:id | any | read |
+| PATCH | /reports/:id | any | write |
 """
 
 
@@ -102,11 +106,12 @@ class Row:
             "updates": "update",
             "keys": "key",
             "trackers": "tracker",
+            "reports": "report",
         }[self.path.split("/")[1]]
 
     @property
     def on_a_system(self) -> bool:
-        return self.resource in {"system", "trail", "point", "update", "tracker"}
+        return self.resource in {"system", "trail", "point", "update", "tracker", "report"}
 
     @property
     def success_status(self) -> int:
@@ -159,6 +164,7 @@ BODIES: dict[str, dict] = {
     },
     "PATCH /trail-systems/:id/webhooks/:webhookId": {"active": False},
     "POST /trail-systems/:id/trackers": {"name": "PistenBully 1"},
+    "PATCH /reports/:id": {"state": "resolved", "note": "Cleared this morning."},
     "POST /trail-systems/:id/grooming-tracks": {
         "type": "LineString",
         "coordinates": [[-113.95, 45.69], [-113.949, 45.691], [-113.948, 45.692]],
@@ -184,6 +190,7 @@ class World:
         self.update = UpdateFactory(trail_system=self.system)
         self.schedule = ScheduleFactory(trail_system=self.system, trails=[self.trail])
         self.owner_key, _ = create_api_key(self.owner, name="to revoke")
+        self.report = ReportFactory(trail_system=self.system, trail=self.trail)
         self.webhook = create_endpoint(
             system=self.system,
             url="https://hooks.example.org/world",
@@ -201,6 +208,7 @@ class World:
             "update": self.update.pk,
             "key": self.owner_key.pk,
             "schedule": self.schedule.pk,
+            "report": self.report.pk,
         }
 
     def url(self, row: Row) -> str:

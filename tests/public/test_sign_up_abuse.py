@@ -248,6 +248,7 @@ def test_administrators_set_the_countries_and_budget_in_the_web_app(client, syst
         "temp_measurement": "fahrenheit",
         "sms_countries": "us, ca",
         "sms_confirmations_per_day": "250",
+        "reports_per_day": "200",
         "memberships-TOTAL_FORMS": "0",
         "memberships-INITIAL_FORMS": "0",
         "memberships-MIN_NUM_FORMS": "0",

@@ -23,6 +23,7 @@ DOCUMENT_FIELDS = {
     "timeZone",  # additive (issue 23): the zone of scheduled changes
     "unconfirmedAfterHours",  # additive (issue 21): off (null) by default
     "geolocationDerived",  # additive (issue 25): geolocation is the centre of the trails
+    "reportsPerDay",  # additive (issue 35): rider reports per day
 }  # fmt: skip
 TEXT_FIELDS = [
     "name", "description", "phoneNumber", "website", "depthMeasurement", "lengthMeasurement",

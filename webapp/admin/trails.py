@@ -173,6 +173,7 @@ class TrailSystemAdmin(StatusHistoryMixin, DeleteThroughService, ServiceAdmin):
         (_("Contact"), {"fields": ["phone_number", "website"]}),
         (_("Status confirmations"), {"fields": ["unconfirmed_after_hours"]}),
         (_("Grooming"), {"fields": ["groomers_live"]}),
+        (_("Rider reports"), {"fields": ["reports_per_day"]}),
         (
             _("Sign-up by text message"),
             {"fields": ["sms_countries", "sms_confirmations_per_day"]},

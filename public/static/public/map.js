@@ -55,6 +55,11 @@
   map.createPane("lifts").style.zIndex = 430;
   map.createPane("symbols").style.zIndex = 460;
   var drawn = L.layerGroup().addTo(map);
+  // For public/report.js: the map to tap on, and the trails drawn on it.
+  window.trailMap = {
+    map: map,
+    features: function () { return state.collection ? state.collection.features : []; },
+  };
   // Where the system is until its trails are drawn; a continent for one without a place.
   if (config.centre) map.setView(config.centre, 13);
   else map.setView([45, -100], 3);

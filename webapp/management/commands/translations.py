@@ -16,6 +16,7 @@ from django.test.utils import override_settings
 # The folders holding strings the web app shows; every other top-level folder is skipped.
 SOURCE_FOLDERS = {"apikeys", "config", "core", "grooming", "publishing", "trails", "updates"}
 SOURCE_FOLDERS |= {"schedules", "webhooks"}
+SOURCE_FOLDERS |= {"reports"}
 SOURCE_FOLDERS |= {"webapp"}
 
 

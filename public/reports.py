@@ -1,0 +1,182 @@
+"""POST /report/<system id>: a rider's problem report from the map or the embed (reports/).
+
+Anonymous, so bounded: per client (an IPv6 client by its /64), over the whole site, and per
+system per day (its reportsPerDay, exact, counted by the service). The form is posted by the
+map's script (Accept: application/json, a JSON answer) or, without script, as a plain form
+(an HTML page that keeps what was typed). No session is involved, so no CSRF token: a
+forged post could do no more than the rider's own, and the bounds hold either way."""
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods
+
+from core import ratelimit
+from core.clients import counted_client
+from core.errors import Invalid
+from public.report_texts import CATEGORIES, report_texts
+from public.selectors import public_system
+from public.texts import texts_for
+from public.views import not_found
+from reports.metrics import reports_received, reports_refused
+from reports.photos import PHOTO_BYTES_MAX, PhotoRefused
+from reports.services import ReportsPaused, file_report
+from trails.models import TrailSystem
+from updates.sms_budget import seconds_to_tomorrow
+
+# The form's fields and a photo at its limit, with room for the multipart framing.
+BODY_MAX = PHOTO_BYTES_MAX + 256 * 1024
+HONEYPOT = "website"  # hidden from people; a bot fills it
+FIELDS = ("category", "description", "lat", "lng", "email")
+TEN_MINUTES, DAY, HOUR = 600, 86_400, 3600
+
+
+def _wants_json(request: HttpRequest) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+def _contact(system: TrailSystem) -> str:
+    return " · ".join(c for c in (system.phone_number, system.website) if c)
+
+
+class Refusal(Exception):
+    def __init__(self, status: int, code: str, message: str, reason: str, *, retry: int = 0):
+        super().__init__(message)
+        self.status, self.code, self.message, self.reason, self.retry = (
+            status,
+            code,
+            message,
+            reason,
+            retry,
+        )
+
+
+def _form_context(request: HttpRequest, system: TrailSystem) -> dict:
+    texts = {**texts_for(system.language), **report_texts(system.language)}
+    return {
+        "system": system,
+        "t": texts,
+        "language": system.language,
+        "categories": [(c, texts[c]) for c in CATEGORIES],
+        "values": {name: request.POST.get(name, "") for name in FIELDS},
+        "honeypot": HONEYPOT,
+    }
+
+
+def _check_bounds(request: HttpRequest, system: TrailSystem, texts: dict) -> None:
+    client = counted_client(request)
+    if not (
+        ratelimit.allow(
+            "report-client",
+            client,
+            limit=settings.REPORTS_PER_CLIENT_10_MINUTES,
+            window_seconds=TEN_MINUTES,
+        )
+        and ratelimit.allow(
+            "report-client-day", client, limit=settings.REPORTS_PER_CLIENT_DAY, window_seconds=DAY
+        )
+    ):
+        raise Refusal(429, "too_many_reports", texts["report_too_many"], "client_limit", retry=600)
+    if not ratelimit.allow(
+        "report-site", "all", limit=settings.REPORTS_PER_HOUR, window_seconds=HOUR
+    ):
+        raise Refusal(429, "too_many_reports", texts["report_busy"], "site_limit", retry=HOUR)
+
+
+def _paused(system: TrailSystem, texts: dict) -> Refusal:
+    contact = _contact(system)
+    words = texts["report_contact"].format(contact=contact) if contact else ""
+    message = texts["report_paused"].format(name=system.name, contact=words)
+    return Refusal(429, "reports_paused", message, "system_paused", retry=seconds_to_tomorrow())
+
+
+def _file(request: HttpRequest, system: TrailSystem, texts: dict):
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        length = 0
+    if length > BODY_MAX:
+        raise Refusal(413, "photo_too_large", texts["report_photo_too_large"], "too_large")
+    if request.POST.get(HONEYPOT):
+        raise Refusal(400, "refused", texts["report_refused"], "honeypot")
+    if not system.reports_per_day:
+        raise Refusal(
+            403, "reports_off", texts["report_off"].format(name=system.name), "system_paused"
+        )
+    _check_bounds(request, system, texts)
+    upload = request.FILES.get("photo")
+    if upload is not None and upload.size > PHOTO_BYTES_MAX:
+        raise Refusal(413, "photo_too_large", texts["report_photo_too_large"], "too_large")
+    try:
+        return file_report(
+            system=system,
+            photo=upload.read() if upload is not None else None,
+            **{name: request.POST.get(name, "") for name in FIELDS},
+        )
+    except Invalid as error:
+        raise Refusal(400, error.code, error.message, "invalid") from None
+    except PhotoRefused as error:
+        status = 413 if error.code == "photo_too_large" else 400
+        raise Refusal(status, error.code, str(error), "photo") from None
+    except ReportsPaused:
+        raise _paused(system, texts) from None
+
+
+def _refused(request: HttpRequest, system: TrailSystem, refusal: Refusal) -> HttpResponse:
+    reports_refused.labels(refusal.reason).inc()
+    if _wants_json(request):
+        body = {"error": {"code": refusal.code, "message": refusal.message}}
+        if refusal.code == "reports_paused":
+            body["contact"] = {"phoneNumber": system.phone_number, "website": system.website}
+        response = JsonResponse(body, status=refusal.status)
+    else:
+        context = _form_context(request, system) | {"error": refusal.message}
+        response = render(request, "public/report.html", context, status=refusal.status)
+    if refusal.retry:
+        response["Retry-After"] = str(refusal.retry)
+    return response
+
+
+@csrf_exempt
+@require_http_methods(["GET", "HEAD", "POST"])
+def report_view(request: HttpRequest, system_id: str) -> HttpResponse:
+    """GET: the form as a page of its own (without script); POST: file the report."""
+    system = public_system(system_id)
+    if system is None:
+        return not_found(request)
+    if request.method != "POST":
+        return render(request, "public/report.html", _form_context(request, system))
+    texts = {**texts_for(system.language), **report_texts(system.language)}
+    try:
+        filed = _file(request, system, texts)
+    except Refusal as refusal:
+        return _refused(request, system, refusal)
+    reports_received.inc()
+    group = filed.group
+    message = (
+        texts["report_grouped"].format(name=system.name, count=group.count)
+        if group.pk != filed.report.pk
+        else texts["report_received"].format(name=system.name)
+    )
+    if _wants_json(request):
+        report = filed.report
+        body = {
+            "ok": True,
+            "id": report.pk,
+            "count": group.count,
+            "trailId": report.trail_id,
+            "trailName": report.trail.name if report.trail else None,
+            "trailDistanceKm": report.trail_distance_km,
+            "message": message,
+        }
+        return JsonResponse(body, status=201)
+    context = {
+        "system": system,
+        "t": texts,
+        "language": system.language,
+        "received": message,
+        "map_url": reverse("public-map", args=[system.pk]),
+    }
+    return render(request, "public/report.html", context, status=201)

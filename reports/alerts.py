@@ -1,0 +1,52 @@
+"""E-mails to the Administrators who asked for one per new report: the report's words, its
+place and nearest trail, and a link to the system's Reports page (never the reporter's
+address or photo: the page shows those to whoever may see them)."""
+
+import logging
+
+from django.conf import settings
+from django.core import mail
+from django.template.loader import render_to_string
+
+from reports.models import Report, ReportAlert
+from trails.enums import Role
+from trails.selectors import role_for
+
+logger = logging.getLogger(__name__)
+
+
+def alert_administrators(report_id: str) -> int:
+    """Send the alert of one report; returns how many e-mails were sent."""
+    report = Report.objects.select_related("trail_system", "trail").filter(pk=report_id).first()
+    if report is None:
+        return 0
+    system = report.trail_system
+    alerts = ReportAlert.objects.filter(trail_system=system).select_related("user")
+    recipients = [
+        alert.user.email
+        for alert in alerts
+        if alert.user.email and role_for(alert.user, system) == Role.ADMINISTRATOR
+    ]
+    if not recipients:
+        return 0
+    context = {
+        "system_name": system.name,
+        "category": report.get_category_display(),
+        "description": report.description,
+        "trail_name": report.trail.name if report.trail else "",
+        "metres": round(report.trail_distance_km * 1000) if report.trail_distance_km else None,
+        "reports_url": f"{settings.PUBLIC_BASE_URL}/admin/trail-systems/{system.pk}/reports/",
+    }
+    sent = 0
+    for address in recipients:
+        try:
+            mail.send_mail(
+                render_to_string("reports/alert_subject.txt", context).strip(),
+                render_to_string("reports/alert_email.txt", context),
+                None,
+                [address],
+            )
+            sent += 1
+        except Exception:
+            logger.exception("Report alert of %s to an Administrator failed", report.pk)
+    return sent

@@ -1,0 +1,258 @@
+"""Writes of rider reports: filing one from the public map (bounded per system and day) and
+triaging it (resolved, dismissed, a note). Every side effect is here: the photo in its
+storage, the grouping, the `report.created` event, the answer to the reporters."""
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+from django.db import transaction
+from django.utils import timezone
+
+from core import events
+from core.actors import Actor, Via
+from core.dates import iso_ms
+from core.errors import Invalid
+from reports import photos, storage
+from reports.models import Category, Report, ReportAlert, State
+from reports.nearest import metres_between, nearest_trail
+from reports.tasks import alert_about_report, answer_reporters
+from trails.enums import TrailStatus
+from trails.models import TrailSystem
+from trails.selectors import trails_of_system
+from trails.services import change_trail
+
+DESCRIPTION_MAX = 1000  # characters: "a short description"
+NOTE_MAX = 2000
+# Farther than this from every trail of the system (or from its location when it has no
+# trails) a report is not about this system.
+FARTHEST_KM = 3.0
+GROUP_METRES = 100
+GROUP_HOURS = 24
+EMAIL_MAX = 254
+
+
+class ReportsPaused(Exception):
+    """The system has received its reportsPerDay today (UTC)."""
+
+
+@dataclass(frozen=True)
+class Filed:
+    report: Report
+    group: Report  # the report itself, or the open report it joined
+
+
+def _number(value: str, name: str, limit: float) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise Invalid("invalid_field", f"{name}: a number is needed.") from None
+    if not math.isfinite(number) or not -limit <= number <= limit:
+        raise Invalid("invalid_field", f"{name}: must be from {-limit:g} to {limit:g}.")
+    return number
+
+
+def clean_fields(*, category: str, description: str, lat: str, lng: str, email: str) -> dict:
+    """The form's fields as the report keeps them, or Invalid naming the first one at fault."""
+    if category not in Category.values:
+        raise Invalid("invalid_field", "category: choose what you saw.")
+    description = description.strip()
+    if len(description) > DESCRIPTION_MAX:
+        raise Invalid(
+            "invalid_field", f"description: at most {DESCRIPTION_MAX} characters, please."
+        )
+    if "\x00" in description:
+        raise Invalid("invalid_field", "description: must be text.")
+    if not lat or not lng:
+        raise Invalid("invalid_field", "lat: where is it? Allow your position or tap the map.")
+    email = email.strip()
+    if email:
+        try:
+            validate_email(email)
+        except ValidationError:
+            raise Invalid("invalid_field", "email: this is not an e-mail address.") from None
+        if len(email) > EMAIL_MAX:
+            raise Invalid("invalid_field", "email: too long.")
+    return {
+        "category": category,
+        "description": description,
+        "lat": _number(lat, "lat", 90),
+        "lng": _number(lng, "lng", 180),
+        "email": email,
+    }
+
+
+def start_of_utc_day(now: datetime) -> datetime:
+    return now.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def reports_left_today(system: TrailSystem, now: datetime) -> int:
+    received = Report.objects.filter(
+        trail_system=system, created_on__gte=start_of_utc_day(now)
+    ).count()
+    return max(system.reports_per_day - received, 0)
+
+
+def _open_group(system: TrailSystem, category: str, lat: float, lng: float, now: datetime):
+    """The open report of the category within GROUP_METRES and GROUP_HOURS, nearest first."""
+    lat_span = GROUP_METRES / 111_000
+    lng_span = lat_span / max(math.cos(math.radians(lat)), 0.01)
+    candidates = Report.objects.select_for_update().filter(
+        trail_system=system,
+        duplicate_of__isnull=True,
+        state=State.NEW,
+        category=category,
+        created_on__gte=now - timedelta(hours=GROUP_HOURS),
+        lat__range=(lat - lat_span, lat + lat_span),
+        lng__range=(lng - lng_span, lng + lng_span),
+    )
+    near = [(metres_between((lat, lng), (r.lat, r.lng)), r.created_on, r) for r in candidates]
+    near = [entry for entry in near if entry[0] <= GROUP_METRES]
+    return min(near, key=lambda entry: entry[:2])[2] if near else None
+
+
+def _check_distance(system: TrailSystem, fields: Mapping, nearest) -> None:
+    if nearest is not None:
+        far = nearest.km > FARTHEST_KM
+    elif system.lat is not None and system.lng is not None:
+        far = metres_between((fields["lat"], fields["lng"]), (system.lat, system.lng)) > (
+            FARTHEST_KM * 1000
+        )
+    else:
+        far = False
+    if far:
+        raise Invalid(
+            "too_far",
+            f"lat: this place is more than {FARTHEST_KM:g} km from the trails of {system.name}.",
+        )
+
+
+def _created_event(report: Report, group: Report) -> dict:
+    return {
+        "id": report.pk,
+        "trailSystemId": report.trail_system_id,
+        "groupId": group.pk,
+        "count": group.count,
+        "category": report.category,
+        "description": report.description,
+        "lat": report.lat,
+        "lng": report.lng,
+        "trailId": report.trail_id,
+        "trailDistanceKm": report.trail_distance_km,
+        "hasPhoto": bool(report.photo),
+        "createdOn": iso_ms(report.created_on),
+    }
+
+
+def file_report(
+    *,
+    system: TrailSystem,
+    category: str,
+    description: str,
+    lat: str,
+    lng: str,
+    email: str,
+    photo: bytes | None,
+) -> Filed:
+    """Keep a rider's report: Invalid for bad fields or a place far from the system,
+    photos.PhotoRefused for a photo we do not keep, ReportsPaused past the system's
+    reportsPerDay. The photo is decoded before the transaction (it takes a while), stored
+    in it, and deleted again if the report is not kept."""
+    fields = clean_fields(category=category, description=description, lat=lat, lng=lng, email=email)
+    clean = photos.clean_photo(photo) if photo else None
+    nearest = nearest_trail(system, fields["lat"], fields["lng"])
+    _check_distance(system, fields, nearest)
+    stored = ""
+    try:
+        with transaction.atomic():
+            # One report of a system at a time: the day's count is exact.
+            TrailSystem.objects.select_for_update().filter(pk=system.pk).first()
+            now = timezone.now()
+            if reports_left_today(system, now) <= 0:
+                raise ReportsPaused
+            group = _open_group(system, fields["category"], fields["lat"], fields["lng"], now)
+            report = Report(
+                trail_system=system,
+                duplicate_of=group,
+                trail_id=nearest.trail_id if nearest else None,
+                trail_distance_km=nearest.km if nearest else None,
+                created_on=now,
+                last_reported_on=now,
+                updated_on=now,
+                **fields,
+            )
+            if clean is not None:
+                stored = storage.save_photo(system.pk, report.pk, clean.body)
+                report.photo = stored
+            report.save(force_insert=True)
+            if group is not None:
+                group.count += 1
+                group.last_reported_on = now
+                group.save(update_fields=["count", "last_reported_on"])
+            else:
+                group = report
+            events.announce_one(
+                system_id=system.pk,
+                type=events.REPORT_CREATED,
+                data=lambda: _created_event(report, group),
+            )
+            if ReportAlert.objects.filter(trail_system=system).exists():
+                transaction.on_commit(lambda: alert_about_report.delay(report.pk))
+    except BaseException:
+        if stored:
+            storage.delete_photo(stored)
+        raise
+    return Filed(report, group)
+
+
+TRIAGE_STATES = (State.NEW, State.RESOLVED, State.DISMISSED)
+
+
+@transaction.atomic
+def change_report(*, report: Report, changes: Mapping, actor: Actor) -> Report:
+    """Triage a report (its group: what is decided of one report holds for every report of
+    the same problem). Resolving it answers each reporter who left an address, once."""
+    state = changes.get("state", report.state)
+    if state not in TRIAGE_STATES:
+        raise Invalid("invalid_field", "state: must be new, resolved or dismissed.")
+    note = changes.get("note", report.note)
+    if len(note) > NOTE_MAX:
+        raise Invalid("invalid_field", f"note: at most {NOTE_MAX} characters.")
+    group = report.duplicate_of or report
+    now = timezone.now()
+    Report.objects.filter(pk=group.pk).update(
+        state=state, note=note, updated_on=now, updated_by=actor.uid
+    )
+    Report.objects.filter(duplicate_of=group).update(
+        state=state, updated_on=now, updated_by=actor.uid
+    )
+    if state == State.RESOLVED and group.state != State.RESOLVED:
+        transaction.on_commit(lambda: answer_reporters.delay(group.pk))
+    group.refresh_from_db()
+    return group
+
+
+@transaction.atomic
+def close_reported_trail(*, report: Report, actor: Actor) -> str:
+    """Close the trail nearest to the report (its group's), along the path `report`, so the
+    trail's history says it came from a rider's report; returns the trail's name."""
+    group = report.duplicate_of or report
+    trail = trails_of_system(group.trail_system).filter(pk=group.trail_id).first()
+    if trail is None:
+        raise Invalid("trail_not_found", "No live trail is near this report any more.")
+    change_trail(
+        trail=trail, changes={"status": TrailStatus.CLOSED}, actor=actor.by_path(Via.REPORT)
+    )
+    return trail.name
+
+
+@transaction.atomic
+def set_report_alert(*, system: TrailSystem, user, on: bool) -> None:
+    """An Administrator's choice of an e-mail per new report of the system."""
+    if on:
+        ReportAlert.objects.get_or_create(trail_system=system, user=user)
+    else:
+        ReportAlert.objects.filter(trail_system=system, user=user).delete()

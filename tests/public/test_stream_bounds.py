@@ -7,6 +7,7 @@ commit from the test's thread (transactional tests), as the API's would.
 
 import asyncio
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from asgiref.testing import ApplicationCommunicator
@@ -207,7 +208,10 @@ def test_a_client_that_stops_reading_is_dropped(system, settings):
     async def run() -> None:
         await asyncio.wait_for(application(scope, receive, send), timeout=10)
 
-    asyncio.run(run())
+    # A loop of its own in a thread of its own: the browser tests' Playwright may already run
+    # one in this thread.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(asyncio.run, run()).result()
 
     assert sent[0]["status"] == 200
     assert live.hub.stream_count() == 0

@@ -24,6 +24,7 @@ DOCUMENT_FIELDS = {
     "unconfirmedAfterHours",  # additive (issue 21): off (null) by default
     "geolocationDerived",  # additive (issue 25): geolocation is the centre of the trails
     "reportsPerDay",  # additive (issue 35): rider reports per day
+    "groomersLive",  # additive (issue 34): machines grooming now on the public map
 }  # fmt: skip
 TEXT_FIELDS = [
     "name", "description", "phoneNumber", "website", "depthMeasurement", "lengthMeasurement",

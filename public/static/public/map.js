@@ -55,11 +55,6 @@
   map.createPane("lifts").style.zIndex = 430;
   map.createPane("symbols").style.zIndex = 460;
   var drawn = L.layerGroup().addTo(map);
-  // For public/report.js: the map to tap on, and the trails drawn on it.
-  window.trailMap = {
-    map: map,
-    features: function () { return state.collection ? state.collection.features : []; },
-  };
   // Where the system is until its trails are drawn; a continent for one without a place.
   if (config.centre) map.setView(config.centre, 13);
   else map.setView([45, -100], 3);
@@ -100,11 +95,13 @@
     return format(t.ago_days, { n: Math.floor(hours / 24) });
   }
 
-  // Hooks for the add-ons loaded beside this script (grooming_view.js): the map, each trail's
-  // drawn lines, the words, extra lines under a trail's details, and a redraw.
+  // Hooks for the add-ons loaded beside this script (grooming_view.js, report.js): the map,
+  // the file's features, each trail's drawn lines, the words, extra lines under a trail's
+  // details, and a redraw.
   var detailHooks = [];
   window.trailMap = {
     map: map, texts: t, ago: ago, el: el, format: format,
+    features: function () { return state.collection ? state.collection.features : []; },
     lines: function () { return trailGroups; },
     addDetails: function (hook) { detailHooks.push(hook); },
     redraw: function () { if (state.collection) render(); },
@@ -413,9 +410,15 @@
         drawPoint(feature, layers);
       }
     });
-    // The view first (bounds need no drawn line), so each line is drawn once, where it stays.
+    // The view first (bounds need no drawn line), so each line is drawn once, where it stays;
+    // no trail under the "Report a problem" button at the bottom right (public/report.css).
     if (!state.fitted && layers.length) {
-      map.fitBounds(mainBounds(layers), { padding: [20, 20], maxZoom: 16, animate: false });
+      map.fitBounds(mainBounds(layers), {
+        paddingTopLeft: [20, 20],
+        paddingBottomRight: [20, 84],
+        maxZoom: 16,
+        animate: false,
+      });
       state.fitted = true;
     }
     drawn.clearLayers();

@@ -13,6 +13,7 @@ from django.urls import URLPattern, reverse
 from playwright.sync_api import expect
 
 from tests.browser import save_screenshot
+from tests.factories import ReportFactory
 from tests.webapp.world import World
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 PHONE = {"width": 390, "height": 844}
 ROLES = {"owner": "owner", "crew": "named role"}
 # Not pages a person reads: sign-in steps, password pages (the web app signs in by link or
-# token), the admin's JSON and script endpoints, and the POST-only webhook test.
+# token), the admin's JSON and script endpoints, and the POST-only webhook actions.
 NOT_PAGES = {
     "login",
     "login_token",
@@ -34,6 +35,15 @@ NOT_PAGES = {
     "view_on_site",
     "board_worker",
     "webhooks_webhook_test",
+    "webhooks_webhook_resume",
+    "webhooks_webhook_send-failed",
+    # A rider report's one-tap actions and alert switch (POST only) and its photo (an image).
+    "trail_system_report",
+    "trail_system_report_alert",
+    "trail_system_report_photo",
+    # The grooming recorder's endpoints (POST only); its page is visited.
+    "trails_trailsystem_record_positions",
+    "trails_trailsystem_record_stop",
 }
 # Pages each role must have reached, so that a test that visits nothing cannot pass.
 MUST_VISIT = {
@@ -42,6 +52,9 @@ MUST_VISIT = {
         "trails_trailsystem_overview",
         "trail_system_board",
         "trails_trailsystem_grooming",
+        "trail_system_reports",
+        "trails_trailsystem_record",
+        "trails_trailsystem_trackers",
         "trails_trailsystem_history",
         "trails_trailsystem_change",
         "trails_trailsystem_invite",
@@ -60,6 +73,7 @@ MUST_VISIT = {
         "trails_trailsystem_overview",
         "trail_system_board",
         "trails_trailsystem_grooming",
+        "trail_system_reports",
         "trails_trail_changelist",
         "trails_trail_history",
         "updates_update_change",
@@ -175,6 +189,7 @@ def looked_at(page, name: str) -> dict[str, list[str]]:
 
 def test_every_page_fits_a_phone_for_an_owner_and_a_crew_member(live_server, browser):
     world = World()
+    ReportFactory(trail_system=world.system)  # the Reports page and the board list one
     out_of_reach: dict[str, list[str]] = {}
     visited: dict[str, set[str]] = {}
     for role, person in ROLES.items():

@@ -210,3 +210,12 @@ def unconfirmed_statuses(system: TrailSystem, *, now: datetime) -> dict[str, dat
         Q(status_confirmed_on__isnull=True) | Q(status_confirmed_on__lt=since)
     )
     return dict(stale.values_list("pk", "status_confirmed_on"))
+
+
+def administrators_emails(system: TrailSystem) -> list[str]:
+    """The e-mail addresses of the system's owner and Administrator members, once each: who
+    hears of what only Administrators may act on (a paused sign-up by text, a paused webhook)."""
+    people = [system.owner] if system.owner else []
+    administrators = system.memberships.filter(role=Role.ADMINISTRATOR).select_related("user")
+    people += [membership.user for membership in administrators]
+    return sorted({person.email for person in people if person.email})

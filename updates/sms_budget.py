@@ -21,8 +21,8 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 
 from core import ratelimit
-from trails.enums import Role
 from trails.models import TrailSystem
+from trails.selectors import administrators_emails
 from updates.metrics import sms_confirmations_refused
 
 logger = logging.getLogger(__name__)
@@ -81,14 +81,6 @@ def take(system: TrailSystem) -> bool:
     ):
         transaction.on_commit(lambda: tell_administrators(system, spent), robust=True)
     return False
-
-
-def administrators_emails(system: TrailSystem) -> list[str]:
-    """The e-mail addresses of the system's owner and Administrator members."""
-    people = [system.owner] if system.owner else []
-    administrators = system.memberships.filter(role=Role.ADMINISTRATOR).select_related("user")
-    people += [membership.user for membership in administrators]
-    return sorted({person.email for person in people if person.email})
 
 
 def tell_administrators(system: TrailSystem, spent: str) -> None:

@@ -5,24 +5,13 @@ import logging
 
 from django.conf import settings
 from django.core import mail
-from django.db.models import Q
 from django.template.loader import render_to_string
 from django.urls import NoReverseMatch, reverse
 
-from apikeys.models import User
-from trails.enums import Role
+from trails.selectors import administrators_emails
 from webhooks.models import WebhookEndpoint
 
 logger = logging.getLogger(__name__)
-
-
-def administrators_emails(system_id: str) -> list[str]:
-    """The owner's and every Administrator member's address, once each."""
-    administrators = User.objects.filter(
-        Q(owned_trail_systems=system_id)
-        | Q(memberships__trail_system=system_id, memberships__role=Role.ADMINISTRATOR)
-    )
-    return sorted(set(administrators.exclude(email="").values_list("email", flat=True)))
 
 
 def endpoint_page(endpoint: WebhookEndpoint) -> str:
@@ -38,7 +27,7 @@ def tell_paused(endpoint_id: str) -> int:
     endpoint = WebhookEndpoint.objects.select_related("trail_system").filter(pk=endpoint_id).first()
     if endpoint is None:
         return 0
-    recipients = administrators_emails(endpoint.trail_system_id)
+    recipients = administrators_emails(endpoint.trail_system)
     if not recipients:
         logger.warning("webhook %s paused; its system has no Administrator address", endpoint_id)
         return 0

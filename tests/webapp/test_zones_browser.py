@@ -18,11 +18,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def said_now(zone) -> list[str]:
-    """ "America/Boise, now 05:03", for this minute and the next (a page read at the turn)."""
+    """ "America/Boise, now 05:03", for this minute and the ones either side: the page may have
+    been drawn in the minute before this check, or the check made just before the turn."""
     now = timezone.now()
     return [
-        f"{zone.key}, now {timezone.localtime(moment, zone):%H:%M}"
-        for moment in (now, now + timedelta(minutes=1))
+        f"{zone.key}, now {timezone.localtime(now + timedelta(minutes=shift), zone):%H:%M}"
+        for shift in (-1, 0, 1)
     ]
 
 

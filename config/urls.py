@@ -22,7 +22,6 @@ urlpatterns = [
     path("metrics", metrics.metrics_view, name="metrics"),
     # Browsers ask for it on every site; pages name the same icon in their <head>.
     path("favicon.ico", RedirectView.as_view(url=static("webapp/favicon.svg"), permanent=True)),
-    path("", include("webapp.urls")),
     path("", include("public.urls")),
 ]
 

@@ -1,8 +1,9 @@
-"""Public pages at the site root: no credentials."""
+"""Public routes at the site root: no account (Twilio's inbound-SMS webhook proves itself by
+its signature)."""
 
 from django.urls import path
 
-from public import feeds, grooming_feeds, reports, tracking, views
+from public import feeds, grooming_feeds, inbound_sms, reports, tracking, views
 
 urlpatterns = [
     path("", views.index_view, name="public-index"),
@@ -39,4 +40,5 @@ urlpatterns = [
     path("subscribe/<str:system_id>", views.subscribe_view, name="subscribe"),
     path("subscribe/<str:system_id>/code", views.confirm_code_view, name="subscribe-code"),
     path("unsubscribe/<str:token>", views.unsubscribe_view, name="unsubscribe"),
+    path("sms/inbound", inbound_sms.inbound_sms_view, name="sms-inbound"),
 ]

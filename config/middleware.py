@@ -74,7 +74,7 @@ class CompressionMiddleware(GZipMiddleware):
     marked `no-transform` (the live map's event streams, sent event by event). The legacy
     routes are answered before this middleware and compress their cached bodies themselves
     (legacy/http.py); published files come compressed, or as written until their copies
-    exist (config.media marks them `sent_as_stored`: never compressed per request)."""
+    exist (publishing.media marks them `sent_as_stored`: never compressed per request)."""
 
     def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
         directives = response.get("Cache-Control", "")

@@ -5,8 +5,8 @@ from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 
 from config import health, metrics
-from config.media import serve_media
 from moving.views import export_download
+from publishing.media import serve_media
 
 urlpatterns = [
     path("api/v1/", include("api.urls")),

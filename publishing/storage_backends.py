@@ -5,7 +5,7 @@ Object storages keep one object per name and cannot choose an encoding per reade
 file is stored gzipped (django-storages' own `gzip` option) with `Content-Encoding: gzip`:
 every browser and HTTP library reads it (GCS even decompresses it for a reader that does not
 accept gzip). Local disk keeps the file as written with its compressed copies beside it,
-`name.gz` and `name.br` (core.compression), and config.media sends the one the reader accepts.
+`name.gz` and `name.br` (core.compression), and publishing.media sends the one the reader accepts.
 
 A map file is written as compiled first (content.compress_later, publishing.storage) and
 compressed after its compile has published it (`store_compressed`): on local disk the copies
@@ -146,4 +146,4 @@ class PublishedFileSystemStorage(FileSystemStorage):
                 super().delete(name + suffix)
 
     def open_to_every_origin(self) -> None:
-        """Nothing to set: config.media answers every origin."""
+        """Nothing to set: publishing.media answers every origin."""

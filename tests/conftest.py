@@ -76,7 +76,7 @@ def _live_map_hub_stopped():
 def service_url():
     """The service on a free port as production runs it: unlike pytest-django's live_server,
     whose test handler answers /media/ itself, its own view serves the published files
-    (config.media). Its requests see committed rows only."""
+    (publishing.media). Its requests see committed rows only."""
     thread = LiveServerThread(
         "127.0.0.1", static_handler=lambda media: StaticFilesHandler(media.application)
     )

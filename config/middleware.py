@@ -4,14 +4,11 @@ import logging
 
 from django.http import HttpRequest, HttpResponse, HttpResponseNotFound, JsonResponse
 from django.middleware.gzip import GZipMiddleware
-from django.urls import resolve
-from django_prometheus.middleware import PrometheusAfterMiddleware
 
 from api.errors import envelope
 from api.middleware import API_PREFIX
 from core.ids import CONTROL_CHARACTER
-
-LEGACY_PREFIX = "/legacy/"
+from legacy.middleware import LEGACY_PREFIX
 
 logger = logging.getLogger(__name__)
 
@@ -35,34 +32,6 @@ class ControlCharacterPathMiddleware:
             response._has_been_logged = True  # logged above; no second, causeless line
             return response
         return HttpResponseNotFound()
-
-
-class LegacyRouteMiddleware:
-    """The legacy interface is answered here, before the middleware of pages and the API.
-
-    Its routes are anonymous JSON reads that every embed polls all day, most of the service's
-    requests, and the polled ones are answered from a process cache: sessions, locale, CSRF,
-    authentication, messages, framing, CSP and the login lockout have nothing to do for them,
-    yet took twice the cost of the answer itself. The request log, the security headers and
-    the request ids (earlier in the chain) still apply, and Prometheus' per-view figures are
-    taken here, as its last middleware would. A path with a control character goes on to
-    ControlCharacterPathMiddleware, which answers it."""
-
-    def __init__(self, get_response):
-        self.get_response = get_response
-        self.metrics = PrometheusAfterMiddleware(self._view)
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        if not request.path.startswith(LEGACY_PREFIX) or CONTROL_CHARACTER.search(request.path):
-            return self.get_response(request)
-        # Every path under the prefix resolves: the legacy catch-all answers unknown routes.
-        request.resolver_match = resolve(request.path_info)
-        return self.metrics(request)
-
-    def _view(self, request: HttpRequest) -> HttpResponse:
-        match = request.resolver_match
-        self.metrics.process_view(request, match.func, match.args, match.kwargs)
-        return match.func(request, *match.args, **match.kwargs)
 
 
 class CompressionMiddleware(GZipMiddleware):

@@ -110,7 +110,7 @@ MIDDLEWARE = [
     # WhiteNoise, with every text file's gzip and brotli copies (webapp/staticfiles.py).
     "webapp.staticfiles.CompressedStaticFilesMiddleware",
     # /legacy answers here, past the request log, metrics and security headers only.
-    "config.middleware.LegacyRouteMiddleware",
+    "legacy.middleware.LegacyRouteMiddleware",
     # Compresses what the middleware below and the views answer (not /legacy, answered above).
     "config.middleware.CompressionMiddleware",
     "csp.middleware.CSPMiddleware",

@@ -125,7 +125,7 @@ def legacy_route(*, preflight: bool = True) -> Callable:
                 response = _failure(request, exc)
             _allow_origin(request, response)
             if "Content-Length" not in response:
-                # Answered before CommonMiddleware (config.middleware.LegacyRouteMiddleware),
+                # Answered before CommonMiddleware (legacy.middleware.LegacyRouteMiddleware),
                 # which would have set it; without it the server would send chunks.
                 response["Content-Length"] = str(len(response.content))
             return response

@@ -39,7 +39,7 @@ from trails.selectors import (
 )
 from trails.timezones import zone_of
 from webapp import roles
-from webapp.admin.base import web_actor
+from webapp.actors import web_actor
 from webapp.reports_page import board_reports
 from webapp.system_pages import system_or_404
 from webapp.trail_admin import activity_label

@@ -34,7 +34,7 @@ from grooming.tracks import Track, TrackError, parse_geojson, parse_upload
 from trails.models import TrailSystem
 from trails.selectors import trails_of_system
 from webapp import roles
-from webapp.admin.base import web_actor
+from webapp.actors import web_actor
 from webapp.system_pages import system_or_404
 from webapp.trail_admin import surface_condition_choices
 from webapp.zones import zone_now

@@ -17,7 +17,7 @@ from grooming import selectors, trackers
 from grooming.protocols import MAX_BATCH, MalformedPosition, traccar_json
 from grooming.sessions import end_running_session, receive_positions
 from webapp import roles
-from webapp.admin.base import web_actor
+from webapp.actors import web_actor
 from webapp.system_pages import system_or_404
 
 MAX_BODY_BYTES = 64 * 1024

@@ -24,7 +24,7 @@ from trails.enums import Role, TrailStatus
 from trails.models import TrailSystem
 from trails.selectors import role_for
 from webapp import roles
-from webapp.admin.base import web_actor
+from webapp.actors import web_actor
 from webapp.system_pages import system_or_404
 
 BOARD_LIST = 10  # new reports listed on the board; the Reports page has them all

@@ -18,7 +18,7 @@ from trails.enums import Role, TrailType, role_label
 from trails.importing import InvalidInput, validate_role
 from trails.models import TrailSystem
 from webapp import roles
-from webapp.admin.base import web_actor
+from webapp.actors import web_actor
 from webapp.signin import send_signin_link
 
 OTHER_ROLE = "other"

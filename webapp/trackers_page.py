@@ -19,7 +19,7 @@ from grooming.sessions import end_running_session
 from grooming.trackers import NAME_MAX_LENGTH
 from trails.models import TrailSystem
 from webapp import roles
-from webapp.admin.base import web_actor
+from webapp.actors import web_actor
 from webapp.system_pages import system_or_404
 from webapp.trail_admin import surface_condition_choices
 

@@ -16,7 +16,8 @@ from trails.services import set_trails_status
 from updates.enums import SURFACE_CONDITIONS
 from updates.types import SURFACE_CONDITION_CATALOG
 from webapp import roles
-from webapp.admin.base import ActionOutcome, report_outcome, web_actor
+from webapp.actors import web_actor
+from webapp.outcomes import ActionOutcome, report_outcome
 from webapp.twins import TWIN_FIELDS, twin_details
 
 

@@ -15,7 +15,8 @@ from schedules.models import Action, Repeat, Schedule
 from trails import activities as catalog
 from trails.enums import TrailStatus
 from trails.timezones import zone_of
-from webapp.admin.base import DeleteThroughService, ServiceAdmin, web_actor
+from webapp.actors import web_actor
+from webapp.admin.base import DeleteThroughService, ServiceAdmin
 from webapp.trail_admin import TrailPickerMixin, page_language
 from webapp.zones import ZONES_LISTED, zone_now, zones_now
 

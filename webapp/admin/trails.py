@@ -40,6 +40,7 @@ from webapp import (
     system_pages,
     trackers_page,
 )
+from webapp.actors import web_actor
 from webapp.admin.base import (
     BulkDeleteThroughService,
     DeleteThroughService,
@@ -47,7 +48,6 @@ from webapp.admin.base import (
     SystemLinkOnViewMixin,
     account_text,
     apply_to_selected,
-    web_actor,
 )
 from webapp.history_page import StatusHistoryMixin
 from webapp.scoping import RoleScopedTabularInline

@@ -24,13 +24,13 @@ from updates.subscribers import (
 )
 from updates.types import TYPE_FIELDS
 from webapp import roles
+from webapp.actors import web_actor
 from webapp.admin.base import (
     DeleteThroughService,
     ReadOnlyAdmin,
     ServiceAdmin,
     SystemLinkOnViewMixin,
     system_overview_link,
-    web_actor,
 )
 from webapp.trail_admin import TrailPickerMixin, surface_condition_choices
 from webapp.zones import zone_now

@@ -19,12 +19,12 @@ from django.utils.translation import gettext_lazy as _
 
 from core.events import EVENT_TYPES
 from webapp import roles
+from webapp.actors import web_actor
 from webapp.admin.base import (
     DeleteThroughService,
     ReadOnlyAdmin,
     ServiceAdmin,
     system_overview_link,
-    web_actor,
 )
 from webhooks import services
 from webhooks.models import EVENT_LABELS, WebhookDelivery, WebhookEndpoint

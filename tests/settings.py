@@ -24,6 +24,6 @@ MEDIA_ROOT = VAR_DIR / "media"
 # every request (tests/integration turn listening on).
 LEGACY_LISTEN = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-# The suite's service sits behind one trusted proxy (tests/config/test_trusted_proxies.py sends
+# The suite's service sits behind one trusted proxy (tests/core/test_trusted_proxies.py sends
 # from it and from other loopback addresses); the test client's 127.0.0.1 is not it.
 TRUSTED_PROXIES = ["127.0.0.9"]

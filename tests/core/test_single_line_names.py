@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from tests.config.api_surface import assert_envelope
 from tests.factories import PointFactory, TrailFactory, UserFactory, line
-from tests.test_admin import point_form, trail_form
+from tests.webapp.test_admin import point_form, trail_form
 from trails.models import Point, Trail, TrailSystem
 
 pytestmark = pytest.mark.django_db

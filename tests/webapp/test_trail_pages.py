@@ -4,7 +4,7 @@ import pytest
 
 from publishing.models import CompileRequest
 from tests.factories import MembershipFactory, TrailActivityFactory, TrailFactory, line
-from tests.test_admin import trail_form
+from tests.webapp.test_admin import trail_form
 from trails.models import Trail
 
 pytestmark = pytest.mark.django_db

@@ -152,3 +152,27 @@ def test_machines_grooming_now_move_on_the_map_only_where_the_system_shows_them(
     html = page.content()
     assert "groomers.json" not in html and "Quiet one" not in html
     assert page.locator(".groomer-marker").count() == 0
+
+
+def test_a_pass_uploaded_hours_later_says_when_it_was_groomed(live, page):
+    """A track uploaded now whose last point is 3 h old: groomed 3 h ago, not "just now"."""
+    system = TrailSystemFactory(name="Pine Hill Nordic")
+    line = path([(0, 0), (1500, 0)], step=50)
+    TrailFactory(
+        trail_system=system,
+        name="Meadow Loop",
+        geometry={"type": "LineString", "coordinates": line},
+    )
+    record_grooming_track(
+        system=system,
+        track=Track([path([(0, 0), (1500, 0)], step=20)], timezone.now() - timedelta(hours=3)),
+        actor=GROOMER,
+        condition="classicGroomed",
+    )
+    page.goto(f"{live.url}/map/{system.pk}")
+    page.locator(".trail-item", has_text="Meadow Loop").locator("button").click()
+    expect(page.locator(".leaflet-popup .conditions")).to_have_text("Groomed for classic · 3 h ago")
+
+    page.get_by_role("button", name="Grooming").click()
+    listed = page.locator(".trail-item", has_text="Meadow Loop").locator(".groomed-ago")
+    expect(listed).to_have_text("Groomed for classic 3 h ago")

@@ -33,6 +33,7 @@ from django.db import close_old_connections, connection
 
 from core import listening, memory
 from core.dates import iso_ms
+from public import metrics
 from public.selectors import read_published
 from publishing.storage import absolute_public_url
 from trails.models import TrailSystem
@@ -195,10 +196,28 @@ class Feed:
 
 @dataclass(frozen=True, slots=True)
 class Refusal:
-    """Why a stream is not opened: the answer's status and when to come back."""
+    """Why a stream is not opened: the answer's status and words."""
 
     status: int
     message: str
+
+    def headers(self) -> list[tuple[str, str]]:
+        """The answer's headers: come back after a poll's pace (the page polls meanwhile);
+        any page may read it."""
+        return [
+            ("Content-Type", "text/plain; charset=utf-8"),
+            ("Retry-After", str(round(settings.MAP_POLL_SECONDS))),
+            ("Cache-Control", "no-store"),
+            ("Access-Control-Allow-Origin", "*"),
+        ]
+
+
+PER_CLIENT = Refusal(429, "Too many live streams from this address.")
+PROCESS_FULL = Refusal(503, "This server holds all the live streams it can.")
+# A WSGI worker where compiles run elsewhere: a stream would hold the worker for hours.
+NOT_HERE = Refusal(
+    503, "Live map streams are served by the ASGI process (docs/operators/streams.md)."
+)
 
 
 class Admissions:
@@ -216,9 +235,11 @@ class Admissions:
         """Counts the stream in (release it when it ends), or says why not."""
         with self.lock:
             if self.by_client[client] >= settings.STREAM_MAX_PER_CLIENT:
-                return Refusal(429, "Too many live streams from this address.")
+                metrics.streams_refused.labels("per_client").inc()
+                return PER_CLIENT
             if self.total >= settings.STREAM_MAX_CONNECTIONS:
-                return Refusal(503, "This server holds all the live streams it can.")
+                metrics.streams_refused.labels("process_full").inc()
+                return PROCESS_FULL
             self.by_client[client] += 1
             self.total += 1
         return None

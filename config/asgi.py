@@ -9,13 +9,17 @@ answered before the handler, straight from the event loop, as the WSGI side answ
 before the pages' middleware.
 
 The process raises its open-file limit to the hard limit first: each stream is a socket, and
-STREAM_MAX_CONNECTIONS' default is derived from the limit.
+STREAM_MAX_CONNECTIONS' default is derived from the limit. It then lowers its CPU priority by
+STREAM_NICENESS: a flood of stream requests must not take the CPU from the web workers.
+uvicorn's error line for each dropped stream is left out (public/streams.py counts them).
 """
 
+import logging
 import os
 import re
 
 import django
+from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
 
 from core.open_files import raise_open_file_limit
@@ -24,7 +28,10 @@ raise_open_file_limit()
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django.setup(set_prefix=False)
 
-from public.streams import serve  # noqa: E402 - needs the apps loaded
+from public.streams import DroppedStreamFilter, serve  # noqa: E402 - needs the apps loaded
+
+os.nice(settings.STREAM_NICENESS)
+logging.getLogger("uvicorn.error").addFilter(DroppedStreamFilter())
 
 EVENTS_PATH = re.compile(r"/map/(?P<system_id>[^/]+)/events")
 

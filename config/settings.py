@@ -436,6 +436,9 @@ STREAM_MAX_CONNECTIONS = max(
     int(os.environ.get("STREAM_MAX_CONNECTIONS") or streams_for_open_files(open_file_limit())), 1
 )
 STREAM_WRITE_TIMEOUT_SECONDS = max(float(os.environ.get("STREAM_WRITE_TIMEOUT_SECONDS", "30")), 1.0)
+# The stream process (config/asgi.py) runs this much nicer than the web workers: one address's
+# flood of stream requests is refused with the CPU they leave (0: the same priority).
+STREAM_NICENESS = min(max(int(os.environ.get("STREAM_NICENESS", "10")), 0), 19)
 # Rate limits of the public sign-up count in this cache: Redis when there is one, so every
 # web process shares the counts; process memory in the embedded default.
 CACHES = {

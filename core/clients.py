@@ -8,7 +8,7 @@ django-ipware. From any other peer the header is ignored, since anyone can write
 """
 
 import ipaddress
-from functools import cache
+from functools import cache, lru_cache
 
 from django.conf import settings
 from django.http import HttpRequest
@@ -30,13 +30,19 @@ def _trusted_networks(
 def is_trusted_proxy(address: str) -> bool:
     if not settings.TRUSTED_PROXIES:  # the default: every request's question, answered at once
         return False
+    return _trusted(address, tuple(settings.TRUSTED_PROXIES))
+
+
+@lru_cache(maxsize=4096)
+def _trusted(address: str, proxies: tuple[str, ...]) -> bool:
+    """Kept for the addresses seen lately: a flood's few are answered without parsing."""
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:
         return False
     if ip.version == 6 and ip.ipv4_mapped:
         ip = ip.ipv4_mapped
-    return any(ip in network for network in _trusted_networks(tuple(settings.TRUSTED_PROXIES)))
+    return any(ip in network for network in _trusted_networks(proxies))
 
 
 def _forwarded_client(request: HttpRequest) -> str | None:
@@ -64,10 +70,12 @@ def client_address(request: HttpRequest) -> str:
     return request._client_address
 
 
+@lru_cache(maxsize=4096)
 def counted_address(address: str) -> str:
     """What the limits count: an IPv4 address as it is, an IPv6 one by its /64 (written as
     the network's first address, still a valid address), since one subscriber line holds a
-    whole /64 and could otherwise take a new address for every request."""
+    whole /64 and could otherwise take a new address for every request. Kept for the
+    addresses seen lately: a flood comes from few."""
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:
@@ -82,3 +90,17 @@ def counted_address(address: str) -> str:
 def counted_client(request: HttpRequest) -> str:
     """The client as the rate limits and django-axes count it."""
     return counted_address(client_address(request))
+
+
+def counted_scope_client(scope: dict) -> str:
+    """counted_client of an ASGI request from its scope alone, before any request is built
+    (the stream process refuses a flood's requests at that cost)."""
+    peer = scope["client"][0] if scope.get("client") else ""
+    if not is_trusted_proxy(peer):
+        return counted_address(peer)
+    request = HttpRequest()
+    request.META["REMOTE_ADDR"] = peer
+    forwarded = [value for name, value in scope["headers"] if name == b"x-forwarded-for"]
+    if forwarded:  # several lines as one, as Django's ASGIRequest joins them
+        request.META["HTTP_X_FORWARDED_FOR"] = b",".join(forwarded).decode("latin-1")
+    return counted_client(request)

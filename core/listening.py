@@ -22,6 +22,9 @@ from django.db import connection
 logger = logging.getLogger(__name__)
 
 SYSTEM_CHANGED = "legacy_system_changed"
+# A tracker's machine moved, started or stopped grooming (grooming.sessions): the payload is
+# its trail system's id; the live map's hub sends the machines' places (public/live.py).
+GROOMERS_MOVED = "groomers_moved"
 # The connection is checked when nothing arrived for this long, and whether it was asked to
 # stop at least this often.
 IDLE_CHECK_SECONDS = 10.0
@@ -110,6 +113,14 @@ class ChannelListener:
                 if time.monotonic() - last_heard > IDLE_CHECK_SECONDS:
                     listening.execute("SELECT 1")  # raises if the connection is gone
                     last_heard = time.monotonic()
+
+
+def notify(channel: str, payload: str) -> None:
+    """Tell every process listening on `channel`, when the current transaction commits
+    (PostgreSQL; elsewhere no process listens)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_notify(%s, %s)", [channel, payload])
 
 
 _listeners: dict[str, ChannelListener] = {}

@@ -7,6 +7,7 @@ from datetime import datetime, tzinfo
 from django.db.models import Count, OuterRef, Prefetch, Subquery
 from django.utils import timezone
 
+from core.dates import iso_ms
 from grooming.models import GroomedTrail, GroomingPass, GroomingSession
 from trails.models import Trail, TrailSystem
 
@@ -70,18 +71,48 @@ class Groomer:
     lat: float
     at: datetime
 
+    def document(self) -> dict:
+        """As /feeds/<id>/groomers.json and the live stream's `groomers` event list it."""
+        return {
+            "trackerId": self.tracker_id,
+            "name": self.name,
+            "lat": round(self.lat, 6),
+            "lng": round(self.lng, 6),
+            "at": iso_ms(self.at),
+        }
+
 
 def groomers_now(system: TrailSystem) -> list[Groomer]:
     """The trackers with a running session and where they last were; none unless the system
-    shows groomers live. One query."""
+    shows groomers live. One query at most."""
     if not system.groomers_live:
         return []
+    return groomers_shown([system.pk]).get(system.pk, [])
+
+
+def groomers_shown(system_ids: list[str]) -> dict[str, list[Groomer]]:
+    """groomers_now of each of the systems (the live map's hub asks for several at once);
+    a system that does not show groomers live is left out. One query."""
     rows = (
-        GroomingSession.objects.filter(tracker__trail_system=system, ended_on__isnull=True)
+        GroomingSession.objects.filter(
+            tracker__trail_system_id__in=system_ids,
+            tracker__trail_system__groomers_live=True,
+            ended_on__isnull=True,
+        )
         .order_by("tracker__name", "tracker_id")
-        .values_list("tracker_id", "tracker__name", "last_lng", "last_lat", "last_position_at")
+        .values_list(
+            "tracker__trail_system_id",
+            "tracker_id",
+            "tracker__name",
+            "last_lng",
+            "last_lat",
+            "last_position_at",
+        )
     )
-    return [Groomer(*row) for row in rows]
+    shown: dict[str, list[Groomer]] = {}
+    for system_id, *groomer in rows:
+        shown.setdefault(system_id, []).append(Groomer(*groomer))
+    return shown
 
 
 def latest_session_trails(tracker_id: str) -> tuple[bool, list[str]]:

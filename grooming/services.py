@@ -197,9 +197,9 @@ def record_grooming_track(
 def post_conditions(
     grooming_pass: GroomingPass, covered: list[CoveredTrail], actor: Actor
 ) -> list[str]:
-    """One update per groomed trail, replacing that trail's earlier grooming update; a trail
-    whose grooming update comes from a later pass (a backfill arrived late) keeps it. A fixed
-    number of queries, however many trails."""
+    """One update per groomed trail, dated as the pass, replacing that trail's earlier grooming
+    update; a trail whose grooming update comes from a later pass (a backfill arrived late)
+    keeps it. A fixed number of queries, however many trails."""
     trail_ids = [trail.trail_id for trail in covered]
     # Row locks on the trails: two passes over one trail at once cannot both keep an update.
     list(Trail.objects.select_for_update().filter(pk__in=trail_ids).values_list("id"))
@@ -227,6 +227,10 @@ def post_conditions(
             expiration_date=shows_until(grooming_pass.groomed_at),
             notify=False,
             source=GROOMING,
+            # Dated as the pass: a track uploaded hours after it was groomed says so on the map
+            # ("Groomed for classic · 3 h ago"), not "just now".
+            created_on=grooming_pass.groomed_at,
+            updated_on=grooming_pass.groomed_at,
             created_by=grooming_pass.uid,
             updated_by=grooming_pass.uid,
         )

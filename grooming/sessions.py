@@ -13,10 +13,11 @@ from datetime import datetime, timedelta
 from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F, Max, Min
+from django.dispatch import Signal
 from django.utils import timezone
 from pyproj import Geod
 
-from core import events
+from core import events, listening
 from core.actors import Actor, Via
 from core.compiles import request_compile
 from core.dates import iso_ms
@@ -43,6 +44,11 @@ MAX_ACCURACY_METRES = 50.0  # a position less accurate than this is dropped
 AREA_MARGIN_METRES = 5_000.0
 AREA_CACHE_SECONDS = 300
 _GEOD = Geod(ellps="WGS84")
+
+# A machine moved, started or stopped grooming (sent after the commit, with `system_id`): this
+# process's live map hub sends the machines' places (public/live.py); the other processes hear
+# it on PostgreSQL's GROOMERS_MOVED channel.
+groomers_moved = Signal()
 
 
 @dataclass(frozen=True)
@@ -145,9 +151,19 @@ def receive_positions(
         session.save(update_fields=["last_position_at", "last_lng", "last_lat", "last_received_on"])
     if tracker_fields:
         Tracker.objects.filter(pk=locked.pk).update(**tracker_fields)
-    if stored and _claim_measurement(session, now):
-        tasks.measure_after_commit(session.pk)
+    if stored:
+        _tell_moved(locked.trail_system_id)
+        if _claim_measurement(session, now):
+            tasks.measure_after_commit(session.pk)
     return Received(len(stored), dropped)
+
+
+def _tell_moved(system_id: str) -> None:
+    """The live map streams of every process learn it once the transaction commits."""
+    listening.notify(listening.GROOMERS_MOVED, system_id)
+    transaction.on_commit(
+        lambda: groomers_moved.send(sender=None, system_id=system_id), robust=True
+    )
 
 
 def _claim_measurement(session: GroomingSession, now: datetime) -> bool:
@@ -274,6 +290,7 @@ def _end(session: GroomingSession, now: datetime) -> None:
     session.ended_on = now
     session.save(update_fields=["ended_on"])
     grooming_pass = session.grooming_pass
+    _tell_moved(grooming_pass.trail_system_id)
     groomed = list(grooming_pass.groomed_trails.select_related("trail").order_by("-coverage"))
     document = {
         "trailSystemId": grooming_pass.trail_system_id,

@@ -6,8 +6,11 @@ class PublicConfig(AppConfig):
     verbose_name = "Public map and embeds"
 
     def ready(self) -> None:
+        from grooming.sessions import groomers_moved
         from public.live import hub
         from publishing.publisher import map_published
 
-        # Compiles of this process (the embedded default) reach its live map streams.
+        # Compiles and trackers' positions of this process (the embedded default) reach its
+        # live map streams.
         map_published.connect(hub.published, dispatch_uid="public.live.hub")
+        groomers_moved.connect(hub.groomers_moved, dispatch_uid="public.live.hub.groomers")

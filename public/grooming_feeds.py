@@ -13,7 +13,7 @@ from public.feeds import FEED_MAX_AGE, _public_or_404, _shared
 from trails.timezones import zone_name, zone_of
 from updates.types import SURFACE_CONDITION_CATALOG
 
-# Machines move: the list is read again every few seconds, so it is never kept for long.
+# Machines move: the list is never kept for long (pages read it while their stream is down).
 GROOMERS_MAX_AGE = 5
 
 
@@ -47,14 +47,5 @@ def grooming_json_view(request: HttpRequest, system_id: str) -> JsonResponse:
 def groomers_json_view(request: HttpRequest, system_id: str) -> JsonResponse:
     """The machines grooming now (name and last position); `[]` unless `groomersLive`."""
     system = _public_or_404(system_id)
-    groomers = [
-        {
-            "trackerId": groomer.tracker_id,
-            "name": groomer.name,
-            "lat": round(groomer.lat, 6),
-            "lng": round(groomer.lng, 6),
-            "at": iso_ms(groomer.at),
-        }
-        for groomer in selectors.groomers_now(system)
-    ]
+    groomers = [groomer.document() for groomer in selectors.groomers_now(system)]
     return _shared(JsonResponse({"trailSystemId": system.pk, "groomers": groomers}))

@@ -13,6 +13,13 @@ Events carry only what the published file has (its address, its version, statuse
 of the visible trails and points that changed). Each event's id is the version of the file it
 names, so a stream that reconnects with Last-Event-ID gets the events it missed, or the current
 file when they are no longer kept.
+
+Where a system shows its groomers live, the machines grooming now travel on the same streams
+as `groomers` events (no id: they leave Last-Event-ID alone, and clients that know only the
+file's events ignore them). A stored position says so on PostgreSQL's GROOMERS_MOVED channel
+(grooming.sessions' `groomers_moved` signal in this process); the hub reads every machine of
+the system once and sends one event, at most every GROOMERS_EVENT_SECONDS per system however
+many trackers report, and only when something moved. A new stream gets the last one at once.
 """
 
 import asyncio
@@ -29,10 +36,12 @@ from datetime import datetime
 
 import orjson
 from django.conf import settings
-from django.db import close_old_connections, connection
+from django.db import connection
 
 from core import listening, memory
 from core.dates import iso_ms
+from grooming.selectors import groomers_shown
+from public import metrics
 from public.selectors import read_published
 from publishing.storage import absolute_public_url
 from trails.models import TrailSystem
@@ -49,6 +58,11 @@ MAX_LISTED = 100
 GIVE_BACK_AFTER_CLOSED = 200
 # How often the hub's thread looks for idle feeds to forget and memory to give back.
 HOUSEKEEPING_SECONDS = 5.0
+# A system's machines are sent at most this often, however many trackers report (each at one
+# position a second, as Traccar Client may).
+GROOMERS_EVENT_SECONDS = 2.0
+# Queued to the hub's thread: a `groomers` event may be due (no system to read).
+WAKE = ""
 # How long a browser waits before it reconnects a dropped stream (the SSE retry field).
 RETRY_MILLISECONDS = 2000
 RETRY_FRAME = f"retry: {RETRY_MILLISECONDS}\n\n".encode()
@@ -182,8 +196,9 @@ def _put_all(streams: list[Stream], item: bytes | None) -> None:
 @dataclass
 class Feed:
     """One system as the hub knows it: its last publication, that file's summary, the events
-    of its last compiles, its open streams, and the listening session in which the hub last
-    read its row."""
+    of its last compiles, its open streams, the listening session in which the hub last read
+    its row; whether it shows groomers live (as of that read), the last `groomers` event sent
+    and when the hub last read its machines."""
 
     publication: Publication
     summary: Summary | None = None
@@ -191,14 +206,35 @@ class Feed:
     streams: set[Stream] = field(default_factory=set)
     idle_since: float = 0.0
     checked_in: int = 0
+    groomers_live: bool = False
+    groomers: bytes = b""
+    groomers_read: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
 class Refusal:
-    """Why a stream is not opened: the answer's status and when to come back."""
+    """Why a stream is not opened: the answer's status and words."""
 
     status: int
     message: str
+
+    def headers(self) -> list[tuple[str, str]]:
+        """The answer's headers: come back after a poll's pace (the page polls meanwhile);
+        any page may read it."""
+        return [
+            ("Content-Type", "text/plain; charset=utf-8"),
+            ("Retry-After", str(round(settings.MAP_POLL_SECONDS))),
+            ("Cache-Control", "no-store"),
+            ("Access-Control-Allow-Origin", "*"),
+        ]
+
+
+PER_CLIENT = Refusal(429, "Too many live streams from this address.")
+PROCESS_FULL = Refusal(503, "This server holds all the live streams it can.")
+# A WSGI worker where compiles run elsewhere: a stream would hold the worker for hours.
+NOT_HERE = Refusal(
+    503, "Live map streams are served by the ASGI process (docs/operators/streams.md)."
+)
 
 
 class Admissions:
@@ -216,9 +252,11 @@ class Admissions:
         """Counts the stream in (release it when it ends), or says why not."""
         with self.lock:
             if self.by_client[client] >= settings.STREAM_MAX_PER_CLIENT:
-                return Refusal(429, "Too many live streams from this address.")
+                metrics.streams_refused.labels("per_client").inc()
+                return PER_CLIENT
             if self.total >= settings.STREAM_MAX_CONNECTIONS:
-                return Refusal(503, "This server holds all the live streams it can.")
+                metrics.streams_refused.labels("process_full").inc()
+                return PROCESS_FULL
             self.by_client[client] += 1
             self.total += 1
         return None
@@ -258,6 +296,9 @@ class Hub:
         self.thread: threading.Thread | None = None
         self.sessions = 0
         self.session = 0  # the listener's current session; 0: not listening
+        # Systems whose `groomers` event may be due, and when it may be sent (monotonic).
+        self.groomers_due: dict[str, float] = {}
+        self.groomers_listener = GroomersListener(self)
 
     # Streams
 
@@ -286,8 +327,15 @@ class Hub:
             feed.streams.add(stream)
             behind = feed.publication.path != current.path
             recent = list(feed.recent)
+            groomers = feed.groomers if feed.groomers_live else b""
         if feed.summary is None or behind:
             self.pending.put(system_id)  # the hub reads the summary, or catches up
+        return self._file_events(system_id, current, recent, last_event_id) + groomers
+
+    @staticmethod
+    def _file_events(
+        system_id: str, current: Publication, recent: list[tuple[str, bytes]], last_event_id: str
+    ) -> bytes:
         if not current.path or last_event_id == current.version:
             return b""
         ids = [event_id for event_id, _ in recent]
@@ -333,6 +381,24 @@ class Hub:
         with self.lock:
             self.session = 0
 
+    def groomers_moved(self, sender: object = None, system_id: str = "", **kwargs: object) -> None:
+        """A machine of the system moved, started or stopped (grooming.sessions' signal, or
+        the GROOMERS_MOVED channel): its `groomers` event is due, at most every
+        GROOMERS_EVENT_SECONDS. Nothing for a system without streams or that does not show
+        its groomers."""
+        with self.lock:
+            feed = self.feeds.get(system_id)
+            if feed is None or not feed.groomers_live or system_id in self.groomers_due:
+                return
+            self._groomers_due(system_id, feed)
+        self.pending.put(WAKE)
+
+    def _groomers_due(self, system_id: str, feed: Feed) -> None:
+        """(Under the lock.)"""
+        self.groomers_due[system_id] = max(
+            time.monotonic(), feed.groomers_read + GROOMERS_EVENT_SECONDS
+        )
+
     # The hub's thread
 
     def start(self) -> None:
@@ -345,6 +411,7 @@ class Hub:
             self.thread.start()
         if connection.vendor == "postgresql":
             listening.listener().subscribe(self)
+            listening.listener(listening.GROOMERS_MOVED).subscribe(self.groomers_listener)
 
     def stop(self) -> None:
         """End the hub's thread and every open stream, and forget every feed (tests, before
@@ -361,32 +428,71 @@ class Hub:
         self._send(streams, END)
 
     def _run(self) -> None:
-        forgotten = time.monotonic()
+        housekept = time.monotonic()
         while True:
-            if time.monotonic() - forgotten > HOUSEKEEPING_SECONDS:
+            if time.monotonic() - housekept > HOUSEKEEPING_SECONDS:
                 self._forget_idle()
                 if admissions.memory_to_give_back():
                     memory.give_back()
-                forgotten = time.monotonic()
+                # The connection lives a few seconds at most: notifications may come minutes
+                # apart, and an idle connection would outlive a database restart.
+                connection.close()
+                housekept = time.monotonic()
             try:
-                system_id = self.pending.get(timeout=HOUSEKEEPING_SECONDS)
+                system_id = self.pending.get(timeout=self._wait())
             except queue.Empty:
-                continue
+                system_id = WAKE
             batch = {system_id}
             while not self.pending.empty():
                 batch.add(self.pending.get_nowait())
             if None in batch:
                 break
-            for each in batch:
+            for each in batch - {WAKE}:
                 try:
                     self._check(each)
                 except Exception:
                     logger.exception("live map: checking %s failed", each)
-            # The connection is opened for a batch and closed after it: notifications come
-            # minutes apart, and an idle connection would outlive a database restart.
-            close_old_connections()
-            connection.close()
+                    connection.close()
+            try:
+                self._send_groomers()
+            except Exception:
+                logger.exception("live map: reading the groomers failed")
+                connection.close()
         connection.close()
+
+    def _wait(self) -> float:
+        """How long the hub's thread may wait for work: until the next `groomers` event is
+        due, or the next housekeeping."""
+        with self.lock:
+            due = min(self.groomers_due.values(), default=None)
+        if due is None:
+            return HOUSEKEEPING_SECONDS
+        return min(max(due - time.monotonic(), 0.0), HOUSEKEEPING_SECONDS)
+
+    def _send_groomers(self) -> None:
+        """Each due system's machines, read in one query, to its streams when they moved
+        (or, when the system stopped showing them, an empty list once)."""
+        now = time.monotonic()
+        with self.lock:
+            due = [system_id for system_id, at in self.groomers_due.items() if at <= now]
+            for system_id in due:
+                del self.groomers_due[system_id]
+        if not due:
+            return
+        shown = groomers_shown(due)
+        for system_id in due:
+            groomers = [groomer.document() for groomer in shown.get(system_id, [])]
+            body = frame("groomers", {"systemId": system_id, "groomers": groomers})
+            with self.lock:
+                feed = self.feeds.get(system_id)
+                if feed is None:
+                    continue
+                feed.groomers_read = now
+                if body == feed.groomers or not (feed.groomers_live or feed.groomers):
+                    continue
+                feed.groomers = body if feed.groomers_live else b""
+                streams = list(feed.streams)
+            self._send(streams, body)
 
     def _forget_idle(self) -> None:
         deadline = time.monotonic() - FEED_KEEP_SECONDS
@@ -405,12 +511,17 @@ class Hub:
         session = self.session  # before the read: a notification after it is not missed
         row = (
             TrailSystem.objects.filter(pk=system_id, inactive=False)
-            .values_list("geo_json_path", "compiled_on")
+            .values_list("geo_json_path", "compiled_on", "groomers_live")
             .first()
         )
         if row is None:
             self._end(system_id)
             return
+        with self.lock:
+            if feed.groomers_live != row[2] or (row[2] and not feed.groomers):
+                # Turned on (or never read): read the machines; off: they leave the map.
+                feed.groomers_live = row[2]
+                self._groomers_due(system_id, feed)
         current = Publication(row[0] or "", row[1])
         known = feed.publication
         if current.path and (known.path != current.path or feed.summary is None):
@@ -455,6 +566,26 @@ class Hub:
                 loop.call_soon_threadsafe(_put_all, group, item)
 
 
+class GroomersListener:
+    """The hub's subscriber on the GROOMERS_MOVED channel (core.listening)."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+
+    def session_started(self) -> None:
+        """Listening (again): any machine may have moved meanwhile."""
+        with self.hub.lock:
+            feeds = list(self.hub.feeds)
+        for system_id in feeds:
+            self.hub.groomers_moved(system_id=system_id)
+
+    def notified(self, payload: str) -> None:
+        self.hub.groomers_moved(system_id=payload)
+
+    def session_ended(self) -> None:
+        """Nothing to forget: the next session's start reads every followed system again."""
+
+
 hub = Hub()
 
 
@@ -486,3 +617,4 @@ def stop() -> None:
     hub.stop()
     admissions.clear()
     listening.listener().stop()
+    listening.listener(listening.GROOMERS_MOVED).stop()

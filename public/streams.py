@@ -7,41 +7,54 @@ until its response ends: for a stream, hours (19,400 streams were 19,400 threads
 Here a stream is its connection's coroutine and a task that waits for the client to leave;
 the one query a system not yet followed needs runs in the loop's shared pool of threads.
 
-A stream is admitted first (public/live.py's Admissions: per client, per process), so a
-refusal costs no query. A client that stops reading fills its connection's buffers; when a
-write then waits longer than STREAM_WRITE_TIMEOUT_SECONDS, the stream is dropped (returning
-with the response incomplete makes the server close the connection).
+A stream is admitted first (public/live.py's Admissions: per client, per process), from the
+scope alone: a flood's refusal builds no request, runs no query and logs nothing (it is
+counted, trails_streams_refused_total), and its connection closes with the answer. A client
+that stops reading fills its connection's buffers; when a write then waits longer than
+STREAM_WRITE_TIMEOUT_SECONDS, the stream is dropped (returning with the response incomplete
+makes the server close the connection) and counted, without uvicorn's error line for it.
 """
 
 import asyncio
+import functools
 import io
 import logging
+from contextvars import ContextVar
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpResponse, HttpResponseNotAllowed
 
-from core.clients import counted_client
-from public import live
-from public.views import last_event_id, not_found, publication, stream_refused
-
-logger = logging.getLogger(__name__)
+from core.clients import counted_scope_client
+from public import live, metrics
+from public.views import last_event_id, not_found, publication
 
 HEADERS = [(name.encode(), value.encode()) for name, value in live.STREAM_HEADERS]
+# What uvicorn logs (an error) when an application returns with its response incomplete.
+INCOMPLETE = "ASGI callable returned without completing response."
+# Set in a connection's task when its stream was dropped: uvicorn's line for it is left out.
+_dropped: ContextVar[bool] = ContextVar("stream_dropped", default=False)
+
+
+class DroppedStreamFilter(logging.Filter):
+    """On uvicorn's error logger: a dropped stream is counted, not an error line each."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.msg == INCOMPLETE and _dropped.get())
 
 
 async def serve(scope: dict, receive, send, system_id: str) -> None:
     """GET /map/<id>/events in the ASGI process."""
-    request = ASGIRequest(scope, io.BytesIO())
-    if request.method not in ("GET", "HEAD"):
+    if scope["method"] not in ("GET", "HEAD"):
         await _answer(send, HttpResponseNotAllowed(["GET", "HEAD"]))
         return
-    client = counted_client(request)
+    client = counted_scope_client(scope)
     refusal = live.admissions.admit(client)
     if refusal is not None:
-        await _answer(send, stream_refused(refusal.status, refusal.message))
+        await _refuse(send, refusal)
         return
+    request = ASGIRequest(scope, io.BytesIO())
     try:
         live.hub.start()
         current = live.hub.vouched(system_id) or await sync_to_async(
@@ -50,7 +63,7 @@ async def serve(scope: dict, receive, send, system_id: str) -> None:
         if current is None:
             page = await sync_to_async(not_found, thread_sensitive=False)(request)
             await _answer(send, page)
-        elif request.method == "HEAD":
+        elif scope["method"] == "HEAD":
             await _write(send, {"type": "http.response.start", "status": 200, "headers": HEADERS})
             await _write(send, {"type": "http.response.body", "body": b""})
         else:
@@ -99,13 +112,32 @@ async def _write(send, message: dict) -> bool:
         async with asyncio.timeout(settings.STREAM_WRITE_TIMEOUT_SECONDS):
             await send(message)
     except TimeoutError:
-        logger.info("live map: dropped a stream whose client stopped reading")
+        metrics.streams_dropped.inc()
+        _dropped.set(True)
         return False
     return True
 
 
+async def _refuse(send, refusal: live.Refusal) -> None:
+    """A refusal, whole, and the connection closes after it. A few hundred bytes into a new
+    connection's buffer never wait: no write timeout to arm."""
+    start, body = _refusal_messages(refusal, settings.MAP_POLL_SECONDS)
+    await send(start)
+    await send(body)
+
+
+@functools.cache
+def _refusal_messages(refusal: live.Refusal, poll_seconds: float) -> tuple[dict, dict]:
+    """A refusal's two messages, made once (poll_seconds: its Retry-After)."""
+    body = refusal.message.encode()
+    headers = [(name.encode(), value.encode()) for name, value in refusal.headers()]
+    headers += [(b"content-length", str(len(body)).encode()), (b"connection", b"close")]
+    start = {"type": "http.response.start", "status": refusal.status, "headers": headers}
+    return start, {"type": "http.response.body", "body": body}
+
+
 async def _answer(send, response: HttpResponse) -> None:
-    """A whole, short answer (a refusal, a 404 page)."""
+    """A Django response, whole (a 404 page, a 405)."""
     headers = [
         (name.encode("latin-1"), value.encode("latin-1")) for name, value in response.items()
     ]

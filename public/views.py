@@ -248,12 +248,11 @@ def embed_list_view(request: HttpRequest, system_id: str) -> HttpResponse:
     return _allow_map_sources(render(request, "public/embed_list.html", context))
 
 
-def stream_refused(status: int, message: str) -> HttpResponse:
+def stream_refused(refusal: live.Refusal) -> HttpResponse:
     """A stream not opened: the page polls meanwhile and asks again after Retry-After."""
-    response = HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
-    response["Retry-After"] = str(round(settings.MAP_POLL_SECONDS))
-    response["Cache-Control"] = "no-store"
-    response["Access-Control-Allow-Origin"] = "*"
+    response = HttpResponse(refusal.message, status=refusal.status)
+    for header, value in refusal.headers():
+        response[header] = value
     return response
 
 
@@ -276,13 +275,11 @@ def events_view(request: HttpRequest, system_id: str) -> HttpResponse:
     elsewhere a stream would hold a worker, and the page falls back to polling. The ASGI
     process answers with public/streams.py."""
     if not settings.CELERY_TASK_ALWAYS_EAGER:
-        return stream_refused(
-            503, "Live map streams are served by the ASGI process (docs/operators/streams.md)."
-        )
+        return stream_refused(live.NOT_HERE)
     client = counted_client(request)
     refusal = live.admissions.admit(client)
     if refusal is not None:
-        return stream_refused(refusal.status, refusal.message)
+        return stream_refused(refusal)
     live.hub.start()
     current = live.hub.vouched(system_id) or publication(system_id)
     if current is None:

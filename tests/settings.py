@@ -9,6 +9,8 @@ os.environ.setdefault("SECRET_KEY", "tests-only-secret-key")
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/trails")
 # Webhook receivers of the tests listen on 127.0.0.1 (a test turns the check back on).
 os.environ.setdefault("WEBHOOK_ALLOW_PRIVATE_TARGETS", "1")
+# The tests run the stream process's application in their own process: at their priority.
+os.environ.setdefault("STREAM_NICENESS", "0")
 os.environ.setdefault("VAR_DIR", os.path.join(tempfile.gettempdir(), "trails-test-var"))
 
 from config.settings import *  # noqa: F403

@@ -2,6 +2,7 @@
 dash patterns), "Groomed for classic 2 h ago" in the popup and the list; the machines
 grooming now where the system shows them, and nothing of them where it does not."""
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -119,36 +120,96 @@ def test_the_embed_opens_in_the_grooming_view(live, page):
     expect(page.locator(".grooming-legend")).to_be_visible()
 
 
-def test_machines_grooming_now_move_on_the_map_only_where_the_system_shows_them(live, page):
-    system, _ = nordic_system(groomers_live=True)
-    tracker = create_tracker(system=system, name="PistenBully 1", actor=GROOMER).tracker
-    track = path([(0, 0), (1500, 0)], step=100)
+class Replayed:
+    """A tracker of the system replaying a line east along Meadow Loop."""
 
-    def at(i: int) -> None:
-        lng, lat = track[i]
+    def __init__(self, system):
+        self.tracker = create_tracker(system=system, name="PistenBully 1", actor=GROOMER).tracker
+        self.track = path([(0, 0), (1500, 0)], step=100)
+
+    def at(self, i: int) -> None:
+        lng, lat = self.track[i]
         moment = timezone.now() - timedelta(seconds=60 - i)
-        receive_positions(tracker=tracker, positions=[Position(lng, lat, moment)])
+        receive_positions(tracker=self.tracker, positions=[Position(lng, lat, moment)])
 
-    at(0)
+    def moves_on(self, page) -> None:
+        """Its marker is on the open map, and moves when the machine does."""
+        selector = f'.groomer-marker[data-tracker-id="{self.tracker.pk}"]'
+        expect(page.locator(selector)).to_have_count(1)
+        before = page.locator(selector).bounding_box()
+        self.at(10)
+        page.wait_for_function(
+            "([selector, x]) => { const m = document.querySelector(selector);"
+            " return m && Math.abs(m.getBoundingClientRect().x - x) > 5; }",
+            arg=[selector, before["x"]],
+        )
+
+
+def test_machines_grooming_now_move_on_the_map_by_the_stream_only_where_the_system_shows_them(
+    live, page, settings
+):
+    settings.MAP_POLL_SECONDS = 600  # what moves within seconds came by the stream
+    system, _ = nordic_system(groomers_live=True)
+    machine = Replayed(system)
+    machine.at(0)
+    read = []
+
+    def refuse_the_list(route):
+        read.append(route.request.url)
+        route.abort()
+
+    page.route("**/groomers.json", refuse_the_list)
     page.goto(f"{live.url}/map/{system.pk}")
-    marker = page.locator(f'.groomer-marker[data-tracker-id="{tracker.pk}"]')
-    expect(marker).to_have_count(1)
-    before = marker.bounding_box()
-    at(10)
-    page.wait_for_function(
-        "([selector, x]) => { const m = document.querySelector(selector);"
-        " return m && Math.abs(m.getBoundingClientRect().x - x) > 5; }",
-        arg=[f'.groomer-marker[data-tracker-id="{tracker.pk}"]', before["x"]],
-    )
-    end_running_session(tracker=tracker)
-    expect(marker).to_have_count(0, timeout=15_000)
+    expect(page.locator("#map-status")).to_have_attribute("data-connection", "live")
+    machine.moves_on(page)
+    end_running_session(tracker=machine.tracker)
+    expect(page.locator(".groomer-marker")).to_have_count(0, timeout=15_000)
+    assert read == []  # every place came by the stream
 
     hidden, _ = nordic_system()
     quiet = create_tracker(system=hidden, name="Quiet one", actor=GROOMER).tracker
-    receive_positions(tracker=quiet, positions=[Position(track[0][0], track[0][1], timezone.now())])
+    receive_positions(tracker=quiet, positions=[Position(*machine.track[0], timezone.now())])
     assert page.request.get(f"{live.url}/feeds/{hidden.pk}/groomers.json").json()["groomers"] == []
     page.goto(f"{live.url}/map/{hidden.pk}")
     expect(page.locator("path.trail-line")).to_have_count(3)
     html = page.content()
     assert "groomers.json" not in html and "Quiet one" not in html
     assert page.locator(".groomer-marker").count() == 0
+
+
+def test_without_the_stream_the_machines_are_read_from_the_list(live, page):
+    system, _ = nordic_system(groomers_live=True)
+    machine = Replayed(system)
+    machine.at(0)
+    # A stream refused, as a flood's neighbour may be: the page polls every MAP_POLL_SECONDS.
+    page.route(
+        re.compile(r".*/map/[^/]+/events$"),
+        lambda route: route.fulfill(status=503, body="no streams here"),
+    )
+    page.goto(f"{live.url}/map/{system.pk}")
+    expect(page.locator("#map-status")).to_have_attribute("data-connection", "polling")
+    machine.moves_on(page)
+
+
+def test_a_pass_uploaded_hours_later_says_when_it_was_groomed(live, page):
+    """A track uploaded now whose last point is 3 h old: groomed 3 h ago, not "just now"."""
+    system = TrailSystemFactory(name="Pine Hill Nordic")
+    line = path([(0, 0), (1500, 0)], step=50)
+    TrailFactory(
+        trail_system=system,
+        name="Meadow Loop",
+        geometry={"type": "LineString", "coordinates": line},
+    )
+    record_grooming_track(
+        system=system,
+        track=Track([path([(0, 0), (1500, 0)], step=20)], timezone.now() - timedelta(hours=3)),
+        actor=GROOMER,
+        condition="classicGroomed",
+    )
+    page.goto(f"{live.url}/map/{system.pk}")
+    page.locator(".trail-item", has_text="Meadow Loop").locator("button").click()
+    expect(page.locator(".leaflet-popup .conditions")).to_have_text("Groomed for classic · 3 h ago")
+
+    page.get_by_role("button", name="Grooming").click()
+    listed = page.locator(".trail-item", has_text="Meadow Loop").locator(".groomed-ago")
+    expect(listed).to_have_text("Groomed for classic 3 h ago")

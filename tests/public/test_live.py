@@ -11,15 +11,23 @@ import queue
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 
 import orjson
 import pytest
 from asgiref.testing import ApplicationCommunicator
 from django.db import transaction
+from django.utils import timezone
 
+from core import listening
+from core.actors import Actor, Via
 from core.compiles import request_compile
+from grooming.models import GroomingSession
+from grooming.sessions import Position, end_running_session, receive_positions
+from grooming.trackers import create_tracker
 from public import live
 from tests.factories import PointFactory, TrailFactory, TrailSystemFactory
+from tests.grooming.geo import path
 from trails.models import Trail, TrailSystem
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -88,11 +96,17 @@ class Reader:
         return [] if chunk is None else parse(chunk)
 
     def until(self, event: str, timeout: float = 5.0) -> dict:
+        return self.all_until(event, timeout)[-1]
+
+    def all_until(self, event: str, timeout: float = 5.0) -> list[dict]:
+        """Every message up to the first `event` event, that one last."""
         deadline = time.monotonic() + timeout
+        seen = []
         while time.monotonic() < deadline:
             for message in self.next(deadline - time.monotonic()):
+                seen.append(message)
                 if message.get("event") == event:
-                    return message
+                    return seen
         raise AssertionError(f"no {event} event within {timeout}s")
 
 
@@ -232,6 +246,103 @@ def test_a_wsgi_worker_refuses_streams_where_compiles_run_elsewhere(client, syst
 
     assert response.status_code == 503
     assert response["Access-Control-Allow-Origin"] == "*"
+
+
+GROOMER = Actor("groomer", Via.ID_TOKEN)
+LINE = path([(0, 0), (1500, 0)], step=100)
+
+
+def groomed_system(**fields) -> tuple[TrailSystem, list]:
+    """A compiled system with one trail along LINE, and three trackers."""
+    system = TrailSystemFactory(name="Pine Hill Nordic", **fields)
+    TrailFactory(
+        trail_system=system,
+        name="Meadow Loop",
+        geometry={"type": "LineString", "coordinates": LINE},
+    )
+    compile_now(system)
+    trackers = [
+        create_tracker(system=system, name=f"PistenBully {n}", actor=GROOMER).tracker
+        for n in (1, 2, 3)
+    ]
+    return system, trackers
+
+
+def position(tracker, step: int) -> None:
+    """The tracker's position `step` of LINE, recorded `step` seconds into the last minute."""
+    lng, lat = LINE[step]
+    moment = timezone.now() - timedelta(seconds=60 - step)
+    receive_positions(tracker=tracker, positions=[Position(lng, lat, moment)])
+
+
+def test_machines_grooming_now_travel_on_the_stream_coalesced(open_stream):
+    system, trackers = groomed_system(groomers_live=True)
+    reader = open_stream(system.pk)
+    first = reader.until("groomers")
+    assert first["data"] == {"systemId": system.pk, "groomers": []}
+    assert "id" not in first  # Last-Event-ID stays the file's version
+
+    # Three machines at one position a second each: a handful of events, not fifteen.
+    for step in range(5):
+        for tracker in trackers:
+            position(tracker, step)
+    events = []
+    while (
+        not events
+        or len(events[-1]["data"]["groomers"]) < 3
+        or any(groomer["lng"] != round(LINE[4][0], 6) for groomer in events[-1]["data"]["groomers"])
+    ):
+        events.append(reader.until("groomers"))
+    assert len(events) <= 3
+    assert [groomer["name"] for groomer in events[-1]["data"]["groomers"]] == [
+        "PistenBully 1",
+        "PistenBully 2",
+        "PistenBully 3",
+    ]
+    assert events[-1]["data"]["groomers"][0] == {
+        "trackerId": trackers[0].pk,
+        "name": "PistenBully 1",
+        "lat": round(LINE[4][1], 6),
+        "lng": round(LINE[4][0], 6),
+        "at": events[-1]["data"]["groomers"][0]["at"],
+    }
+
+    # A stream opened now gets the machines at once.
+    late = open_stream(system.pk).next()
+    assert [m.get("event") for m in late] == [None, "current", "groomers"]
+    assert late[2]["data"] == events[-1]["data"]
+
+    # A machine moved by another process (a web worker) is heard on PostgreSQL's channel.
+    with transaction.atomic():
+        GroomingSession.objects.filter(tracker=trackers[0]).update(
+            last_lng=LINE[6][0], last_lat=LINE[6][1]
+        )
+        listening.notify(listening.GROOMERS_MOVED, system.pk)
+    while reader.until("groomers")["data"]["groomers"][0]["lng"] != round(LINE[6][0], 6):
+        pass
+
+    # Their sessions end: they leave the map.
+    for tracker in trackers:
+        end_running_session(tracker=tracker)
+    while reader.until("groomers")["data"]["groomers"]:
+        pass
+
+
+def test_nothing_of_a_machine_travels_where_the_system_does_not_show_groomers(open_stream):
+    system, trackers = groomed_system()
+    reader = open_stream(system.pk)
+    reader.until("current")
+    time.sleep(0.3)  # the hub has read the row
+
+    for step in range(3):
+        position(trackers[0], step)
+    time.sleep(0.3)  # an event would have been due at once
+    set_status(system.trails.get(), "Closed")
+
+    seen = reader.all_until("published")
+    assert "groomers" not in [message.get("event") for message in seen]
+    assert b"PistenBully" not in b"".join(orjson.dumps(message) for message in seen)
+    assert [m.get("event") for m in open_stream(system.pk).next()] == [None, "current"]
 
 
 def test_changes_list_status_changes_and_say_when_something_else_changed():

@@ -6,15 +6,18 @@ commit from the test's thread (transactional tests), as the API's would.
 """
 
 import asyncio
+import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from asgiref.testing import ApplicationCommunicator
 from django.db import transaction
+from prometheus_client import REGISTRY
 
 from core.compiles import request_compile
 from public import live
+from public.streams import INCOMPLETE
 from tests.factories import TrailFactory, TrailSystemFactory
 from tests.public.test_live import http_scope, parse
 from trails.models import Trail
@@ -111,16 +114,23 @@ def set_status(trail: Trail, status: str) -> None:
         request_compile(trail.trail_system_id, reason="test")
 
 
+def refusals(reason: str) -> float:
+    return REGISTRY.get_sample_value("trails_streams_refused_total", {"reason": reason}) or 0
+
+
 def test_one_address_gets_twenty_streams_and_another_still_gets_the_change(server, system):
     held = [server.get(events(system), "203.0.113.7") for _ in range(20)]
     assert {each.status for each in held} == {200}
+    refused_before = refusals("per_client")
 
     for _ in range(5):
         refused = server.get(events(system), "203.0.113.7")
         assert refused.status == 429
         assert refused.headers["retry-after"] == "60"
         assert refused.headers["access-control-allow-origin"] == "*"
-        assert refused.body()[1] is False  # answered whole, at once
+        assert refused.headers["connection"] == "close"  # the flood's sockets go at once
+        assert refused.body() == (b"Too many live streams from this address.", False)
+    assert refusals("per_client") - refused_before == 5  # counted, not logged
 
     rider = server.get(events(system), "198.51.100.20")
     assert rider.status == 200
@@ -187,9 +197,10 @@ def test_a_stream_holds_no_thread_of_its_own(server, system):
     assert threading.active_count() - threads < 10  # the loop's shared pool at most
 
 
-def test_a_client_that_stops_reading_is_dropped(system, settings):
+def test_a_client_that_stops_reading_is_dropped(system, settings, caplog):
     """The server's send waits while the client's buffers are full: past the write timeout
-    the stream ends and its place is free."""
+    the stream ends and its place is free; it is counted, and uvicorn's error line for the
+    incomplete response is left out (its other such lines are not)."""
     from config.asgi import application
 
     settings.STREAM_WRITE_TIMEOUT_SECONDS = 1
@@ -206,16 +217,24 @@ def test_a_client_that_stops_reading_is_dropped(system, settings):
         sent.append(message)
 
     async def run() -> None:
-        await asyncio.wait_for(application(scope, receive, send), timeout=10)
+        """As uvicorn's run_asgi: the application in the connection's task, then its line."""
+        async with asyncio.timeout(10):
+            await application(scope, receive, send)
+        logging.getLogger("uvicorn.error").error(INCOMPLETE)
 
+    dropped_before = REGISTRY.get_sample_value("trails_streams_dropped_total")
     # A loop of its own in a thread of its own: the browser tests' Playwright may already run
     # one in this thread.
-    with ThreadPoolExecutor(max_workers=1) as pool:
+    with ThreadPoolExecutor(max_workers=1) as pool, caplog.at_level(logging.INFO):
         pool.submit(asyncio.run, run()).result()
+        logging.getLogger("uvicorn.error").error(INCOMPLETE)  # another application's
 
     assert sent[0]["status"] == 200
     assert live.hub.stream_count() == 0
     assert live.admissions.total == 0
+    assert REGISTRY.get_sample_value("trails_streams_dropped_total") - dropped_before == 1
+    uvicorns = [record.getMessage() for record in caplog.records if record.name == "uvicorn.error"]
+    assert uvicorns == [INCOMPLETE]
 
 
 def test_the_embedded_defaults_server_bounds_streams_too(client, system):

@@ -4,7 +4,8 @@
  * own dash pattern too, so the view reads without colour; a legend; "Groomed for classic
  * 2 h ago" in each trail's popup and list entry. Buckets come from /feeds/<id>/grooming.json,
  * counted in the system's time zone. Where the system shows groomers live, the machines
- * grooming now are drawn and moved from /feeds/<id>/groomers.json.
+ * grooming now are drawn and moved by the live stream's `groomers` events; while the stream is
+ * down, from /feeds/<id>/groomers.json at the map's polling pace.
  *
  * Loaded after map.js, which hands over its map and hooks as window.trailMap. `?view=grooming`
  * opens the map (or an embed) in this view.
@@ -18,7 +19,6 @@
   var t = api.texts;
   var REFRESH_SECONDS = 60;
   var MIN_REFETCH_SECONDS = 10;
-  var GROOMERS_SECONDS = 5;
   // Colour, dash pattern and weight per bucket; every colour gives at least 4.5:1 on white.
   var BUCKETS = [
     { key: "today", label: t.bucket_today, colour: "#0b6e2f", dash: null, weight: 6 },
@@ -154,40 +154,55 @@
   var groomersUrl = script.dataset.groomersUrl;
   if (!groomersUrl) return;
   var machines = {};
-  function showGroomers() {
-    fetchJson(groomersUrl).then(function (answer) {
-      var seen = {};
-      answer.groomers.forEach(function (groomer) {
-        seen[groomer.trackerId] = true;
-        var at = [groomer.lat, groomer.lng];
-        var marker = machines[groomer.trackerId];
-        if (marker) {
-          marker.setLatLng(at);
-          return;
-        }
-        var label = api.format(t.groomer_now, { name: groomer.name });
-        var glyph = api.el("span", "groomer-glyph", "\u2744");
-        glyph.setAttribute("aria-hidden", "true");
-        var holder = api.el("div");
-        holder.appendChild(glyph);
-        marker = L.marker(at, {
-          icon: L.divIcon({ className: "groomer-marker", html: holder, iconSize: [26, 26] }),
-          title: label, alt: label, keyboard: true, zIndexOffset: 1000,
-        });
-        marker.bindTooltip(api.el("span", null, label));
-        marker.on("add", function () {
-          marker.getElement().setAttribute("data-tracker-id", groomer.trackerId);
-        });
-        machines[groomer.trackerId] = marker.addTo(api.map);
+  function showGroomers(groomers) {
+    var seen = {};
+    groomers.forEach(function (groomer) {
+      seen[groomer.trackerId] = true;
+      var at = [groomer.lat, groomer.lng];
+      var marker = machines[groomer.trackerId];
+      if (marker) {
+        marker.setLatLng(at);
+        return;
+      }
+      var label = api.format(t.groomer_now, { name: groomer.name });
+      var glyph = api.el("span", "groomer-glyph", "\u2744");
+      glyph.setAttribute("aria-hidden", "true");
+      var holder = api.el("div");
+      holder.appendChild(glyph);
+      marker = L.marker(at, {
+        icon: L.divIcon({ className: "groomer-marker", html: holder, iconSize: [26, 26] }),
+        title: label, alt: label, keyboard: true, zIndexOffset: 1000,
       });
-      Object.keys(machines).forEach(function (id) {
-        if (!seen[id]) {
-          machines[id].remove();
-          delete machines[id];
-        }
+      marker.bindTooltip(api.el("span", null, label));
+      marker.on("add", function () {
+        marker.getElement().setAttribute("data-tracker-id", groomer.trackerId);
       });
-    }).catch(function () { /* tried again shortly */ });
+      machines[groomer.trackerId] = marker.addTo(api.map);
+    });
+    Object.keys(machines).forEach(function (id) {
+      if (!seen[id]) {
+        machines[id].remove();
+        delete machines[id];
+      }
+    });
   }
-  showGroomers();
-  setInterval(showGroomers, GROOMERS_SECONDS * 1000);
+  api.onStream("groomers", function (data) { showGroomers(data.groomers || []); });
+
+  // Without the stream (refused, reconnecting, no EventSource) the list is read instead, at the
+  // pace the map reads its system; a stream that opens again sends the machines at once.
+  var fallback = null;
+  function readGroomers() {
+    fetchJson(groomersUrl).then(function (answer) {
+      showGroomers(answer.groomers);
+    }).catch(function () { /* read again at the next turn */ });
+  }
+  function follow(connection) {
+    window.clearInterval(fallback);
+    fallback = null;
+    if (connection === "live" || connection === "connecting") return;
+    readGroomers();
+    fallback = window.setInterval(readGroomers, api.pollSeconds * 1000);
+  }
+  document.addEventListener("trailmap:connection", function (event) { follow(event.detail); });
+  follow(api.connection());
 })();

@@ -10,6 +10,7 @@
  *                                        // page compares the version with what it shows
  *     poll: function () { return promise; },  // re-read the data the old way
  *     onState: function (state) {},      // "connecting", "live", "reconnecting" or "polling"
+ *     events: { groomers: function (data) {} },  // other events of the stream, by name
  *   });
  *
  * While live, a slow poll still runs (every LIVE_POLL_FACTOR polls): the system document's
@@ -53,15 +54,21 @@
         });
     }
 
-    function onEvent(event) {
-      var data;
-      try {
-        data = JSON.parse(event.data);
-      } catch (error) {
-        return;
-      }
-      if (data && data.version) options.onPublished(data);
+    function parsed(handle) {
+      return function (event) {
+        var data;
+        try {
+          data = JSON.parse(event.data);
+        } catch (error) {
+          return;
+        }
+        if (data) handle(data);
+      };
     }
+
+    var onEvent = parsed(function (data) {
+      if (data.version) options.onPublished(data);
+    });
 
     function closeStream() {
       if (source) source.close();
@@ -80,6 +87,9 @@
       });
       source.addEventListener("current", onEvent);
       source.addEventListener("published", onEvent);
+      Object.keys(options.events || {}).forEach(function (name) {
+        source.addEventListener(name, parsed(options.events[name]));
+      });
       // The system left the public map: polling shows what the pages show then.
       source.addEventListener("unavailable", function () {
         closeStream();

@@ -97,14 +97,18 @@
 
   // Hooks for the add-ons loaded beside this script (grooming_view.js, report.js): the map,
   // the file's features, each trail's drawn lines, the words, extra lines under a trail's
-  // details, and a redraw.
+  // details, a redraw, other events of the live stream (registered before it opens), and the
+  // stream's state (also told as a "trailmap:connection" event) with the polling pace.
   var detailHooks = [];
+  var streamEvents = {};
   window.trailMap = {
-    map: map, texts: t, ago: ago, el: el, format: format,
+    map: map, texts: t, ago: ago, el: el, format: format, pollSeconds: config.pollSeconds,
     features: function () { return state.collection ? state.collection.features : []; },
     lines: function () { return trailGroups; },
     addDetails: function (hook) { detailHooks.push(hook); },
     redraw: function () { if (state.collection) render(); },
+    onStream: function (name, handle) { streamEvents[name] = handle; },
+    connection: function () { return state.connection; },
   };
 
   function statusLabel(status) {
@@ -827,9 +831,11 @@
       pollSeconds: config.pollSeconds,
       onPublished: published,
       poll: poll,
+      events: streamEvents,
       onState: function (connection) {
         state.connection = connection;
         showStatus();
+        document.dispatchEvent(new CustomEvent("trailmap:connection", { detail: connection }));
       },
     });
   });

@@ -33,6 +33,7 @@ from django.db import close_old_connections, connection
 
 from core import listening, memory
 from core.dates import iso_ms
+from core.preflight import ANY_ORIGIN
 from public.selectors import read_published
 from publishing.storage import absolute_public_url
 from trails.models import TrailSystem
@@ -59,7 +60,7 @@ STREAM_HEADERS = (
     ("Content-Type", "text/event-stream"),
     ("Cache-Control", "no-cache, no-transform"),
     ("X-Accel-Buffering", "no"),
-    ("Access-Control-Allow-Origin", "*"),
+    ANY_ORIGIN,
 )
 END = None  # queued to a stream: it ends (the system left the public map, or the client went)
 

@@ -31,6 +31,7 @@ from phonenumbers import geocoder
 from core import ratelimit
 from core.clients import counted_client
 from core.dates import iso_ms
+from core.preflight import readable_from_any_origin
 from public import live
 from public.selectors import index_rows, public_system, published_trails
 from public.texts import texts_for, unconfirmed_text
@@ -253,8 +254,7 @@ def stream_refused(status: int, message: str) -> HttpResponse:
     response = HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
     response["Retry-After"] = str(round(settings.MAP_POLL_SECONDS))
     response["Cache-Control"] = "no-store"
-    response["Access-Control-Allow-Origin"] = "*"
-    return response
+    return readable_from_any_origin(response)
 
 
 def publication(system_id: str) -> live.Publication | None:

@@ -50,7 +50,7 @@ def flag(request: Request, name: str) -> bool:
         return False
     if value.lower() == "true":
         return True
-    raise Invalid("invalid_field", f"{name}: must be true or false.")
+    raise Invalid("invalid_field", "must be true or false.", field=name)
 
 
 # OpenAPI: the views build their responses by hand, so each operation names its shapes here.

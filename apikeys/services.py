@@ -153,7 +153,7 @@ def checked_system_ids(user: User, system_ids: list[str] | None) -> list[str] | 
     for system_id in unique:
         if system_id not in managed:
             raise Forbidden(
-                "forbidden", f"trailSystemIds: you do not manage trail system {system_id}."
+                "forbidden", f"you do not manage trail system {system_id}.", field="trailSystemIds"
             )
     return unique
 

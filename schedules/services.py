@@ -48,7 +48,7 @@ ONE_MICROSECOND = timedelta(microseconds=1)
 
 def _live_trails(system_id: str, trail_ids: Sequence[str]) -> list[Trail]:
     if not trail_ids:
-        raise Invalid("missing_field", "trailIds: name at least one trail.")
+        raise Invalid("missing_field", "name at least one trail.", field="trailIds")
     trails = list(Trail.objects.filter(trail_system_id=system_id, pk__in=trail_ids).only("id"))
     missing = set(trail_ids) - {trail.pk for trail in trails}
     if missing:
@@ -68,13 +68,14 @@ def _check_activity(schedule: Schedule, trails: Sequence[Trail]) -> None:
     if lacking:
         raise Invalid(
             "unknown_activity",
-            f"activity: {schedule.activity!r} is not on these trails: {some_of(lacking)}.",
+            f"{schedule.activity!r} is not on these trails: {some_of(lacking)}.",
+            field="activity",
         )
     for name in ("status", "end_status"):
         if getattr(schedule, name) == TrailStatus.NONE:
             field = "endStatus" if name == "end_status" else "status"
             raise Invalid(
-                "invalid_field", f"{field}: an activity's status is Open, Caution or Closed."
+                "invalid_field", "an activity's status is Open, Caution or Closed.", field=field
             )
 
 
@@ -91,8 +92,9 @@ def _assign(schedule: Schedule, fields: Mapping) -> set[str]:
             if repeat != Repeat.ONCE:
                 raise Invalid(
                     "invalid_field",
-                    f"{camel(name)}: only for schedules that repeat once; a daily schedule "
-                    "takes startTime and endTime.",
+                    "only for schedules that repeat once; a daily schedule takes startTime "
+                    "and endTime.",
+                    field=camel(name),
                 )
             day_name, time_name = ONCE_FIELDS[name]
             setattr(schedule, day_name, value.date() if value else None)
@@ -101,8 +103,8 @@ def _assign(schedule: Schedule, fields: Mapping) -> set[str]:
             if repeat != Repeat.DAILY:
                 raise Invalid(
                     "invalid_field",
-                    f"{camel(name)}: only for daily schedules; a one-off schedule takes "
-                    "startsAt and endsAt.",
+                    "only for daily schedules; a one-off schedule takes startsAt and endsAt.",
+                    field=camel(name),
                 )
             setattr(schedule, name, value)
         else:
@@ -114,11 +116,11 @@ def _check_kind(schedule: Schedule) -> None:
     """The kind's own times are complete."""
     if schedule.repeat == Repeat.ONCE:
         if schedule.start_date is None or schedule.start_time is None:
-            raise Invalid("missing_field", "startsAt: a one-off schedule needs its start.")
+            raise Invalid("missing_field", "a one-off schedule needs its start.", field="startsAt")
     elif schedule.start_time is None:
-        raise Invalid("missing_field", "startTime: a daily schedule needs its time of day.")
+        raise Invalid("missing_field", "a daily schedule needs its time of day.", field="startTime")
     if schedule.end_status and not schedule.has_end:
-        raise Invalid("invalid_field", "endStatus: only for a schedule with an end.")
+        raise Invalid("invalid_field", "only for a schedule with an end.", field="endStatus")
 
 
 def _check_times(schedule: Schedule, changed: set[str], now: datetime) -> None:
@@ -131,25 +133,27 @@ def _check_times(schedule: Schedule, changed: set[str], now: datetime) -> None:
     if schedule.repeat == Repeat.ONCE:
         start = timing.instant(schedule.start_date, schedule.start_time, zone)
         if changed & {"start_date", "start_time", "repeat"} and start <= now:
-            raise Invalid("invalid_field", f"startsAt: must be in the future {where}.")
+            raise Invalid("invalid_field", f"must be in the future {where}.", field="startsAt")
         if start > latest_start:
-            raise Invalid("invalid_field", f"startsAt: at most {DAYS_AHEAD_MAX} days ahead.")
+            raise Invalid(
+                "invalid_field", f"at most {DAYS_AHEAD_MAX} days ahead.", field="startsAt"
+            )
         if schedule.has_end:
             end = timing.instant(schedule.end_date, schedule.end_time, zone)
             if end <= start:
-                raise Invalid("invalid_field", "endsAt: must be after startsAt.")
+                raise Invalid("invalid_field", "must be after startsAt.", field="endsAt")
             if changed & {"end_date", "end_time"} and end <= now:
-                raise Invalid("invalid_field", f"endsAt: must be in the future {where}.")
+                raise Invalid("invalid_field", f"must be in the future {where}.", field="endsAt")
         return
     if schedule.has_end and schedule.end_time == schedule.start_time:
-        raise Invalid("invalid_field", "endTime: must differ from startTime.")
+        raise Invalid("invalid_field", "must differ from startTime.", field="endTime")
     first, last = schedule.first_date, schedule.last_date
     if first and last and last < first:
-        raise Invalid("invalid_field", "lastDate: must not be before firstDate.")
+        raise Invalid("invalid_field", "must not be before firstDate.", field="lastDate")
     if last and changed & {"last_date", "repeat"} and last < local_now.date():
-        raise Invalid("invalid_field", f"lastDate: must not be in the past {where}.")
+        raise Invalid("invalid_field", f"must not be in the past {where}.", field="lastDate")
     if first and first > latest_start.astimezone(zone).date():
-        raise Invalid("invalid_field", f"firstDate: at most {DAYS_AHEAD_MAX} days ahead.")
+        raise Invalid("invalid_field", f"at most {DAYS_AHEAD_MAX} days ahead.", field="firstDate")
 
 
 def _checked(schedule: Schedule, trails: Sequence[Trail], changed: set[str], now) -> None:
@@ -173,7 +177,7 @@ def create_schedule(
     trail_ids = fields.pop("trail_ids", [])
     for name in ("status", "repeat"):
         if name not in fields:
-            raise Invalid("missing_field", f"{name}: required.")
+            raise Invalid("missing_field", "required.", field=name)
     if Schedule.objects.filter(trail_system=system).count() >= SCHEDULES_PER_SYSTEM_MAX:
         raise Invalid(
             "too_many_schedules",

@@ -190,9 +190,7 @@ class Properties:
         if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
             return self.fail("categories", "must be a list of strings.", [])
         problem = categories_problem(value)
-        return (
-            self.fail("categories", problem.removeprefix("categories: "), []) if problem else value
-        )
+        return self.fail("categories", problem, []) if problem else value
 
 
 def _activities(props: Properties) -> list[TrailActivity]:

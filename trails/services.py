@@ -61,10 +61,12 @@ def normalize_website(website: str) -> str:
         website = f"http://{website}"
     if len(website) > TEXT_LIMIT:
         raise Invalid(
-            "invalid_field", f"website: at most {TEXT_LIMIT} characters with its http:// prefix."
+            "invalid_field",
+            f"at most {TEXT_LIMIT} characters with its http:// prefix.",
+            field="website",
         )
     if website and not is_http_url(website):
-        raise Invalid("invalid_field", "website: must be an http:// or https:// URL.")
+        raise Invalid("invalid_field", "must be an http:// or https:// URL.", field="website")
     return website
 
 
@@ -223,7 +225,7 @@ def _check_categories(fields: Mapping) -> None:
     line of text for the name and each category."""
     problem = categories_problem(fields.get("categories") or ())
     if problem:
-        raise Invalid("invalid_field", problem)
+        raise Invalid("invalid_field", problem, field="categories")
     check_single_line(fields, "name", "categories")
 
 
@@ -339,7 +341,7 @@ def _replace_activities(trail: Trail, activities: Sequence[Mapping], actor: Acto
     on_trail = {a.value: a for a in TrailActivity.objects.filter(trail=trail)}
     wanted = {activity["value"]: activity for activity in activities}
     if len(wanted) != len(activities):
-        raise Invalid("invalid_field", "activities: each activity at most once per trail.")
+        raise Invalid("invalid_field", "each activity at most once per trail.", field="activities")
     records = []
     for value, current in on_trail.items():
         if value not in wanted:

@@ -30,7 +30,7 @@ def _expiry(data: dict, now: datetime) -> datetime | None:
         return now + timedelta(hours=data["expires_in_hours"])
     if "expiration_date" in data:
         if data["expiration_date"] <= now:
-            raise Invalid("invalid_field", "expirationDate: must be in the future.")
+            raise Invalid("invalid_field", "must be in the future.", field="expirationDate")
         return data["expiration_date"]
     return None
 
@@ -47,7 +47,7 @@ def _trails(system: TrailSystem, kind: str, data: dict) -> tuple[list[Trail], bo
     if missing:
         raise NotFound("trail_not_found", f"Not trails of this system: {some_of(missing)}.")
     if kind == UpdateType.SURFACE_CONDITIONS and not trails:
-        raise Invalid("missing_field", "trailIds: surface conditions need trails.")
+        raise Invalid("missing_field", "surface conditions need trails.", field="trailIds")
     return trails, False
 
 
@@ -59,7 +59,7 @@ def _own_fields(kind: str, data: dict) -> dict:
 
 def _require(fields: dict, name: str, message: str) -> None:
     if name not in fields:
-        raise Invalid("missing_field", message)
+        raise Invalid("missing_field", message, field=name)
 
 
 def _touch(system: TrailSystem, trails: list[Trail], all_trails: bool, now: datetime) -> None:
@@ -80,13 +80,13 @@ def create_update(
     now = timezone.now()
     fields = _own_fields(kind, data)
     if kind == UpdateType.NOTICE:
-        _require(fields, "description", "description: a notice needs its text.")
+        _require(fields, "description", "a notice needs its text.")
         fields.setdefault("severity", NoticeSeverity.INFO)
     if kind == UpdateType.SURFACE_CONDITIONS:
-        _require(fields, "conditions", "conditions: at least one surface condition.")
+        _require(fields, "conditions", "at least one surface condition.")
     related = _trails(system, kind, data)
     if kind == UpdateType.SURFACE_CONDITIONS and related is None:
-        raise Invalid("missing_field", "trailIds: send trailIds or allTrails: true.")
+        raise Invalid("missing_field", "send trailIds or allTrails: true.", field="trailIds")
     trails, all_trails = related or ([], False)
     with transaction.atomic():
         update = Update.objects.create(

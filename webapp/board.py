@@ -363,7 +363,7 @@ def _post(request, system: TrailSystem) -> HttpResponse:
     try:
         ids, done = apply_post(system, request.POST, web_actor(request))
     except (Refused, DomainError) as error:
-        message = error.message if isinstance(error, DomainError) else str(error)
+        message = str(error)
         if wants_json:
             return JsonResponse({"error": message}, status=400)
         messages.error(request, message)

@@ -187,8 +187,8 @@ def report_action(request, system_id: str, report_id: str) -> HttpResponse:
         done = _act(request, system, report)
     except DomainError as error:
         if wants_json:
-            return JsonResponse({"error": error.message}, status=400)
-        messages.error(request, error.message)
+            return JsonResponse({"error": str(error)}, status=400)
+        messages.error(request, str(error))
         return HttpResponseRedirect(_back(request, system))
     if wants_json:
         return JsonResponse({"done": done})

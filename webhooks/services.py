@@ -43,10 +43,11 @@ def event_types(events: Sequence[str]) -> list[str]:
     if unknown:
         raise Invalid(
             "invalid_field",
-            f"events: unknown event type {unknown[0]!r}; one of {', '.join(EVENT_TYPES)}.",
+            f"unknown event type {unknown[0]!r}; one of {', '.join(EVENT_TYPES)}.",
+            field="events",
         )
     if not events:
-        raise Invalid("invalid_field", "events: at least one event type.")
+        raise Invalid("invalid_field", "at least one event type.", field="events")
     return [event for event in EVENT_TYPES if event in events]
 
 

@@ -139,7 +139,7 @@ class TrailsView(SystemCollectionView):
     def with_geometry(request: Request) -> bool:
         include = request.query_params.get("include")
         if include not in (None, "geoJson"):
-            raise Invalid("invalid_field", "include: the only value is geoJson.")
+            raise Invalid("invalid_field", "the only value is geoJson.", field="include")
         return include == "geoJson"
 
     def list_serializer_for(self, request):

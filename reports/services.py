@@ -217,13 +217,16 @@ TRIAGE_STATES = (State.NEW, State.RESOLVED, State.DISMISSED)
 
 
 @transaction.atomic
-def change_report(*, report: Report, changes: Mapping, actor: Actor) -> Report:
+def change_report(
+    *, report: Report, actor: Actor, state: str | None = None, note: str | None = None
+) -> Report:
     """Triage a report (its group: what is decided of one report holds for every report of
-    the same problem). Resolving it answers each reporter who left an address, once."""
-    state = changes.get("state", report.state)
+    the same problem): its state, its note to the riders, or both (None: as it is). Resolving
+    it answers each reporter who left an address, once."""
+    state = report.state if state is None else state
     if state not in TRIAGE_STATES:
         raise Invalid("invalid_field", "must be new, resolved or dismissed.", field="state")
-    note = changes.get("note", report.note)
+    note = report.note if note is None else note
     if len(note) > NOTE_MAX:
         raise Invalid("invalid_field", f"at most {NOTE_MAX} characters.", field="note")
     group = report.duplicate_of or report

@@ -111,7 +111,7 @@ class ReportView(APIView):
         report, role = self.report(request, report_id)
         group = services.change_report(
             report=report,
-            changes=changes(ReportChangeSerializer, request),
+            **changes(ReportChangeSerializer, request),
             actor=request_actor(request),
         )
         return Response(_shown(request, selectors.report_or_404(group.pk), role))

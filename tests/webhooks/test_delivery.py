@@ -374,7 +374,7 @@ def test_after_a_rotation_both_secrets_sign_for_a_day(system, receiver):
 def test_a_test_event_goes_to_its_endpoint_even_when_off(system, receiver):
     target = receiver()
     created = register(system, target.url)
-    services.change_endpoint(endpoint=created.endpoint, changes={"active": False}, actor=ACTOR)
+    services.change_endpoint(endpoint=created.endpoint, active=False, actor=ACTOR)
 
     services.send_test_event(endpoint=created.endpoint, actor=ACTOR)
     delivery.send_due(created.endpoint.pk)

@@ -14,7 +14,8 @@ under its old definition; the edit governs only what falls due after it (armed_o
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import date, datetime, time, timedelta
+from typing import TypedDict, Unpack
 
 from django.db import transaction
 from django.utils import timezone
@@ -28,7 +29,7 @@ from schedules.models import Action, Outcome, Repeat, Schedule, ScheduleRun
 from schedules.selectors import due_schedule_ids
 from trails import services as trail_services
 from trails.enums import ActivityStatus, TrailStatus
-from trails.models import Trail, TrailActivity
+from trails.models import Trail, TrailActivity, TrailSystem
 from trails.timezones import zone_of
 
 logger = logging.getLogger(__name__)
@@ -41,6 +42,24 @@ ONCE_FIELDS = {"starts_at": ("start_date", "start_time"), "ends_at": ("end_date"
 DAILY_FIELDS = ("start_time", "end_time", "first_date", "last_date")
 TIMING = ("start_date", "start_time", "end_date", "end_time", "first_date", "last_date")
 ONE_MICROSECOND = timedelta(microseconds=1)
+
+
+class ScheduleFields(TypedDict, total=False):
+    """A schedule's fields as the services take them, by keyword: a one-off's start and end
+    as local date-times, a daily one's times of day with its first and last days."""
+
+    trail_ids: Sequence[str]
+    activity: str
+    status: str
+    end_status: str
+    repeat: str
+    starts_at: datetime | None
+    ends_at: datetime | None
+    start_time: time | None
+    end_time: time | None
+    first_date: date | None
+    last_date: date | None
+    reason: str
 
 
 # Validation
@@ -167,13 +186,15 @@ def _checked(schedule: Schedule, trails: Sequence[Trail], changed: set[str], now
 
 @transaction.atomic
 def create_schedule(
-    *, system, fields: Mapping, actor: Actor, now: datetime | None = None
+    *,
+    system: TrailSystem,
+    actor: Actor,
+    now: datetime | None = None,
+    **fields: Unpack[ScheduleFields],
 ) -> Schedule:
-    """`fields`: trail_ids, starts_at/ends_at (repeat once) or start_time, end_time,
-    first_date, last_date (repeat daily), and the model's other fields. Refused with the API's
-    codes and names."""
+    """starts_at/ends_at (repeat once) or start_time, end_time, first_date, last_date (repeat
+    daily), with the other fields. Refused with the API's codes and names."""
     now = now or timezone.now()
-    fields = dict(fields)
     trail_ids = fields.pop("trail_ids", [])
     for name in ("status", "repeat"):
         if name not in fields:
@@ -205,7 +226,11 @@ def _locked(schedule: Schedule, *, wait: bool = True) -> Schedule | None:
 
 @transaction.atomic
 def change_schedule(
-    *, schedule: Schedule, changes: Mapping, actor: Actor, now: datetime | None = None
+    *,
+    schedule: Schedule,
+    actor: Actor,
+    now: datetime | None = None,
+    **changes: Unpack[ScheduleFields],
 ) -> None:
     """PATCH: the fields given. What was due already is applied first; the changed schedule
     applies only what falls due after now. A new kind (repeat) drops the old kind's times."""
@@ -214,7 +239,6 @@ def change_schedule(
     if locked is None:
         raise NotFound("schedule_not_found", f"No schedule {schedule.pk!r}.")
     _apply_due(locked, now)
-    changes = dict(changes)
     trail_ids = changes.pop("trail_ids", None)
     changed = _assign(locked, changes)
     if trail_ids is not None:

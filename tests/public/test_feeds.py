@@ -83,13 +83,11 @@ def test_snow_reports_conditions_and_a_scheduled_change_are_listed(client, syste
     start = timezone.now() + timedelta(minutes=5)
     create_schedule(
         system=system,
-        fields={
-            "trail_ids": [trail.pk],
-            "status": "Closed",
-            "repeat": "once",
-            "starts_at": start.astimezone(DENVER).replace(tzinfo=None, second=0, microsecond=0)
-            + timedelta(minutes=1),
-        },
+        trail_ids=[trail.pk],
+        status="Closed",
+        repeat="once",
+        starts_at=start.astimezone(DENVER).replace(tzinfo=None, second=0, microsecond=0)
+        + timedelta(minutes=1),
         actor=MANAGER,
     )
     apply_due_schedules(now=start + timedelta(minutes=2))
@@ -180,15 +178,13 @@ def test_a_daily_closure_is_one_recurring_event(client, system, trail):
     last = (timezone.now() + timedelta(days=60)).astimezone(DENVER).date()
     create_schedule(
         system=system,
-        fields={
-            "trail_ids": [trail.pk],
-            "status": "Open",
-            "end_status": "Closed",
-            "repeat": "daily",
-            "start_time": time(8, 30),
-            "end_time": time(21),
-            "last_date": last,
-        },
+        trail_ids=[trail.pk],
+        status="Open",
+        end_status="Closed",
+        repeat="daily",
+        start_time=time(8, 30),
+        end_time=time(21),
+        last_date=last,
         actor=MANAGER,
     )
     (event,) = ics(client, system).walk("VEVENT")
@@ -207,12 +203,10 @@ def test_a_daily_closure_is_one_recurring_event(client, system, trail):
 def test_a_schedule_that_closes_nothing_is_not_in_the_calendar(client, system, trail):
     create_schedule(
         system=system,
-        fields={
-            "trail_ids": [trail.pk],
-            "status": "Open",
-            "repeat": "daily",
-            "start_time": time(8),
-        },
+        trail_ids=[trail.pk],
+        status="Open",
+        repeat="daily",
+        start_time=time(8),
         actor=MANAGER,
     )
     assert ics(client, system).walk("VEVENT") == []
@@ -222,14 +216,12 @@ def closure(system, trail, start: datetime, *, made: datetime, reason: str, hour
     """A one-off closure from `start` (local) for `hours`, scheduled at `made`."""
     return create_schedule(
         system=system,
-        fields={
-            "trail_ids": [trail.pk],
-            "status": "Closed",
-            "repeat": "once",
-            "starts_at": start,
-            "ends_at": start + timedelta(hours=hours),
-            "reason": reason,
-        },
+        trail_ids=[trail.pk],
+        status="Closed",
+        repeat="once",
+        starts_at=start,
+        ends_at=start + timedelta(hours=hours),
+        reason=reason,
         actor=MANAGER,
         now=made,
     )

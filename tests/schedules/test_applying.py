@@ -49,7 +49,7 @@ def trail(system):
 def schedule(system, trails, now, **fields) -> Schedule:
     return create_schedule(
         system=system,
-        fields={"trail_ids": [t.pk for t in trails], "status": "Closed", **fields},
+        **{"trail_ids": [t.pk for t in trails], "status": "Closed", **fields},
         actor=MANAGER,
         now=now,
     )
@@ -271,7 +271,7 @@ def test_an_edit_while_due_applies_the_due_change_first_and_governs_what_follows
     # 21:00 has passed, no pass has run yet, and the manager moves the closure to 22:00.
     change_schedule(
         schedule=made,
-        changes={"start_time": time(22)},
+        start_time=time(22),
         actor=MANAGER,
         now=at(2026, 1, 5, 21, 0, 10),
     )

@@ -259,12 +259,10 @@ def test_a_scheduled_change_tells_too(endpoint, system):
     made = datetime(2030, 1, 5, 9, tzinfo=UTC)
     create_schedule(
         system=system,
-        fields={
-            "trail_ids": [trail.pk],
-            "status": "Closed",
-            "repeat": "once",
-            "starts_at": datetime(2030, 1, 5, 16),  # in the system's zone
-        },
+        trail_ids=[trail.pk],
+        status="Closed",
+        repeat="once",
+        starts_at=datetime(2030, 1, 5, 16),
         actor=Actor(system.owner.uid, Via.ID_TOKEN),
         now=made,
     )

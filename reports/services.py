@@ -251,9 +251,7 @@ def close_reported_trail(*, report: Report, actor: Actor) -> str:
     trail = trails_of_system(group.trail_system).filter(pk=group.trail_id).first()
     if trail is None:
         raise Invalid("trail_not_found", "No live trail is near this report any more.")
-    change_trail(
-        trail=trail, changes={"status": TrailStatus.CLOSED}, actor=actor.by_path(Via.REPORT)
-    )
+    change_trail(trail=trail, status=TrailStatus.CLOSED, actor=actor.by_path(Via.REPORT))
     return trail.name
 
 

@@ -403,7 +403,7 @@ def _set_status(schedule: Schedule, status: str, actor: Actor) -> dict:
             if closing:
                 entry["activities"] = closing
             request = {"status": status}
-        trail_services.change_trail(trail=trail, changes=request, actor=actor)
+        trail_services.change_trail(trail=trail, **request, actor=actor)
         made[trail.pk] = entry
     return made
 
@@ -431,7 +431,7 @@ def _put_back(schedule: Schedule, actor: Actor) -> dict:
             request["activities"] = [{"value": v, "status": was} for v, (_, was) in back.items()]
             undone["activities"] = back
         if request:
-            trail_services.change_trail(trail=trail, changes=request, actor=actor)
+            trail_services.change_trail(trail=trail, **request, actor=actor)
             made[trail.pk] = undone
     return made
 

@@ -282,7 +282,9 @@ def test_the_api_error_and_the_form_error_come_from_the_refusals_one_field(
     with pytest.raises(Invalid) as refused:
         create_update(
             system=system,
-            fields={"type": "notice", "description": "x", "expiration_date": timezone.now()},
+            type="notice",
+            description="x",
+            expiration_date=timezone.now(),
             actor=Actor(system.owner.pk, Via.ID_TOKEN),
         )
     refusal = refused.value

@@ -9,6 +9,7 @@ different fields never lose either."""
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import TypedDict, Unpack
 
 from django.contrib.auth import get_user_model
 from django.db import models, transaction
@@ -189,16 +190,44 @@ def _closed_activities(activities: Sequence[Mapping]) -> list[dict]:
     return [{**activity, "status": ActivityStatus.CLOSED} for activity in activities]
 
 
+class MapRowFields(TypedDict, total=False):
+    """The fields trails and points share, as the services take them by keyword."""
+
+    trail_system: TrailSystem  # a change only: the row moves to another system
+    name: str
+    description: str
+    status: str
+    hidden: bool
+
+
+class TrailFields(MapRowFields, total=False):
+    """A trail's own fields (the model's names)."""
+
+    difficulty: str
+    type: str
+    line_style: str
+    one_way: bool
+    one_way_reversed: bool
+    order: int
+    categories: list[str]
+    geometry: dict
+
+
+class TrailChanges(TrailFields, total=False):
+    # Statuses of activities already on the trail ({value, status}): the API's rule.
+    activities: list[dict]
+
+
 @transaction.atomic
 def create_trail(
     *,
     system: TrailSystem,
-    fields: Mapping,
     actor: Actor,
-    activities: Sequence[Mapping] = (),
+    activity_list: Sequence[Mapping] = (),
+    **fields: Unpack[TrailFields],
 ) -> Trail:
     """A new trail; it sorts to the top unless an order is given. `fields` holds the geometry;
-    `activities` ({value, status, difficulty?, position?}) are added only by the web app."""
+    `activity_list` ({value, status, difficulty?, position?}) is added only by the web app."""
     _check_categories(fields)
     values = {key: value for key, value in fields.items() if key != "geometry"}
     trail = Trail(trail_system=system, created_by=actor.uid, updated_by=actor.uid, **values)
@@ -210,10 +239,10 @@ def create_trail(
         trail.order = -Trail.objects.filter(trail_system=system).count()
     trail.save(force_insert=True)
     if trail.status == TrailStatus.CLOSED:
-        activities = _closed_activities(activities)
+        activity_list = _closed_activities(activity_list)
     TrailActivity.objects.bulk_create(
         TrailActivity(trail=trail, **{"position": index, **activity})
-        for index, activity in enumerate(activities)
+        for index, activity in enumerate(activity_list)
     )
     request_compile(system, "trail created")
     request_elevations_on_commit(trail.pk)
@@ -233,18 +262,17 @@ def _check_categories(fields: Mapping) -> None:
 def change_trail(
     *,
     trail: Trail,
-    changes: Mapping,
     actor: Actor,
-    activities: Sequence[Mapping] | None = None,
+    activity_list: Sequence[Mapping] | None = None,
     reopen_activities: bool = False,
+    **changes: Unpack[TrailChanges],
 ) -> None:
-    """Change a trail's fields. `changes["activities"]` changes activities already on the trail
-    (the API's rule: they are added in the web app); `activities` replaces the whole list
+    """Change the trail's fields given. `activities` changes activities already on the trail
+    (the API's rule: they are added in the web app); `activity_list` replaces the whole list
     (the web app's). A new geometry recomputes what derives from it and the elevations;
     Closed closes every activity. With `reopen_activities` (the web app's rule, issue 33)
     Open or Caution also sets the trail's Closed activities to that status."""
     _check_categories(changes)
-    changes = dict(changes)
     activity_changes = changes.pop("activities", [])
     locked = (
         Trail.objects.select_for_update()
@@ -260,8 +288,8 @@ def change_trail(
         except GeometryError as error:
             raise Invalid("invalid_geometry", str(error)) from None
         changes |= {name: getattr(locked, name) for name in ("geometry", "distance", "lat", "lng")}
-    if activities is not None:
-        _replace_activities(locked, activities, actor)
+    if activity_list is not None:
+        _replace_activities(locked, activity_list, actor)
     _change_activities(locked, activity_changes, actor)
     if "status" in changes or any("status" in change for change in activity_changes):
         changes |= confirmation_stamp(actor)
@@ -424,8 +452,19 @@ def set_trails_status(
 POINT_HISTORY_FIELDS = {"status": history.STATUS, "wait_time": history.WAIT_TIME}
 
 
+class PointFields(MapRowFields, total=False):
+    """A point's own fields (the model's names)."""
+
+    marker_class: str
+    wait_time: int | None
+    web_cam_url: str
+    dining_options: bool | dict | None
+    lat: float
+    lng: float
+
+
 @transaction.atomic
-def create_point(*, system: TrailSystem, fields: Mapping, actor: Actor) -> Point:
+def create_point(*, system: TrailSystem, actor: Actor, **fields: Unpack[PointFields]) -> Point:
     check_single_line(fields, "name")
     check_links(fields, "web_cam_url")
     point = Point.objects.create(
@@ -436,7 +475,7 @@ def create_point(*, system: TrailSystem, fields: Mapping, actor: Actor) -> Point
 
 
 @transaction.atomic
-def change_point(*, point: Point, changes: Mapping, actor: Actor) -> None:
+def change_point(*, point: Point, actor: Actor, **changes: Unpack[PointFields]) -> None:
     check_single_line(changes, "name")
     check_links(changes, "web_cam_url")
     locked = Point.objects.select_for_update().filter(pk=point.pk).first()

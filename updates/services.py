@@ -1,7 +1,8 @@
 """Writes of updates: each type's required fields, expiry, related trails, notification."""
 
 from collections.abc import Iterable, Mapping
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
+from typing import TypedDict, Unpack
 
 from django.db import transaction
 from django.utils import timezone
@@ -70,8 +71,38 @@ def _touch(system: TrailSystem, trails: list[Trail], all_trails: bool, now: date
     related.update(updated_on=now)
 
 
+class UpdateFields(TypedDict, total=False):
+    """An update's fields as the services take them, by keyword: its type's own (TYPE_FIELDS;
+    those of other types are ignored), its expiry (a date, or hours from now), its trails."""
+
+    type: str  # on creation only
+    description: str
+    severity: str
+    link_url: str
+    conditions: list[str]
+    base_depth: float | None
+    twenty_four_hours: float | None
+    fourty_eight_hours: float | None
+    seven_days: float | None
+    season_total: float | None
+    last_snow_amount: float | None
+    upper_elevation_depth: float | None
+    last_snow_date: date | None
+    last_snow_making_date: date | None
+    last_snow_time: str | None
+    expiration_date: datetime
+    expires_in_hours: float
+    notify: bool
+    trail_ids: list[str]
+    all_trails: bool
+
+
 def create_update(
-    *, system: TrailSystem, fields: Mapping, actor: Actor, source: str = Update.Source.API
+    *,
+    system: TrailSystem,
+    actor: Actor,
+    source: str = Update.Source.API,
+    **fields: Unpack[UpdateFields],
 ) -> Update:
     """A new update of its type's fields; related trails show it in their updatedOn; with
     notify, subscribers get it once the transaction commits."""
@@ -167,7 +198,7 @@ def import_update(
     return update
 
 
-def change_update(*, update: Update, changes: Mapping, actor: Actor) -> None:
+def change_update(*, update: Update, actor: Actor, **changes: Unpack[UpdateFields]) -> None:
     """PATCH /updates/:id: a new expiry counts from now; notify never sends from here."""
     data = changes
     if update.type not in UPDATE_TYPES:

@@ -312,9 +312,7 @@ def apply_post(system: TrailSystem, post, actor) -> tuple[list[str], str]:
                 "status": STATUS_LABELS[status],
             }
         # Open means open: a trail set Open or Caution opens its Closed activities too.
-        services.change_trail(
-            trail=trail, changes=changes, actor=actor, reopen_activities=not activity
-        )
+        services.change_trail(trail=trail, **changes, actor=actor, reopen_activities=not activity)
         return [trail.pk], done
     selected = post.getlist("trails")
     if post.get("bulk"):

@@ -34,7 +34,7 @@ def register(system, url: str, events=("trail.status_changed",)):
 def close_a_trail(system, status: str = "Closed"):
     trail = TrailFactory(trail_system=system, status="Open")
     with transaction.atomic():
-        trail_services.change_trail(trail=trail, changes={"status": status}, actor=ACTOR)
+        trail_services.change_trail(trail=trail, status=status, actor=ACTOR)
     return trail
 
 

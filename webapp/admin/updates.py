@@ -197,13 +197,13 @@ class UpdateAdmin(TrailPickerMixin, DeleteThroughService, ServiceAdmin):
         if change:
             services.change_update(
                 update=obj,
-                changes=service_fields(form.cleaned_data, form.changed_data),
+                **service_fields(form.cleaned_data, form.changed_data),
                 actor=web_actor(request),
             )
             return
         update = services.create_update(
             system=form.cleaned_data["trail_system"],
-            fields=service_fields(form.cleaned_data, form.cleaned_data),
+            **service_fields(form.cleaned_data, form.cleaned_data),
             actor=web_actor(request),
             source=Update.Source.WEB,
         )

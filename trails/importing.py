@@ -510,7 +510,8 @@ def write_trail_system(draft: SystemDraft) -> TrailSystem:
         owner_uid=draft.owner_uid,
         actor=Actor(draft.owner_uid or "", Via.IMPORT),
         members=draft.members,
-        fields={"inactive": draft.inactive, **draft.fields},
+        inactive=draft.inactive,
+        **draft.fields,
         trails=parsed.trails if parsed else (),
         points=parsed.points if parsed else (),
     )

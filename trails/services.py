@@ -42,6 +42,38 @@ def write_fields(model: type[models.Model], pk: str, changes: Mapping, by: str) 
 # Trail systems
 
 
+class SystemDetails(TypedDict, total=False):
+    """A trail system's details as the services take them, by keyword (the model's names)."""
+
+    id: str  # on creation only: an import keeps the system's id
+    owner: models.Model | None  # the web app's account field
+    description: str
+    phone_number: str
+    website: str
+    language: str
+    depth_measurement: str
+    length_measurement: str
+    temp_measurement: str
+    inactive: bool
+    blocked: bool
+    hide_name: bool
+    promote_trail_hub: bool
+    lat: float | None
+    lng: float | None
+    groomers_live: bool
+    time_zone: str
+    unconfirmed_after_hours: int | None
+    subscription: str
+    sms_countries: list[str] | None
+    sms_confirmations_per_day: int
+    reports_per_day: int
+    hidden_activities: list[str] | None
+
+
+class SystemChanges(SystemDetails, total=False):
+    name: str
+
+
 def _checked_system_fields(fields: Mapping) -> dict:
     """A system's details as stored: the website with a scheme, the SMS countries as
     upper-case ISO codes and the time zone as an IANA name (an unknown one refused)."""
@@ -78,14 +110,14 @@ def create_trail_system(
     owner_uid: str | None,
     actor: Actor,
     members: Sequence[tuple[str, str]] = (),
-    fields: Mapping | None = None,
     trails: Sequence[tuple[Trail, Sequence[TrailActivity]]] = (),
     points: Sequence[Point] = (),
+    **details: Unpack[SystemDetails],
 ) -> TrailSystem:
     """A system with its owner and members and, when imported, its trails (each with its
     activities) and points, given as unsaved rows; queues elevations and the first compile."""
     check_single_line({"name": name}, "name")
-    fields = _checked_system_fields(fields or {})
+    fields = _checked_system_fields(details)
     user_model = get_user_model()
     # A system copied without an owner is managed by its members and super admins.
     owner = user_model.objects.get_or_create(uid=owner_uid)[0] if owner_uid else None
@@ -136,7 +168,9 @@ LISTED_FIELDS = frozenset({"name", "lat", "lng", "inactive", "blocked", "hidden_
 
 
 @transaction.atomic
-def change_trail_system(*, system: TrailSystem, changes: Mapping, actor: Actor) -> None:
+def change_trail_system(
+    *, system: TrailSystem, actor: Actor, **changes: Unpack[SystemChanges]
+) -> None:
     """Public details only (PATCH /trail-systems/:id): no recompile; the all-systems list is
     rebuilt when what it shows changed. A location set replaces the derived one; a location
     cleared is derived from the trails again at once."""

@@ -79,7 +79,7 @@ class TrailSystemView(APIView):
         system = managed_system(request, system_id, admin=True)
         services.change_trail_system(
             system=system,
-            changes=changes(shapes.TrailSystemChangeSerializer, request),
+            **changes(shapes.TrailSystemChangeSerializer, request),
             actor=request_actor(request),
         )
         changed = selectors.system_or_404(system_id)

@@ -208,7 +208,7 @@ class TrailSystemAdmin(StatusHistoryMixin, DeleteThroughService, ServiceAdmin):
     def save_model(self, request, obj, form, change):
         if change:
             services.change_trail_system(
-                system=obj, changes=self.changed_fields(form), actor=web_actor(request)
+                system=obj, **self.changed_fields(form), actor=web_actor(request)
             )
             return
         fields = {name: value for name, value in form.cleaned_data.items() if name != "owner"}
@@ -217,7 +217,7 @@ class TrailSystemAdmin(StatusHistoryMixin, DeleteThroughService, ServiceAdmin):
             name=fields.pop("name"),
             owner_uid=owner.pk if owner else request.user.pk,
             actor=web_actor(request),
-            fields=fields,
+            **fields,
         )
         obj.pk = system.pk
         obj._state.adding = False

@@ -1,6 +1,6 @@
 """Writes of updates: each type's required fields, expiry, related trails, notification."""
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from datetime import date, datetime, timedelta
 from typing import TypedDict, Unpack
 
@@ -71,11 +71,10 @@ def _touch(system: TrailSystem, trails: list[Trail], all_trails: bool, now: date
     related.update(updated_on=now)
 
 
-class UpdateFields(TypedDict, total=False):
-    """An update's fields as the services take them, by keyword: its type's own (TYPE_FIELDS;
-    those of other types are ignored), its expiry (a date, or hours from now), its trails."""
+class TypeFields(TypedDict, total=False):
+    """The fields of the update types (TYPE_FIELDS), as the services take them by keyword;
+    those of another type than the update's are ignored."""
 
-    type: str  # on creation only
     description: str
     severity: str
     link_url: str
@@ -90,6 +89,13 @@ class UpdateFields(TypedDict, total=False):
     last_snow_date: date | None
     last_snow_making_date: date | None
     last_snow_time: str | None
+
+
+class UpdateFields(TypeFields, total=False):
+    """An update's fields: its type's own, its expiry (a date, or hours from now), its
+    trails, and whether subscribers are told."""
+
+    type: str  # on creation only
     expiration_date: datetime
     expires_in_hours: float
     notify: bool
@@ -173,11 +179,11 @@ def import_update(
     system: TrailSystem,
     update_id: str,
     kind: str,
-    fields: Mapping,
     trail_ids: Iterable[str],
     expiration_date: datetime,
     updated_on: datetime,
     actor: Actor,
+    **fields: Unpack[TypeFields],
 ) -> Update:
     """An update copied from another deployment: its id, expiry and time are kept, so the
     published order and the ids embeds may hold stay the same; an import never notifies."""

@@ -50,7 +50,7 @@ def flag(request: Request, name: str) -> bool:
         return False
     if value.lower() == "true":
         return True
-    raise Invalid("invalid_field", f"{name}: must be true or false.")
+    raise Invalid("invalid_field", "must be true or false.", field=name)
 
 
 # OpenAPI: the views build their responses by hand, so each operation names its shapes here.
@@ -76,7 +76,7 @@ class SystemCollectionView(APIView):
     list_serializer: type[serializers.Serializer]
     item_serializer: type[serializers.Serializer]
     create_serializer: type[serializers.Serializer]
-    create: Callable[..., Model]  # a service: create(system=, fields=, actor=)
+    create: Callable[..., Model]  # a service: create(system=, actor=, **fields)
     lookup: Callable[[str], Model]
 
     def __init_subclass__(cls, **kwargs):
@@ -109,7 +109,7 @@ class SystemCollectionView(APIView):
         system = managed_system(request, system_id)
         created = self.create(
             system=system,
-            fields=validated(self.create_serializer, request),
+            **validated(self.create_serializer, request),
             actor=request_actor(request),
         )
         return Response(self.item_serializer(self.lookup(created.pk)).data, status.HTTP_201_CREATED)
@@ -122,7 +122,7 @@ class ItemView(APIView):
     change_serializer: type[serializers.Serializer]
     lookup: Callable[[str], Model]
     row_name: str  # the keyword the services name the row by: trail, point, update
-    change: Callable[..., None]  # a service: change(<row_name>=, changes=, actor=)
+    change: Callable[..., None]  # a service: change(<row_name>=, actor=, **changes)
     remove: Callable[..., None]  # a service: remove(<row_name>=, actor=)
     removed: dict  # what DELETE adds to {ok, id}
 
@@ -160,7 +160,7 @@ class ItemView(APIView):
         row = self.authorized(request, self.find(pk))
         self.change(
             **{self.row_name: row},
-            changes=changes(self.change_serializer, request),
+            **changes(self.change_serializer, request),
             actor=request_actor(request),
         )
         return Response(self.changed_serializer(self.find(pk)).data)

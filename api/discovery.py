@@ -192,7 +192,7 @@ def requested_language(request) -> str:
     if language is None:
         return get_language_from_request(request._request)
     if language not in Language.values:
-        raise Invalid("invalid_field", f"language: must be one of {Language.values}.")
+        raise Invalid("invalid_field", f"must be one of {Language.values}.", field="language")
     return language
 
 

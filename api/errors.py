@@ -48,8 +48,9 @@ DOMAIN_STATUS: dict[type[DomainError], int] = {
 }
 
 
-def envelope(code: str, message: str) -> dict:
-    return {"error": {"code": code, "message": message}}
+def envelope(code: str, message: str, field: str = "") -> dict:
+    """The body of an error; one about a field names it first: `expirationDate: must be ...`."""
+    return {"error": {"code": code, "message": f"{field}: {message}" if field else message}}
 
 
 def _join(path: str, key) -> str:
@@ -86,8 +87,7 @@ def validation_error_code(err_code: str | None) -> str:
 def _validation_response(exc: exceptions.ValidationError) -> Response:
     field, detail = first_validation_error(exc.detail)
     code = validation_error_code(getattr(detail, "code", None))
-    message = f"{field}: {detail}" if field else str(detail)
-    return Response(envelope(code, message), status=status.HTTP_400_BAD_REQUEST)
+    return Response(envelope(code, str(detail), field), status=status.HTTP_400_BAD_REQUEST)
 
 
 def _api_exception_response(exc: exceptions.APIException) -> Response:
@@ -123,8 +123,8 @@ def _api_exception_response(exc: exceptions.APIException) -> Response:
     return response
 
 
-def _error_response(code: str, message: str, http_status: int) -> Response:
-    response = Response(envelope(code, message), status=http_status)
+def _error_response(code: str, message: str, http_status: int, field: str = "") -> Response:
+    response = Response(envelope(code, message, field), status=http_status)
     if http_status == status.HTTP_401_UNAUTHORIZED:
         response["WWW-Authenticate"] = 'Bearer realm="api"'
     return response
@@ -135,7 +135,7 @@ def api_exception_handler(exc, context) -> Response:
     set_rollback()
     if isinstance(exc, DomainError):
         http_status = next(code for kind, code in DOMAIN_STATUS.items() if isinstance(exc, kind))
-        return _error_response(exc.code, exc.message, http_status)
+        return _error_response(exc.code, exc.message, http_status, exc.field)
     if isinstance(exc, exceptions.ValidationError):
         return _validation_response(exc)
     if isinstance(exc, exceptions.APIException):

@@ -2,7 +2,6 @@
 sign-in and pages, and the commands call these)."""
 
 import secrets
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -17,6 +16,7 @@ from apikeys.models import ApiKey, User
 from core.actors import Actor
 from core.errors import Forbidden, Invalid, NotAuthenticated, NotFound
 from core.text import check_single_line
+from core.unset import UNSET, given
 from trails import services as trail_services
 from trails.models import TrailSystem
 from trails.selectors import managed_systems
@@ -83,14 +83,44 @@ def ensure_account(*, uid: str, email: str = "") -> User:
 
 
 @transaction.atomic
-def create_account(*, uid: str, fields: Mapping) -> User:
+def create_account(
+    *,
+    uid: str,
+    email: str = "",
+    is_super_admin: bool = False,
+    is_staff: bool = False,
+    is_superuser: bool = False,
+    is_active: bool = True,
+) -> User:
     """An account made by an operator (the web app's account page), without a password."""
-    return User.objects.create_user(uid, **fields)
+    return User.objects.create_user(
+        uid,
+        email=email,
+        is_super_admin=is_super_admin,
+        is_staff=is_staff,
+        is_superuser=is_superuser,
+        is_active=is_active,
+    )
 
 
 @transaction.atomic
-def change_account(*, user: User, changes: Mapping) -> None:
+def change_account(
+    *,
+    user: User,
+    email: str = UNSET,
+    is_super_admin: bool = UNSET,
+    is_staff: bool = UNSET,
+    is_superuser: bool = UNSET,
+    is_active: bool = UNSET,
+) -> None:
     """An operator's change of an account: one UPDATE of only the columns given."""
+    changes = given(
+        email=email,
+        is_super_admin=is_super_admin,
+        is_staff=is_staff,
+        is_superuser=is_superuser,
+        is_active=is_active,
+    )
     if changes:
         User.objects.filter(pk=user.pk).update(**changes)
 
@@ -153,7 +183,7 @@ def checked_system_ids(user: User, system_ids: list[str] | None) -> list[str] | 
     for system_id in unique:
         if system_id not in managed:
             raise Forbidden(
-                "forbidden", f"trailSystemIds: you do not manage trail system {system_id}."
+                "forbidden", f"you do not manage trail system {system_id}.", field="trailSystemIds"
             )
     return unique
 

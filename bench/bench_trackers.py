@@ -53,12 +53,10 @@ def _seed():
         north = n * 100.0
         create_trail(
             system=system,
-            fields={
-                "name": f"Trail {n}",
-                "geometry": {
-                    "type": "LineString",
-                    "coordinates": path([(0, north), (TRAIL_METRES, north)], step=20),
-                },
+            name=f"Trail {n}",
+            geometry={
+                "type": "LineString",
+                "coordinates": path([(0, north), (TRAIL_METRES, north)], step=20),
             },
             actor=actor,
         )

@@ -40,7 +40,7 @@ def _changes(trails: list, count: int, rate: float | None) -> dict[str, float]:
         trail = trails[n % len(trails)]
         status = ("Closed", "Open")[(n // len(trails)) % 2]
         with transaction.atomic():
-            change_trail(trail=trail, changes={"status": status}, actor=actor)
+            change_trail(trail=trail, status=status, actor=actor)
         committed[f"{trail.pk}:{status}"] = time.monotonic()
         if rate:
             time.sleep(max(0.0, started + (n + 1) / rate - time.monotonic()))

@@ -12,6 +12,7 @@ of the environment win over it. ENV_FILE names another file; empty, none is read
 """
 
 import ipaddress
+import math
 import os
 from datetime import timedelta
 from pathlib import Path
@@ -26,30 +27,74 @@ from core.limits import REQUEST_BODY_MAX
 from core.open_files import open_file_limit, streams_for_open_files
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-ENV_FILE = os.environ.get("ENV_FILE", str(BASE_DIR / ".env"))
-if ENV_FILE and Path(ENV_FILE).is_file():
-    environ.Env.read_env(ENV_FILE)
-PRODUCTION = os.environ.get("DJANGO_PROFILE", "") == "production"
-VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
+
+
+env = environ.Env()
+# The words a flag takes: django-environ's for true, and their opposites.
+FLAG_WORDS = {*environ.Env.BOOLEAN_TRUE_STRINGS, "false", "off", "no", "n", "0"}
+# The form each reader takes, as the message for a malformed value says it.
+FORMS = {
+    "int": "a whole number",
+    "float": "a number",
+    "bool": "true or false (1, true, yes, on or 0, false, no, off)",
+}
+
+
+def typed(kind: str, name: str, default):
+    """Variable `name` through django-environ's typed reader `kind` (env.int, env.float,
+    env.bool), or `default` when it is unset or empty. A value the reader cannot take stops
+    the start with a message naming the variable and its form, rather than a bare ValueError
+    from deep inside the settings."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        if kind == "bool" and raw.lower() not in FLAG_WORDS:
+            raise ValueError(raw)
+        value = getattr(env, kind)(name)
+        if kind == "float" and not math.isfinite(value):
+            raise ValueError(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be {FORMS[kind]}, got {raw!r}.") from None
+    return value
+
+
+def env_int(name: str, default: int | None) -> int | None:
+    return typed("int", name, default)
+
+
+def env_float(name: str, default: float) -> float:
+    return typed("float", name, default)
 
 
 def env_flag(name: str, default: bool = False) -> bool:
-    value = os.environ.get(name)
-    if value is None or value == "":
-        return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
+    return typed("bool", name, default)
 
 
 def env_list(name: str, default: str = "") -> list[str]:
-    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+    """A comma-separated list (env.list), each item stripped, blank ones dropped."""
+    return [item.strip() for item in env.list(name, default=default.split(",")) if item.strip()]
 
 
-if os.environ.get("DJANGO_PROFILE", "") not in ("", "production"):
+def env_text(name: str, default: str | None = "") -> str | None:
+    """Free text, read as it is: django-environ's env.str would take a value beginning with
+    `$` for the name of another variable, and a secret or password may begin so."""
+    return os.environ.get(name, default)
+
+
+ENV_FILE = env_text("ENV_FILE", str(BASE_DIR / ".env"))
+if ENV_FILE and Path(ENV_FILE).is_file():
+    environ.Env.read_env(ENV_FILE)
+PRODUCTION = env_text("DJANGO_PROFILE", "") == "production"
+VAR_DIR = Path(env_text("VAR_DIR", BASE_DIR / "var"))
+
+
+if env_text("DJANGO_PROFILE", "") not in ("", "production"):
     raise ImproperlyConfigured("DJANGO_PROFILE must be production or unset.")
 DEBUG = env_flag("DEBUG")
 if PRODUCTION and DEBUG:
     raise ImproperlyConfigured("DEBUG cannot be on under DJANGO_PROFILE=production.")
-SECRET_KEY = os.environ.get("SECRET_KEY", "")
+SECRET_KEY = env_text("SECRET_KEY", "")
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured(
@@ -70,7 +115,7 @@ for _proxy in TRUSTED_PROXIES:
         ) from None
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 # Public base URL used in links sent to subscribers and in discovery documents.
-PUBLIC_BASE_URL = os.environ.get("PUBLIC_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
+PUBLIC_BASE_URL = env_text("PUBLIC_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
 
 INSTALLED_APPS = [
     # Before the admin, so its templates (the sign-in page) take precedence.
@@ -149,7 +194,7 @@ TEMPLATES = [
     },
 ]
 
-DATABASE_URL = os.environ.get("DATABASE_URL", "")
+DATABASE_URL = env_text("DATABASE_URL", "")
 if DATABASE_URL:
     DATABASES = {
         "default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)
@@ -175,7 +220,7 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 # Only needed to run collectstatic for a CDN; WhiteNoise serves from the finders below.
-STATIC_ROOT = os.environ.get("STATIC_ROOT") or None
+STATIC_ROOT = env_text("STATIC_ROOT") or None
 # Browser libraries come from npm (package.json, installed by the Makefile into node_modules)
 # and are served under /static/vendor/; never copied into the repository.
 NODE_MODULES = BASE_DIR / "node_modules"
@@ -195,14 +240,14 @@ WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = env_flag("STATIC_AUTOREFRESH", DEBUG)
 # The compressed copies of the static files found in the repository, made at first use.
 STATIC_COPIES_ROOT = VAR_DIR / "static-copies"
-MEDIA_URL = os.environ.get("MEDIA_URL", "/media/")
-MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
+MEDIA_URL = env_text("MEDIA_URL", "/media/")
+MEDIA_ROOT = Path(env_text("MEDIA_ROOT", VAR_DIR / "media"))
 # Serve MEDIA_ROOT from Django itself; on by default for local-disk storage.
 SERVE_MEDIA = env_flag("SERVE_MEDIA", True)
 
 # Published files go through Django's storage API: local disk by default; S3 or GCS by
 # STORAGE_BACKEND with django-storages' own AWS_* / GS_* variables.
-STORAGE_BACKEND = os.environ.get("STORAGE_BACKEND", "local")
+STORAGE_BACKEND = env_text("STORAGE_BACKEND", "local")
 _storage_backends = {
     "local": "publishing.storage_backends.PublishedFileSystemStorage",
     "s3": "publishing.storage_backends.PublishedS3Storage",
@@ -230,21 +275,21 @@ STORAGES = {
     "report_photos": _report_photo_storages[STORAGE_BACKEND],
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
-AWS_STORAGE_BUCKET_NAME = os.environ.get("AWS_STORAGE_BUCKET_NAME")
-AWS_S3_REGION_NAME = os.environ.get("AWS_S3_REGION_NAME")
-AWS_S3_ENDPOINT_URL = os.environ.get("AWS_S3_ENDPOINT_URL")
+AWS_STORAGE_BUCKET_NAME = env_text("AWS_STORAGE_BUCKET_NAME")
+AWS_S3_REGION_NAME = env_text("AWS_S3_REGION_NAME")
+AWS_S3_ENDPOINT_URL = env_text("AWS_S3_ENDPOINT_URL")
 AWS_QUERYSTRING_AUTH = False
-AWS_DEFAULT_ACL = os.environ.get("AWS_DEFAULT_ACL", "public-read")
-GS_BUCKET_NAME = os.environ.get("GS_BUCKET_NAME")
+AWS_DEFAULT_ACL = env_text("AWS_DEFAULT_ACL", "public-read")
+GS_BUCKET_NAME = env_text("GS_BUCKET_NAME")
 GS_QUERYSTRING_AUTH = False
 
 # Background work. Without a broker, tasks run in-process (eagerly) after the commit. Celery
 # still takes a producer for them: the in-memory transport, not a URL without a host (kombu's
 # "No hostname was supplied" warning in every command).
-REDIS_URL = os.environ.get("REDIS_URL", "")
-CELERY_TASK_ALWAYS_EAGER = not os.environ.get("CELERY_BROKER_URL", REDIS_URL)
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL) or "memory://localhost/"
-CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "trails")
+REDIS_URL = env_text("REDIS_URL", "")
+CELERY_TASK_ALWAYS_EAGER = not env_text("CELERY_BROKER_URL", REDIS_URL)
+CELERY_BROKER_URL = env_text("CELERY_BROKER_URL", REDIS_URL) or "memory://localhost/"
+CELERY_TASK_DEFAULT_QUEUE = env_text("CELERY_QUEUE", "trails")
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
@@ -256,9 +301,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 600}
 CELERY_TIMEZONE = "UTC"
 # A replaced map file stays this long (at least a minute): a poller or embed handed its name
 # by a legacy document or the public map just before a compile can still fetch it.
-MAP_FILE_GRACE = timedelta(
-    seconds=max(float(os.environ.get("MAP_FILE_GRACE_SECONDS", "300")), 60.0)
-)
+MAP_FILE_GRACE = timedelta(seconds=max(env_float("MAP_FILE_GRACE_SECONDS", 300.0), 60.0))
 # A map file is published as compiled and its compressed copies made after the commit, off
 # the freshness path (publishing.tasks.compile_system). On: made inside the compile, before
 # the file is named, as before issue 32 (for the benchmark's comparison).
@@ -270,7 +313,7 @@ CELERY_BEAT_SCHEDULE = {
     },
     "sweep-pending-compiles": {
         "task": "publishing.tasks.sweep_pending_compiles",
-        "schedule": timedelta(seconds=float(os.environ.get("COMPILE_SWEEP_SECONDS", "30"))),
+        "schedule": timedelta(seconds=env_float("COMPILE_SWEEP_SECONDS", 30.0)),
     },
     "rebuild-all-systems-file": {
         "task": "publishing.tasks.rebuild_all_systems_file",
@@ -284,7 +327,7 @@ CELERY_BEAT_SCHEDULE = {
 
 # Scheduled status changes fall due on the minute; beat looks this often (at least every
 # second, at most every 60, so a change is applied within a minute of its time).
-SCHEDULE_SWEEP_SECONDS = min(max(float(os.environ.get("SCHEDULE_SWEEP_SECONDS", "15")), 1.0), 60.0)
+SCHEDULE_SWEEP_SECONDS = min(max(env_float("SCHEDULE_SWEEP_SECONDS", 15.0), 1.0), 60.0)
 CELERY_BEAT_SCHEDULE["apply-schedules"] = {
     "task": "schedules.tasks.apply_schedules",
     "schedule": timedelta(seconds=SCHEDULE_SWEEP_SECONDS),
@@ -294,7 +337,7 @@ CELERY_BEAT_SCHEDULE["apply-schedules"] = {
 
 # Live grooming (trackers): beat ends sessions 15 minutes without a position and marks what
 # positions not measured yet groomed, this often (1 to 60 s).
-GROOMING_SWEEP_SECONDS = min(max(float(os.environ.get("GROOMING_SWEEP_SECONDS", "15")), 1.0), 60.0)
+GROOMING_SWEEP_SECONDS = min(max(env_float("GROOMING_SWEEP_SECONDS", 15.0), 1.0), 60.0)
 CELERY_BEAT_SCHEDULE["sweep-grooming-sessions"] = {
     "task": "grooming.tasks.sweep_grooming_sessions",
     "schedule": timedelta(seconds=GROOMING_SWEEP_SECONDS),
@@ -308,10 +351,10 @@ CELERY_BEAT_SCHEDULE["sweep-grooming-sessions"] = {
 # emulator-only projects): a real project with the emulator variable set refuses to start.
 if PRODUCTION and "FIREBASE_PROJECT_ID" not in os.environ:
     raise ImproperlyConfigured("FIREBASE_PROJECT_ID must be set under DJANGO_PROFILE=production.")
-FIREBASE_PROJECT_ID = os.environ.get("FIREBASE_PROJECT_ID", "demo-trails")
+FIREBASE_PROJECT_ID = env_text("FIREBASE_PROJECT_ID", "demo-trails")
 if "FIREBASE_PROJECT_ID" not in os.environ:
     os.environ.setdefault("FIREBASE_AUTH_EMULATOR_HOST", "127.0.0.1:9099")
-FIREBASE_EMULATOR = bool(os.environ.get("FIREBASE_AUTH_EMULATOR_HOST"))
+FIREBASE_EMULATOR = bool(env_text("FIREBASE_AUTH_EMULATOR_HOST"))
 if FIREBASE_EMULATOR and not FIREBASE_PROJECT_ID.startswith("demo-"):
     raise ImproperlyConfigured(
         f"FIREBASE_AUTH_EMULATOR_HOST is set, so unsigned emulator ID tokens would be accepted, "
@@ -320,7 +363,7 @@ if FIREBASE_EMULATOR and not FIREBASE_PROJECT_ID.startswith("demo-"):
     )
 
 # API keys begin with this fixed prefix; anything else is treated as an ID token.
-API_KEY_PREFIX = os.environ.get("API_KEY_PREFIX", "tsk_")
+API_KEY_PREFIX = env_text("API_KEY_PREFIX", "tsk_")
 
 # Origins allowed to call /legacy from a browser.
 LEGACY_ALLOWED_ORIGINS = env_list("LEGACY_ALLOWED_ORIGINS")
@@ -329,78 +372,76 @@ LEGACY_ALLOWED_ORIGINS = env_list("LEGACY_ALLOWED_ORIGINS")
 LEGACY_LISTEN = env_flag("LEGACY_LISTEN", True)
 
 # Email (Django's own variables) and SMS (same pattern, our backends).
-EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
-if os.environ.get("EMAIL_FILE_PATH"):
-    EMAIL_FILE_PATH = os.environ["EMAIL_FILE_PATH"]
-EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
-EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
-EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
-EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_BACKEND = env_text("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+if env_text("EMAIL_FILE_PATH"):
+    EMAIL_FILE_PATH = env_text("EMAIL_FILE_PATH")
+EMAIL_HOST = env_text("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = env_text("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_text("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_flag("EMAIL_USE_TLS")
-DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Trail status <no-reply@localhost>")
-SMS_BACKEND = os.environ.get("SMS_BACKEND", "updates.sms.console.SmsBackend")
-SMS_FILE_PATH = os.environ.get("SMS_FILE_PATH", str(VAR_DIR / "sms"))
-SMS_FROM_NUMBER = os.environ.get("SMS_FROM_NUMBER", "")
+DEFAULT_FROM_EMAIL = env_text("DEFAULT_FROM_EMAIL", "Trail status <no-reply@localhost>")
+SMS_BACKEND = env_text("SMS_BACKEND", "updates.sms.console.SmsBackend")
+SMS_FILE_PATH = env_text("SMS_FILE_PATH", str(VAR_DIR / "sms"))
+SMS_FROM_NUMBER = env_text("SMS_FROM_NUMBER", "")
 # Confirmation SMS of the public sign-up, the whole site, per UTC day (updates.sms_budget);
 # each trail system has its own budget too (smsConfirmationsPerDay, 100 by default).
-SMS_CONFIRMATIONS_PER_DAY = int(os.environ.get("SMS_CONFIRMATIONS_PER_DAY", "1000"))
-TWILIO_ACCOUNT_SID = os.environ.get("TWILIO_ACCOUNT_SID", "")
-TWILIO_AUTH_TOKEN = os.environ.get("TWILIO_AUTH_TOKEN", "")
+SMS_CONFIRMATIONS_PER_DAY = env_int("SMS_CONFIRMATIONS_PER_DAY", 1000)
+TWILIO_ACCOUNT_SID = env_text("TWILIO_ACCOUNT_SID", "")
+TWILIO_AUTH_TOKEN = env_text("TWILIO_AUTH_TOKEN", "")
 TWILIO_SMS_BACKEND = "updates.sms.twilio.SmsBackend"
 # /sms/inbound checks every post's signature with the auth token; without it, anyone could
 # unsubscribe any number.
 if SMS_BACKEND == TWILIO_SMS_BACKEND and not TWILIO_AUTH_TOKEN:
     raise ImproperlyConfigured("TWILIO_AUTH_TOKEN must be set when SMS_BACKEND is Twilio's.")
 # Open-Meteo endpoints of the weather and elevation providers (overridden in tests).
-OPEN_METEO_URL = os.environ.get("OPEN_METEO_URL", "https://api.open-meteo.com/v1/forecast")
-OPEN_METEO_ELEVATION_URL = os.environ.get(
+OPEN_METEO_URL = env_text("OPEN_METEO_URL", "https://api.open-meteo.com/v1/forecast")
+OPEN_METEO_ELEVATION_URL = env_text(
     "OPEN_METEO_ELEVATION_URL", "https://api.open-meteo.com/v1/elevation"
 )
 CELERY_BEAT_SCHEDULE["sweep-notifications"] = {
     "task": "updates.tasks.sweep_notifications",
-    "schedule": timedelta(seconds=float(os.environ.get("NOTIFICATION_SWEEP_SECONDS", "300"))),
+    "schedule": timedelta(seconds=env_float("NOTIFICATION_SWEEP_SECONDS", 300.0)),
 }
 # Fan-outs a broker outage kept from being queued are queued this often, so notifications go
 # out within a minute of the broker's return (updates.tasks.queue_unqueued_fan_outs).
 CELERY_BEAT_SCHEDULE["queue-unqueued-fan-outs"] = {
     "task": "updates.tasks.queue_unqueued_fan_outs",
-    "schedule": timedelta(seconds=float(os.environ.get("NOTIFICATION_QUEUE_SWEEP_SECONDS", "15"))),
+    "schedule": timedelta(seconds=env_float("NOTIFICATION_QUEUE_SWEEP_SECONDS", 15.0)),
 }
 CELERY_BEAT_SCHEDULE["purge-expired-confirmations"] = {
     "task": "updates.tasks.purge_expired_confirmations",
     "schedule": crontab(minute=30, hour=3),
 }
 # A queued fan-out older than this is taken as lost and queued again by the sweep.
-NOTIFICATION_SWEEP_AFTER = timedelta(
-    seconds=float(os.environ.get("NOTIFICATION_SWEEP_AFTER_SECONDS", "600"))
-)
+NOTIFICATION_SWEEP_AFTER = timedelta(seconds=env_float("NOTIFICATION_SWEEP_AFTER_SECONDS", 600.0))
 # A delivery claimed longer ago than this belongs to a dead worker (a chunk task is killed
 # at its time limit, well before): the sweep recovers it (docs/developers/architecture.md,
 # "Notifications").
-DELIVERY_LEASE = timedelta(seconds=float(os.environ.get("DELIVERY_LEASE_SECONDS", "1800")))
+DELIVERY_LEASE = timedelta(seconds=env_float("DELIVERY_LEASE_SECONDS", 1800.0))
 # Outcomes of a chunk's sends recorded together; a worker killed mid-chunk leaves at most this
 # many messages in doubt (not sent again). 1: at most one, at a third of the throughput.
-NOTIFICATION_RECORD_EVERY = max(1, int(os.environ.get("NOTIFICATION_RECORD_EVERY", "10")))
+NOTIFICATION_RECORD_EVERY = max(1, env_int("NOTIFICATION_RECORD_EVERY", 10))
 # How old the /metrics counts of sent, failed and skipped deliveries may be (updates/metrics.py).
-DELIVERY_METRICS_SECONDS = float(os.environ.get("DELIVERY_METRICS_SECONDS", "300"))
+DELIVERY_METRICS_SECONDS = env_float("DELIVERY_METRICS_SECONDS", 300.0)
 
 # Outbound webhooks (webhooks/). Their targets must resolve to public addresses unless this
 # is set (the tests and `make run` set it, to reach receivers on 127.0.0.1); a failed delivery
 # is retried after WEBHOOK_RETRY_SECONDS, then 3 times longer each time, for 24 hours; beat
 # queues due deliveries whose task was lost every WEBHOOK_SWEEP_SECONDS.
 WEBHOOK_ALLOW_PRIVATE_TARGETS = env_flag("WEBHOOK_ALLOW_PRIVATE_TARGETS")
-WEBHOOK_RETRY_SECONDS = max(float(os.environ.get("WEBHOOK_RETRY_SECONDS", "5")), 0.1)
+WEBHOOK_RETRY_SECONDS = max(env_float("WEBHOOK_RETRY_SECONDS", 5.0), 0.1)
 CELERY_BEAT_SCHEDULE["sweep-webhooks"] = {
     "task": "webhooks.tasks.sweep_webhooks",
-    "schedule": timedelta(seconds=float(os.environ.get("WEBHOOK_SWEEP_SECONDS", "10"))),
+    "schedule": timedelta(seconds=env_float("WEBHOOK_SWEEP_SECONDS", 10.0)),
 }
 # Rider reports (reports/): kept this many days, with their photos and addresses; anonymous
 # reports accepted per client address (an IPv6 client by its /64) per 10 minutes and per
 # day, and over the whole site per hour (each system has reportsPerDay too).
-REPORT_RETENTION_DAYS = max(int(os.environ.get("REPORT_RETENTION_DAYS", "90")), 1)
-REPORTS_PER_CLIENT_10_MINUTES = int(os.environ.get("REPORTS_PER_CLIENT_10_MINUTES", "5"))
-REPORTS_PER_CLIENT_DAY = int(os.environ.get("REPORTS_PER_CLIENT_DAY", "30"))
-REPORTS_PER_HOUR = int(os.environ.get("REPORTS_PER_HOUR", "2000"))
+REPORT_RETENTION_DAYS = max(env_int("REPORT_RETENTION_DAYS", 90), 1)
+REPORTS_PER_CLIENT_10_MINUTES = env_int("REPORTS_PER_CLIENT_10_MINUTES", 5)
+REPORTS_PER_CLIENT_DAY = env_int("REPORTS_PER_CLIENT_DAY", 30)
+REPORTS_PER_HOUR = env_int("REPORTS_PER_HOUR", 2000)
 CELERY_BEAT_SCHEDULE["purge-old-reports"] = {
     "task": "reports.tasks.purge_old_reports",
     "schedule": crontab(minute=15, hour=4),
@@ -411,34 +452,38 @@ CELERY_BEAT_SCHEDULE["purge-webhook-messages"] = {
 }
 
 # Outside data providers; "fixed" serves built-in data and needs no network.
-WEATHER_PROVIDER = os.environ.get("WEATHER_PROVIDER", "fixed")
-ELEVATION_PROVIDER = os.environ.get("ELEVATION_PROVIDER", "fixed")
+WEATHER_PROVIDER = env_text("WEATHER_PROVIDER", "fixed")
+ELEVATION_PROVIDER = env_text("ELEVATION_PROVIDER", "fixed")
 
 # The public map (public/): how often it re-reads the legacy system document (at least a
 # minute in production; tests shorten it), and an optional base map. With no tile URL the map
 # draws on a plain background and needs no outside server.
-MAP_POLL_SECONDS = max(float(os.environ.get("MAP_POLL_SECONDS", "60")), 1.0)
-MAP_TILE_URL = os.environ.get("MAP_TILE_URL", "")
-MAP_TILE_ATTRIBUTION = os.environ.get("MAP_TILE_ATTRIBUTION", "")
+MAP_POLL_SECONDS = max(env_float("MAP_POLL_SECONDS", 60.0), 1.0)
+MAP_TILE_URL = env_text("MAP_TILE_URL", "")
+MAP_TILE_ATTRIBUTION = env_text("MAP_TILE_ATTRIBUTION", "")
 # Live map streams (/map/<id>/events, public/live.py) are served by the ASGI process (the
 # Procfile's `stream` line); STREAM_BASE_URL is where browsers reach it when it is not behind
 # the pages' own origin (empty: a reverse proxy routes the streams' path to it). Heartbeats
 # keep proxies from closing an idle stream.
-STREAM_BASE_URL = os.environ.get("STREAM_BASE_URL", "").rstrip("/")
-STREAM_HEARTBEAT_SECONDS = max(float(os.environ.get("STREAM_HEARTBEAT_SECONDS", "15")), 1.0)
+STREAM_BASE_URL = env_text("STREAM_BASE_URL", "").rstrip("/")
+STREAM_HEARTBEAT_SECONDS = max(env_float("STREAM_HEARTBEAT_SECONDS", 15.0), 1.0)
 # Bounds of the streams a process holds (docs/operators/streams.md): per client address (an
 # IPv6 client by its /64, behind TRUSTED_PROXIES the client they name), then 429; in all, then
 # 503. By default the process keeps a tenth of its open-file limit (at least 100) for the
 # database, Redis, the listener and ordinary requests. A stream whose writes wait longer than
 # STREAM_WRITE_TIMEOUT_SECONDS (a client that stopped reading) is dropped.
-STREAM_MAX_PER_CLIENT = max(int(os.environ.get("STREAM_MAX_PER_CLIENT", "20")), 1)
+STREAM_MAX_PER_CLIENT = max(env_int("STREAM_MAX_PER_CLIENT", 20), 1)
+_stream_max_connections = env_int("STREAM_MAX_CONNECTIONS", None)
 STREAM_MAX_CONNECTIONS = max(
-    int(os.environ.get("STREAM_MAX_CONNECTIONS") or streams_for_open_files(open_file_limit())), 1
+    streams_for_open_files(open_file_limit())
+    if _stream_max_connections is None
+    else _stream_max_connections,
+    1,
 )
-STREAM_WRITE_TIMEOUT_SECONDS = max(float(os.environ.get("STREAM_WRITE_TIMEOUT_SECONDS", "30")), 1.0)
+STREAM_WRITE_TIMEOUT_SECONDS = max(env_float("STREAM_WRITE_TIMEOUT_SECONDS", 30.0), 1.0)
 # The stream process (config/asgi.py) runs this much nicer than the web workers: one address's
 # flood of stream requests is refused with the CPU they leave (0: the same priority).
-STREAM_NICENESS = min(max(int(os.environ.get("STREAM_NICENESS", "10")), 0), 19)
+STREAM_NICENESS = min(max(env_int("STREAM_NICENESS", 10), 0), 19)
 # Rate limits of the public sign-up count in this cache: Redis when there is one, so every
 # web process shares the counts; process memory in the embedded default.
 CACHES = {
@@ -548,10 +593,10 @@ LOGGING = {
         "console": {
             "class": "logging.StreamHandler",
             "filters": ["request_id", "in_process_tasks"],
-            "formatter": os.environ.get("LOG_FORMAT", "json"),
+            "formatter": env_text("LOG_FORMAT", "json"),
         }
     },
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": env_text("LOG_LEVEL", "INFO")},
     "loggers": {
         "django.db.backends": {"level": "WARNING"},
         # Our request line replaces runserver's access line and Django's 4xx warnings.
@@ -562,7 +607,7 @@ LOGGING = {
 }
 
 # docs/operators/health-metrics-logs.md: /metrics answers this bearer token, or loopback only.
-METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+METRICS_TOKEN = env_text("METRICS_TOKEN", "")
 
 
 if not DEBUG:
@@ -629,16 +674,16 @@ AXES_HANDLER = "webapp.throttling.PasswordLockouts"
 AXES_CLIENT_IP_CALLABLE = "core.clients.counted_client"
 AXES_USERNAME_CALLABLE = "webapp.throttling.username_of"
 AXES_WHITELIST_CALLABLE = "webapp.throttling.not_a_password"
-AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
-AXES_ADDRESS_FAILURE_LIMIT = int(os.environ.get("AXES_ADDRESS_FAILURE_LIMIT", "50"))
-AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("AXES_COOLOFF_MINUTES", "15")))
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5)
+AXES_ADDRESS_FAILURE_LIMIT = env_int("AXES_ADDRESS_FAILURE_LIMIT", 50)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = "webapp.throttling.lockout_parameters"
 AXES_LOCKOUT_CALLABLE = "webapp.signin.password_locked"
 AXES_RESET_ON_SUCCESS = False
 AXES_VERBOSE = False
 AXES_ENABLE_ACCESS_FAILURE_LOG = True
 # The login page's Firebase Web SDK sign-in; off unless both are set.
-FIREBASE_WEB_API_KEY = os.environ.get("FIREBASE_WEB_API_KEY", "")
-FIREBASE_AUTH_DOMAIN = os.environ.get("FIREBASE_AUTH_DOMAIN", "")
+FIREBASE_WEB_API_KEY = env_text("FIREBASE_WEB_API_KEY", "")
+FIREBASE_AUTH_DOMAIN = env_text("FIREBASE_AUTH_DOMAIN", "")
 # The browser's Auth emulator address, when the server itself uses the emulator.
-FIREBASE_WEB_EMULATOR_HOST = os.environ.get("FIREBASE_AUTH_EMULATOR_HOST", "")
+FIREBASE_WEB_EMULATOR_HOST = env_text("FIREBASE_AUTH_EMULATOR_HOST", "")

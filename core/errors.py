@@ -6,12 +6,21 @@ and an HTTP status (section 7), the web app to form errors and messages."""
 
 
 class DomainError(Exception):
-    """A refused operation: a stable code (the spec's) and a message for the person."""
+    """A refused operation: a stable code (the spec's), the field it is about when it is about
+    one, named as the interface names it (`trailIds`, `expirationDate`), and a message for the
+    person that does not repeat the field's name. The API's envelope says `field: message`; a
+    web-app form shows the message on its field."""
 
-    def __init__(self, code: str, message: str):
+    def __init__(self, code: str, message: str, *, field: str = ""):
         super().__init__(message)
         self.code = code
         self.message = message
+        self.field = field
+
+    def __str__(self) -> str:
+        """As one line of text, where neither an envelope nor a form shows it (a command's
+        error, a log line, a message over a list)."""
+        return f"{self.field}: {self.message}" if self.field else self.message
 
 
 class Invalid(DomainError):

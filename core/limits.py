@@ -57,5 +57,5 @@ def categories_problem(categories: Iterable[str]) -> str | None:
     """What is wrong with a trail's categories against their limits, or None."""
     categories = list(categories)
     if len(categories) > CATEGORIES_MAX or any(len(c) > CATEGORY_LENGTH_MAX for c in categories):
-        return f"categories: at most {CATEGORIES_MAX}, of {CATEGORY_LENGTH_MAX} characters each."
+        return f"at most {CATEGORIES_MAX}, of {CATEGORY_LENGTH_MAX} characters each."
     return None

@@ -23,4 +23,4 @@ def check_links(fields: Mapping, *names: str) -> None:
     for name in names:
         url = fields.get(name)
         if url and not is_http_url(url):
-            raise Invalid("invalid_field", f"{camel(name)}: must be an http:// or https:// URL.")
+            raise Invalid("invalid_field", "must be an http:// or https:// URL.", field=camel(name))

@@ -1,10 +1,19 @@
-"""The CORS preflight of the read-only public routes: the legacy interface and the published
-files answer OPTIONS themselves, outside django-cors-headers' origin allowlist."""
+"""The CORS answers of the read-only public routes, outside django-cors-headers' origin
+allowlist: the preflight the legacy interface and the published files answer themselves, and
+the header of public data any site may read (published files, feeds, live streams)."""
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
 READ_ONLY_METHODS = "GET, HEAD, OPTIONS"
+# Public data: a page of any origin (a club's site, a lodge screen) may read it.
+ANY_ORIGIN = ("Access-Control-Allow-Origin", "*")
+
+
+def readable_from_any_origin(response: HttpResponse) -> HttpResponse:
+    name, value = ANY_ORIGIN
+    response[name] = value
+    return response
 
 
 def read_only_preflight(request: HttpRequest) -> HttpResponse:

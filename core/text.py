@@ -43,21 +43,14 @@ def is_single_line(value: str) -> bool:
     return not NOT_SINGLE_LINE.search(value)
 
 
-def single_line_problem(fields: Mapping, *names: str) -> str | None:
-    """What is wrong with the named single-line fields of a write (a name, or a list of names
-    such as categories), as `field: rule`; None when they are fine or absent."""
+def check_single_line(fields: Mapping, *names: str) -> None:
+    """The services' check of the named single-line fields of a write (a name, or a list of
+    names such as categories), whichever interface writes: 400 invalid_field in the API, an
+    error on the field in the web app's forms."""
     for name in names:
         value = fields.get(name)
         many = isinstance(value, list | tuple)
         values: Iterable = value if many else [value]
         if any(isinstance(v, str) and not is_single_line(v) for v in values):
-            return f"{name}: {'each ' if many else ''}must be {SINGLE_LINE_RULE}."
-    return None
-
-
-def check_single_line(fields: Mapping, *names: str) -> None:
-    """The services' check, whichever interface writes: 400 invalid_field in the API, an
-    error on the field in the web app's forms."""
-    problem = single_line_problem(fields, *names)
-    if problem:
-        raise Invalid("invalid_field", problem)
+            message = f"{'each ' if many else ''}must be {SINGLE_LINE_RULE}."
+            raise Invalid("invalid_field", message, field=name)

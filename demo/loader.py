@@ -141,7 +141,8 @@ def _post_updates(system: TrailSystem, nordic_ids: list[str]) -> None:
     for body in bodies:
         create_update(
             system=system,
-            fields={**body, "expiration_date": now + UPDATE_LIFETIME},
+            **body,
+            expiration_date=now + UPDATE_LIFETIME,
             actor=Actor(DEMO_OWNER_UID, Via.IMPORT),
             source=Update.Source.IMPORT,
         )

@@ -85,10 +85,12 @@ class GroomingResult:
 def _check_options(tolerance_meters: float, condition: str) -> None:
     low, high = TOLERANCE_RANGE
     if not low <= tolerance_meters <= high:
-        raise Invalid("invalid_field", f"toleranceMeters: must be from {low:g} to {high:g}.")
+        raise Invalid(
+            "invalid_field", f"must be from {low:g} to {high:g}.", field="toleranceMeters"
+        )
     if condition not in SURFACE_CONDITIONS:
         raise Invalid(
-            "invalid_field", f"condition: {condition!r} is not a surface-conditions value."
+            "invalid_field", f"{condition!r} is not a surface-conditions value.", field="condition"
         )
 
 
@@ -163,8 +165,9 @@ def record_grooming_track(
     if groomed_at > timezone.now() + CLOCK_SKEW:
         raise Invalid(
             "invalid_field",
-            f"groomedAt: {iso_ms(groomed_at)} is in the future (send groomedAt, or check the "
+            f"{iso_ms(groomed_at)} is in the future (send groomedAt, or check the "
             "clock of the device that recorded the track).",
+            field="groomedAt",
         )
     with transaction.atomic():
         covered = measure(system, track, tolerance_meters)

@@ -112,10 +112,10 @@ def create_tracker(
     """A new tracker; its secret is in the answer only."""
     name = name.strip()
     if not name or len(name) > NAME_MAX_LENGTH:
-        raise Invalid("invalid_field", f"name: 1 to {NAME_MAX_LENGTH} characters.")
+        raise Invalid("invalid_field", f"1 to {NAME_MAX_LENGTH} characters.", field="name")
     if condition not in SURFACE_CONDITIONS:
         raise Invalid(
-            "invalid_field", f"condition: {condition!r} is not a surface-conditions value."
+            "invalid_field", f"{condition!r} is not a surface-conditions value.", field="condition"
         )
     # The system's row lock: concurrent creates cannot pass the limit.
     TrailSystem.objects.select_for_update().filter(pk=system.pk).first()

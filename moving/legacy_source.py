@@ -505,7 +505,7 @@ def write_import(plan: LegacyImport) -> TrailSystem:
                 system=system,
                 update_id=draft.id,
                 kind=draft.type,
-                fields=draft.fields,
+                **draft.fields,
                 trail_ids=draft.trail_ids,
                 expiration_date=draft.expiration_date,
                 updated_on=draft.updated_on,

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET
 from icalendar import Calendar, Event
 
 from core.dates import iso_ms
+from core.preflight import readable_from_any_origin
 from public.feed_entries import (
     Entry,
     activity_label,
@@ -48,19 +49,13 @@ def _absolute(path: str) -> str:
     return settings.PUBLIC_BASE_URL + path
 
 
-def _shared(response: HttpResponse) -> HttpResponse:
-    """Public data any site may read (a club's page, a lodge screen)."""
-    response["Access-Control-Allow-Origin"] = "*"
-    return response
-
-
 class SystemAtomFeed(Feed):
     """Updates, grooming and status changes, newest first, in the system's language."""
 
     feed_type = Atom1Feed
 
     def __call__(self, request, *args, **kwargs):
-        return _shared(super().__call__(request, *args, **kwargs))
+        return readable_from_any_origin(super().__call__(request, *args, **kwargs))
 
     def get_object(self, request: HttpRequest, system_id: str) -> TrailSystem:
         system = _public_or_404(system_id)
@@ -211,7 +206,7 @@ def calendar_view(request: HttpRequest, system_id: str) -> HttpResponse:
     calendar.add_missing_timezones()
     response = HttpResponse(calendar.to_ical(), content_type="text/calendar; charset=utf-8")
     response["Content-Disposition"] = f'inline; filename="{system.pk}.ics"'
-    return _shared(response)
+    return readable_from_any_origin(response)
 
 
 # The map's list
@@ -241,7 +236,7 @@ def schedules_json_view(request: HttpRequest, system_id: str) -> JsonResponse:
             for change in changes
         ],
     }
-    return _shared(JsonResponse(body))
+    return readable_from_any_origin(JsonResponse(body))
 
 
 @require_GET
@@ -260,4 +255,4 @@ def confirmations_json_view(request: HttpRequest, system_id: str) -> JsonRespons
             for trail_id, confirmed_on in unconfirmed.items()
         ],
     }
-    return _shared(JsonResponse(body))
+    return readable_from_any_origin(JsonResponse(body))

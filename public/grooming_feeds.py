@@ -8,8 +8,9 @@ from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET
 
 from core.dates import iso_ms
+from core.preflight import readable_from_any_origin
 from grooming import selectors
-from public.feeds import FEED_MAX_AGE, _public_or_404, _shared
+from public.feeds import FEED_MAX_AGE, _public_or_404
 from trails.timezones import zone_name, zone_of
 from updates.types import SURFACE_CONDITION_CATALOG
 
@@ -39,7 +40,7 @@ def grooming_json_view(request: HttpRequest, system_id: str) -> JsonResponse:
             }
         )
     body = {"trailSystemId": system.pk, "timeZone": zone_name(system), "trails": trails}
-    return _shared(JsonResponse(body))
+    return readable_from_any_origin(JsonResponse(body))
 
 
 @require_GET
@@ -48,4 +49,5 @@ def groomers_json_view(request: HttpRequest, system_id: str) -> JsonResponse:
     """The machines grooming now (name and last position); `[]` unless `groomersLive`."""
     system = _public_or_404(system_id)
     groomers = [groomer.document() for groomer in selectors.groomers_now(system)]
-    return _shared(JsonResponse({"trailSystemId": system.pk, "groomers": groomers}))
+    body = {"trailSystemId": system.pk, "groomers": groomers}
+    return readable_from_any_origin(JsonResponse(body))

@@ -40,6 +40,7 @@ from django.db import connection
 
 from core import listening, memory
 from core.dates import iso_ms
+from core.preflight import ANY_ORIGIN
 from grooming.selectors import groomers_shown
 from public import metrics
 from public.selectors import read_published
@@ -73,7 +74,7 @@ STREAM_HEADERS = (
     ("Content-Type", "text/event-stream"),
     ("Cache-Control", "no-cache, no-transform"),
     ("X-Accel-Buffering", "no"),
-    ("Access-Control-Allow-Origin", "*"),
+    ANY_ORIGIN,
 )
 END = None  # queued to a stream: it ends (the system left the public map, or the client went)
 
@@ -225,7 +226,7 @@ class Refusal:
             ("Content-Type", "text/plain; charset=utf-8"),
             ("Retry-After", str(round(settings.MAP_POLL_SECONDS))),
             ("Cache-Control", "no-store"),
-            ("Access-Control-Allow-Origin", "*"),
+            ANY_ORIGIN,
         ]
 
 

@@ -116,7 +116,7 @@ def _file(request: HttpRequest, system: TrailSystem, texts: dict):
             **{name: request.POST.get(name, "") for name in FIELDS},
         )
     except Invalid as error:
-        raise Refusal(400, error.code, error.message, "invalid") from None
+        raise Refusal(400, error.code, str(error), "invalid") from None
     except PhotoRefused as error:
         status = 413 if error.code == "photo_too_large" else 400
         raise Refusal(status, error.code, str(error), "photo") from None

@@ -18,17 +18,12 @@ from django.views.decorators.http import require_http_methods
 from django.views.static import serve
 
 from core.compression import accepted_encoding
-from core.preflight import read_only_preflight
+from core.preflight import read_only_preflight, readable_from_any_origin
 from publishing.storage import ENCODED_SUFFIXES, cache_control, is_published_file
 
 
-def _open_to_every_origin(response: HttpResponse) -> HttpResponse:
-    response["Access-Control-Allow-Origin"] = "*"
-    return response
-
-
 def _preflight(request: HttpRequest) -> HttpResponse:
-    return _open_to_every_origin(read_only_preflight(request))
+    return readable_from_any_origin(read_only_preflight(request))
 
 
 def _stored_copies(path: str) -> list[str]:
@@ -57,4 +52,4 @@ def serve_media(request: HttpRequest, path: str) -> HttpResponse:
     # Its copies are made once, after the compile (publishing.tasks); until then the file
     # goes as written, never compressed per request (config.middleware).
     response.sent_as_stored = True
-    return _open_to_every_origin(response)
+    return readable_from_any_origin(response)

@@ -49,33 +49,37 @@ def _number(value: str, name: str, limit: float) -> float:
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise Invalid("invalid_field", f"{name}: a number is needed.") from None
+        raise Invalid("invalid_field", "a number is needed.", field=name) from None
     if not math.isfinite(number) or not -limit <= number <= limit:
-        raise Invalid("invalid_field", f"{name}: must be from {-limit:g} to {limit:g}.")
+        raise Invalid("invalid_field", f"must be from {-limit:g} to {limit:g}.", field=name)
     return number
 
 
 def clean_fields(*, category: str, description: str, lat: str, lng: str, email: str) -> dict:
     """The form's fields as the report keeps them, or Invalid naming the first one at fault."""
     if category not in Category.values:
-        raise Invalid("invalid_field", "category: choose what you saw.")
+        raise Invalid("invalid_field", "choose what you saw.", field="category")
     description = description.strip()
     if len(description) > DESCRIPTION_MAX:
         raise Invalid(
-            "invalid_field", f"description: at most {DESCRIPTION_MAX} characters, please."
+            "invalid_field", f"at most {DESCRIPTION_MAX} characters, please.", field="description"
         )
     if "\x00" in description:
-        raise Invalid("invalid_field", "description: must be text.")
+        raise Invalid("invalid_field", "must be text.", field="description")
     if not lat or not lng:
-        raise Invalid("invalid_field", "lat: where is it? Allow your position or tap the map.")
+        raise Invalid(
+            "invalid_field", "where is it? Allow your position or tap the map.", field="lat"
+        )
     email = email.strip()
     if email:
         try:
             validate_email(email)
         except ValidationError:
-            raise Invalid("invalid_field", "email: this is not an e-mail address.") from None
+            raise Invalid(
+                "invalid_field", "this is not an e-mail address.", field="email"
+            ) from None
         if len(email) > EMAIL_MAX:
-            raise Invalid("invalid_field", "email: too long.")
+            raise Invalid("invalid_field", "too long.", field="email")
     return {
         "category": category,
         "description": description,
@@ -126,7 +130,8 @@ def _check_distance(system: TrailSystem, fields: Mapping, nearest) -> None:
     if far:
         raise Invalid(
             "too_far",
-            f"lat: this place is more than {FARTHEST_KM:g} km from the trails of {system.name}.",
+            f"this place is more than {FARTHEST_KM:g} km from the trails of {system.name}.",
+            field="lat",
         )
 
 
@@ -212,15 +217,18 @@ TRIAGE_STATES = (State.NEW, State.RESOLVED, State.DISMISSED)
 
 
 @transaction.atomic
-def change_report(*, report: Report, changes: Mapping, actor: Actor) -> Report:
+def change_report(
+    *, report: Report, actor: Actor, state: str | None = None, note: str | None = None
+) -> Report:
     """Triage a report (its group: what is decided of one report holds for every report of
-    the same problem). Resolving it answers each reporter who left an address, once."""
-    state = changes.get("state", report.state)
+    the same problem): its state, its note to the riders, or both (None: as it is). Resolving
+    it answers each reporter who left an address, once."""
+    state = report.state if state is None else state
     if state not in TRIAGE_STATES:
-        raise Invalid("invalid_field", "state: must be new, resolved or dismissed.")
-    note = changes.get("note", report.note)
+        raise Invalid("invalid_field", "must be new, resolved or dismissed.", field="state")
+    note = report.note if note is None else note
     if len(note) > NOTE_MAX:
-        raise Invalid("invalid_field", f"note: at most {NOTE_MAX} characters.")
+        raise Invalid("invalid_field", f"at most {NOTE_MAX} characters.", field="note")
     group = report.duplicate_of or report
     now = timezone.now()
     Report.objects.filter(pk=group.pk).update(
@@ -243,9 +251,7 @@ def close_reported_trail(*, report: Report, actor: Actor) -> str:
     trail = trails_of_system(group.trail_system).filter(pk=group.trail_id).first()
     if trail is None:
         raise Invalid("trail_not_found", "No live trail is near this report any more.")
-    change_trail(
-        trail=trail, changes={"status": TrailStatus.CLOSED}, actor=actor.by_path(Via.REPORT)
-    )
+    change_trail(trail=trail, status=TrailStatus.CLOSED, actor=actor.by_path(Via.REPORT))
     return trail.name
 
 

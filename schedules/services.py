@@ -14,7 +14,8 @@ under its old definition; the edit governs only what falls due after it (armed_o
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import date, datetime, time, timedelta
+from typing import TypedDict, Unpack
 
 from django.db import transaction
 from django.utils import timezone
@@ -28,7 +29,7 @@ from schedules.models import Action, Outcome, Repeat, Schedule, ScheduleRun
 from schedules.selectors import due_schedule_ids
 from trails import services as trail_services
 from trails.enums import ActivityStatus, TrailStatus
-from trails.models import Trail, TrailActivity
+from trails.models import Trail, TrailActivity, TrailSystem
 from trails.timezones import zone_of
 
 logger = logging.getLogger(__name__)
@@ -43,12 +44,30 @@ TIMING = ("start_date", "start_time", "end_date", "end_time", "first_date", "las
 ONE_MICROSECOND = timedelta(microseconds=1)
 
 
+class ScheduleFields(TypedDict, total=False):
+    """A schedule's fields as the services take them, by keyword: a one-off's start and end
+    as local date-times, a daily one's times of day with its first and last days."""
+
+    trail_ids: Sequence[str]
+    activity: str
+    status: str
+    end_status: str
+    repeat: str
+    starts_at: datetime | None
+    ends_at: datetime | None
+    start_time: time | None
+    end_time: time | None
+    first_date: date | None
+    last_date: date | None
+    reason: str
+
+
 # Validation
 
 
 def _live_trails(system_id: str, trail_ids: Sequence[str]) -> list[Trail]:
     if not trail_ids:
-        raise Invalid("missing_field", "trailIds: name at least one trail.")
+        raise Invalid("missing_field", "name at least one trail.", field="trailIds")
     trails = list(Trail.objects.filter(trail_system_id=system_id, pk__in=trail_ids).only("id"))
     missing = set(trail_ids) - {trail.pk for trail in trails}
     if missing:
@@ -68,13 +87,14 @@ def _check_activity(schedule: Schedule, trails: Sequence[Trail]) -> None:
     if lacking:
         raise Invalid(
             "unknown_activity",
-            f"activity: {schedule.activity!r} is not on these trails: {some_of(lacking)}.",
+            f"{schedule.activity!r} is not on these trails: {some_of(lacking)}.",
+            field="activity",
         )
     for name in ("status", "end_status"):
         if getattr(schedule, name) == TrailStatus.NONE:
             field = "endStatus" if name == "end_status" else "status"
             raise Invalid(
-                "invalid_field", f"{field}: an activity's status is Open, Caution or Closed."
+                "invalid_field", "an activity's status is Open, Caution or Closed.", field=field
             )
 
 
@@ -91,8 +111,9 @@ def _assign(schedule: Schedule, fields: Mapping) -> set[str]:
             if repeat != Repeat.ONCE:
                 raise Invalid(
                     "invalid_field",
-                    f"{camel(name)}: only for schedules that repeat once; a daily schedule "
-                    "takes startTime and endTime.",
+                    "only for schedules that repeat once; a daily schedule takes startTime "
+                    "and endTime.",
+                    field=camel(name),
                 )
             day_name, time_name = ONCE_FIELDS[name]
             setattr(schedule, day_name, value.date() if value else None)
@@ -101,8 +122,8 @@ def _assign(schedule: Schedule, fields: Mapping) -> set[str]:
             if repeat != Repeat.DAILY:
                 raise Invalid(
                     "invalid_field",
-                    f"{camel(name)}: only for daily schedules; a one-off schedule takes "
-                    "startsAt and endsAt.",
+                    "only for daily schedules; a one-off schedule takes startsAt and endsAt.",
+                    field=camel(name),
                 )
             setattr(schedule, name, value)
         else:
@@ -114,11 +135,11 @@ def _check_kind(schedule: Schedule) -> None:
     """The kind's own times are complete."""
     if schedule.repeat == Repeat.ONCE:
         if schedule.start_date is None or schedule.start_time is None:
-            raise Invalid("missing_field", "startsAt: a one-off schedule needs its start.")
+            raise Invalid("missing_field", "a one-off schedule needs its start.", field="startsAt")
     elif schedule.start_time is None:
-        raise Invalid("missing_field", "startTime: a daily schedule needs its time of day.")
+        raise Invalid("missing_field", "a daily schedule needs its time of day.", field="startTime")
     if schedule.end_status and not schedule.has_end:
-        raise Invalid("invalid_field", "endStatus: only for a schedule with an end.")
+        raise Invalid("invalid_field", "only for a schedule with an end.", field="endStatus")
 
 
 def _check_times(schedule: Schedule, changed: set[str], now: datetime) -> None:
@@ -131,25 +152,27 @@ def _check_times(schedule: Schedule, changed: set[str], now: datetime) -> None:
     if schedule.repeat == Repeat.ONCE:
         start = timing.instant(schedule.start_date, schedule.start_time, zone)
         if changed & {"start_date", "start_time", "repeat"} and start <= now:
-            raise Invalid("invalid_field", f"startsAt: must be in the future {where}.")
+            raise Invalid("invalid_field", f"must be in the future {where}.", field="startsAt")
         if start > latest_start:
-            raise Invalid("invalid_field", f"startsAt: at most {DAYS_AHEAD_MAX} days ahead.")
+            raise Invalid(
+                "invalid_field", f"at most {DAYS_AHEAD_MAX} days ahead.", field="startsAt"
+            )
         if schedule.has_end:
             end = timing.instant(schedule.end_date, schedule.end_time, zone)
             if end <= start:
-                raise Invalid("invalid_field", "endsAt: must be after startsAt.")
+                raise Invalid("invalid_field", "must be after startsAt.", field="endsAt")
             if changed & {"end_date", "end_time"} and end <= now:
-                raise Invalid("invalid_field", f"endsAt: must be in the future {where}.")
+                raise Invalid("invalid_field", f"must be in the future {where}.", field="endsAt")
         return
     if schedule.has_end and schedule.end_time == schedule.start_time:
-        raise Invalid("invalid_field", "endTime: must differ from startTime.")
+        raise Invalid("invalid_field", "must differ from startTime.", field="endTime")
     first, last = schedule.first_date, schedule.last_date
     if first and last and last < first:
-        raise Invalid("invalid_field", "lastDate: must not be before firstDate.")
+        raise Invalid("invalid_field", "must not be before firstDate.", field="lastDate")
     if last and changed & {"last_date", "repeat"} and last < local_now.date():
-        raise Invalid("invalid_field", f"lastDate: must not be in the past {where}.")
+        raise Invalid("invalid_field", f"must not be in the past {where}.", field="lastDate")
     if first and first > latest_start.astimezone(zone).date():
-        raise Invalid("invalid_field", f"firstDate: at most {DAYS_AHEAD_MAX} days ahead.")
+        raise Invalid("invalid_field", f"at most {DAYS_AHEAD_MAX} days ahead.", field="firstDate")
 
 
 def _checked(schedule: Schedule, trails: Sequence[Trail], changed: set[str], now) -> None:
@@ -163,17 +186,19 @@ def _checked(schedule: Schedule, trails: Sequence[Trail], changed: set[str], now
 
 @transaction.atomic
 def create_schedule(
-    *, system, fields: Mapping, actor: Actor, now: datetime | None = None
+    *,
+    system: TrailSystem,
+    actor: Actor,
+    now: datetime | None = None,
+    **fields: Unpack[ScheduleFields],
 ) -> Schedule:
-    """`fields`: trail_ids, starts_at/ends_at (repeat once) or start_time, end_time,
-    first_date, last_date (repeat daily), and the model's other fields. Refused with the API's
-    codes and names."""
+    """starts_at/ends_at (repeat once) or start_time, end_time, first_date, last_date (repeat
+    daily), with the other fields. Refused with the API's codes and names."""
     now = now or timezone.now()
-    fields = dict(fields)
     trail_ids = fields.pop("trail_ids", [])
     for name in ("status", "repeat"):
         if name not in fields:
-            raise Invalid("missing_field", f"{name}: required.")
+            raise Invalid("missing_field", "required.", field=name)
     if Schedule.objects.filter(trail_system=system).count() >= SCHEDULES_PER_SYSTEM_MAX:
         raise Invalid(
             "too_many_schedules",
@@ -201,7 +226,11 @@ def _locked(schedule: Schedule, *, wait: bool = True) -> Schedule | None:
 
 @transaction.atomic
 def change_schedule(
-    *, schedule: Schedule, changes: Mapping, actor: Actor, now: datetime | None = None
+    *,
+    schedule: Schedule,
+    actor: Actor,
+    now: datetime | None = None,
+    **changes: Unpack[ScheduleFields],
 ) -> None:
     """PATCH: the fields given. What was due already is applied first; the changed schedule
     applies only what falls due after now. A new kind (repeat) drops the old kind's times."""
@@ -210,7 +239,6 @@ def change_schedule(
     if locked is None:
         raise NotFound("schedule_not_found", f"No schedule {schedule.pk!r}.")
     _apply_due(locked, now)
-    changes = dict(changes)
     trail_ids = changes.pop("trail_ids", None)
     changed = _assign(locked, changes)
     if trail_ids is not None:
@@ -375,7 +403,7 @@ def _set_status(schedule: Schedule, status: str, actor: Actor) -> dict:
             if closing:
                 entry["activities"] = closing
             request = {"status": status}
-        trail_services.change_trail(trail=trail, changes=request, actor=actor)
+        trail_services.change_trail(trail=trail, **request, actor=actor)
         made[trail.pk] = entry
     return made
 
@@ -403,7 +431,7 @@ def _put_back(schedule: Schedule, actor: Actor) -> dict:
             request["activities"] = [{"value": v, "status": was} for v, (_, was) in back.items()]
             undone["activities"] = back
         if request:
-            trail_services.change_trail(trail=trail, changes=request, actor=actor)
+            trail_services.change_trail(trail=trail, **request, actor=actor)
             made[trail.pk] = undone
     return made
 

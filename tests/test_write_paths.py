@@ -11,6 +11,7 @@ from django.test import RequestFactory
 from django.urls import reverse
 from django.utils import timezone
 
+from core.actors import Actor, Via
 from core.errors import Invalid
 from publishing.models import CompileRequest
 from tests.factories import (
@@ -25,6 +26,7 @@ from tests.webapp.browser_form import untouched_post
 from trails.importing import create_trail_system
 from trails.models import StatusChange, Trail
 from updates.models import Update
+from updates.services import create_update
 
 pytestmark = pytest.mark.django_db
 
@@ -264,10 +266,45 @@ def test_a_refusal_naming_the_api_spelling_of_a_field_shows_on_the_form_field(sy
     `trails`, and the refusal is shown there."""
     request = RequestFactory().post(reverse("admin:updates_update_add"))
     request.user = UserFactory(is_staff=True, is_superuser=True)
-    request.service_refusal = Invalid("missing_field", "trailIds: surface conditions need trails.")
+    request.service_refusal = Invalid(
+        "missing_field", "surface conditions need trails.", field="trailIds"
+    )
     form = admin.site._registry[Update].get_form(request)(data=past_notice(system))
     assert form.errors["trails"] == ["Surface conditions need trails."]
     assert "__all__" not in form.errors
+
+
+def test_the_api_error_and_the_form_error_come_from_the_refusals_one_field(
+    system, staff, client_for
+):
+    """The service says which field it refuses once, as data: the API's envelope names it
+    before the message, the web app's form shows the message on that field."""
+    with pytest.raises(Invalid) as refused:
+        create_update(
+            system=system,
+            type="notice",
+            description="x",
+            expiration_date=timezone.now(),
+            actor=Actor(system.owner.pk, Via.ID_TOKEN),
+        )
+    refusal = refused.value
+    assert (refusal.code, refusal.field, refusal.message) == (
+        "invalid_field",
+        "expirationDate",
+        "must be in the future.",
+    )
+
+    body = {"type": "notice", "description": "x", "expirationDate": "2001-01-01T12:00:00Z"}
+    api = client_for(system.owner).post(
+        f"/api/v1/trail-systems/{system.pk}/updates", body, format="json"
+    )
+    assert api.status_code == 400
+    assert api.json() == {
+        "error": {"code": "invalid_field", "message": "expirationDate: must be in the future."}
+    }
+
+    page = staff.post(reverse("admin:updates_update_add"), past_notice(system))
+    assert page.context["adminform"].form.errors == {"expiration_date": ["Must be in the future."]}
 
 
 def test_a_refused_change_keeps_the_row_as_it_was(system, staff):

@@ -61,8 +61,8 @@ def normalized_countries(codes: Iterable[str] | None) -> list[str]:
         if upper not in COUNTRY_CODES:
             raise Invalid(
                 "invalid_field",
-                f"smsCountries: {code!r} is not an ISO 3166-1 alpha-2 country code "
-                "(such as CA, US or FR).",
+                f"{code!r} is not an ISO 3166-1 alpha-2 country code (such as CA, US or FR).",
+                field="smsCountries",
             )
         if upper not in normalized:
             normalized.append(upper)

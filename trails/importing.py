@@ -190,9 +190,7 @@ class Properties:
         if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
             return self.fail("categories", "must be a list of strings.", [])
         problem = categories_problem(value)
-        return (
-            self.fail("categories", problem.removeprefix("categories: "), []) if problem else value
-        )
+        return self.fail("categories", problem, []) if problem else value
 
 
 def _activities(props: Properties) -> list[TrailActivity]:
@@ -512,7 +510,8 @@ def write_trail_system(draft: SystemDraft) -> TrailSystem:
         owner_uid=draft.owner_uid,
         actor=Actor(draft.owner_uid or "", Via.IMPORT),
         members=draft.members,
-        fields={"inactive": draft.inactive, **draft.fields},
+        inactive=draft.inactive,
+        **draft.fields,
         trails=parsed.trails if parsed else (),
         points=parsed.points if parsed else (),
     )

@@ -9,6 +9,7 @@ different fields never lose either."""
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import TypedDict, Unpack
 
 from django.contrib.auth import get_user_model
 from django.db import models, transaction
@@ -41,6 +42,38 @@ def write_fields(model: type[models.Model], pk: str, changes: Mapping, by: str) 
 # Trail systems
 
 
+class SystemDetails(TypedDict, total=False):
+    """A trail system's details as the services take them, by keyword (the model's names)."""
+
+    id: str  # on creation only: an import keeps the system's id
+    owner: models.Model | None  # the web app's account field
+    description: str
+    phone_number: str
+    website: str
+    language: str
+    depth_measurement: str
+    length_measurement: str
+    temp_measurement: str
+    inactive: bool
+    blocked: bool
+    hide_name: bool
+    promote_trail_hub: bool
+    lat: float | None
+    lng: float | None
+    groomers_live: bool
+    time_zone: str
+    unconfirmed_after_hours: int | None
+    subscription: str
+    sms_countries: list[str] | None
+    sms_confirmations_per_day: int
+    reports_per_day: int
+    hidden_activities: list[str] | None
+
+
+class SystemChanges(SystemDetails, total=False):
+    name: str
+
+
 def _checked_system_fields(fields: Mapping) -> dict:
     """A system's details as stored: the website with a scheme, the SMS countries as
     upper-case ISO codes and the time zone as an IANA name (an unknown one refused)."""
@@ -61,10 +94,12 @@ def normalize_website(website: str) -> str:
         website = f"http://{website}"
     if len(website) > TEXT_LIMIT:
         raise Invalid(
-            "invalid_field", f"website: at most {TEXT_LIMIT} characters with its http:// prefix."
+            "invalid_field",
+            f"at most {TEXT_LIMIT} characters with its http:// prefix.",
+            field="website",
         )
     if website and not is_http_url(website):
-        raise Invalid("invalid_field", "website: must be an http:// or https:// URL.")
+        raise Invalid("invalid_field", "must be an http:// or https:// URL.", field="website")
     return website
 
 
@@ -75,14 +110,14 @@ def create_trail_system(
     owner_uid: str | None,
     actor: Actor,
     members: Sequence[tuple[str, str]] = (),
-    fields: Mapping | None = None,
     trails: Sequence[tuple[Trail, Sequence[TrailActivity]]] = (),
     points: Sequence[Point] = (),
+    **details: Unpack[SystemDetails],
 ) -> TrailSystem:
     """A system with its owner and members and, when imported, its trails (each with its
     activities) and points, given as unsaved rows; queues elevations and the first compile."""
     check_single_line({"name": name}, "name")
-    fields = _checked_system_fields(fields or {})
+    fields = _checked_system_fields(details)
     user_model = get_user_model()
     # A system copied without an owner is managed by its members and super admins.
     owner = user_model.objects.get_or_create(uid=owner_uid)[0] if owner_uid else None
@@ -133,7 +168,9 @@ LISTED_FIELDS = frozenset({"name", "lat", "lng", "inactive", "blocked", "hidden_
 
 
 @transaction.atomic
-def change_trail_system(*, system: TrailSystem, changes: Mapping, actor: Actor) -> None:
+def change_trail_system(
+    *, system: TrailSystem, actor: Actor, **changes: Unpack[SystemChanges]
+) -> None:
     """Public details only (PATCH /trail-systems/:id): no recompile; the all-systems list is
     rebuilt when what it shows changed. A location set replaces the derived one; a location
     cleared is derived from the trails again at once."""
@@ -187,16 +224,44 @@ def _closed_activities(activities: Sequence[Mapping]) -> list[dict]:
     return [{**activity, "status": ActivityStatus.CLOSED} for activity in activities]
 
 
+class MapRowFields(TypedDict, total=False):
+    """The fields trails and points share, as the services take them by keyword."""
+
+    trail_system: TrailSystem  # a change only: the row moves to another system
+    name: str
+    description: str
+    status: str
+    hidden: bool
+
+
+class TrailFields(MapRowFields, total=False):
+    """A trail's own fields (the model's names)."""
+
+    difficulty: str
+    type: str
+    line_style: str
+    one_way: bool
+    one_way_reversed: bool
+    order: int
+    categories: list[str]
+    geometry: dict
+
+
+class TrailChanges(TrailFields, total=False):
+    # Statuses of activities already on the trail ({value, status}): the API's rule.
+    activities: list[dict]
+
+
 @transaction.atomic
 def create_trail(
     *,
     system: TrailSystem,
-    fields: Mapping,
     actor: Actor,
-    activities: Sequence[Mapping] = (),
+    activity_list: Sequence[Mapping] = (),
+    **fields: Unpack[TrailFields],
 ) -> Trail:
     """A new trail; it sorts to the top unless an order is given. `fields` holds the geometry;
-    `activities` ({value, status, difficulty?, position?}) are added only by the web app."""
+    `activity_list` ({value, status, difficulty?, position?}) is added only by the web app."""
     _check_categories(fields)
     values = {key: value for key, value in fields.items() if key != "geometry"}
     trail = Trail(trail_system=system, created_by=actor.uid, updated_by=actor.uid, **values)
@@ -208,10 +273,10 @@ def create_trail(
         trail.order = -Trail.objects.filter(trail_system=system).count()
     trail.save(force_insert=True)
     if trail.status == TrailStatus.CLOSED:
-        activities = _closed_activities(activities)
+        activity_list = _closed_activities(activity_list)
     TrailActivity.objects.bulk_create(
         TrailActivity(trail=trail, **{"position": index, **activity})
-        for index, activity in enumerate(activities)
+        for index, activity in enumerate(activity_list)
     )
     request_compile(system, "trail created")
     request_elevations_on_commit(trail.pk)
@@ -223,7 +288,7 @@ def _check_categories(fields: Mapping) -> None:
     line of text for the name and each category."""
     problem = categories_problem(fields.get("categories") or ())
     if problem:
-        raise Invalid("invalid_field", problem)
+        raise Invalid("invalid_field", problem, field="categories")
     check_single_line(fields, "name", "categories")
 
 
@@ -231,18 +296,17 @@ def _check_categories(fields: Mapping) -> None:
 def change_trail(
     *,
     trail: Trail,
-    changes: Mapping,
     actor: Actor,
-    activities: Sequence[Mapping] | None = None,
+    activity_list: Sequence[Mapping] | None = None,
     reopen_activities: bool = False,
+    **changes: Unpack[TrailChanges],
 ) -> None:
-    """Change a trail's fields. `changes["activities"]` changes activities already on the trail
-    (the API's rule: they are added in the web app); `activities` replaces the whole list
+    """Change the trail's fields given. `activities` changes activities already on the trail
+    (the API's rule: they are added in the web app); `activity_list` replaces the whole list
     (the web app's). A new geometry recomputes what derives from it and the elevations;
     Closed closes every activity. With `reopen_activities` (the web app's rule, issue 33)
     Open or Caution also sets the trail's Closed activities to that status."""
     _check_categories(changes)
-    changes = dict(changes)
     activity_changes = changes.pop("activities", [])
     locked = (
         Trail.objects.select_for_update()
@@ -258,8 +322,8 @@ def change_trail(
         except GeometryError as error:
             raise Invalid("invalid_geometry", str(error)) from None
         changes |= {name: getattr(locked, name) for name in ("geometry", "distance", "lat", "lng")}
-    if activities is not None:
-        _replace_activities(locked, activities, actor)
+    if activity_list is not None:
+        _replace_activities(locked, activity_list, actor)
     _change_activities(locked, activity_changes, actor)
     if "status" in changes or any("status" in change for change in activity_changes):
         changes |= confirmation_stamp(actor)
@@ -339,7 +403,7 @@ def _replace_activities(trail: Trail, activities: Sequence[Mapping], actor: Acto
     on_trail = {a.value: a for a in TrailActivity.objects.filter(trail=trail)}
     wanted = {activity["value"]: activity for activity in activities}
     if len(wanted) != len(activities):
-        raise Invalid("invalid_field", "activities: each activity at most once per trail.")
+        raise Invalid("invalid_field", "each activity at most once per trail.", field="activities")
     records = []
     for value, current in on_trail.items():
         if value not in wanted:
@@ -422,8 +486,19 @@ def set_trails_status(
 POINT_HISTORY_FIELDS = {"status": history.STATUS, "wait_time": history.WAIT_TIME}
 
 
+class PointFields(MapRowFields, total=False):
+    """A point's own fields (the model's names)."""
+
+    marker_class: str
+    wait_time: int | None
+    web_cam_url: str
+    dining_options: bool | dict | None
+    lat: float
+    lng: float
+
+
 @transaction.atomic
-def create_point(*, system: TrailSystem, fields: Mapping, actor: Actor) -> Point:
+def create_point(*, system: TrailSystem, actor: Actor, **fields: Unpack[PointFields]) -> Point:
     check_single_line(fields, "name")
     check_links(fields, "web_cam_url")
     point = Point.objects.create(
@@ -434,7 +509,7 @@ def create_point(*, system: TrailSystem, fields: Mapping, actor: Actor) -> Point
 
 
 @transaction.atomic
-def change_point(*, point: Point, changes: Mapping, actor: Actor) -> None:
+def change_point(*, point: Point, actor: Actor, **changes: Unpack[PointFields]) -> None:
     check_single_line(changes, "name")
     check_links(changes, "web_cam_url")
     locked = Point.objects.select_for_update().filter(pk=point.pk).first()

@@ -35,7 +35,8 @@ def check_zone(name: str) -> str:
     if name and name not in known_zones_set():
         raise Invalid(
             "invalid_field",
-            f"timeZone: {name[:64]!r} is not an IANA time zone name (e.g. America/Denver).",
+            f"{name[:64]!r} is not an IANA time zone name (e.g. America/Denver).",
+            field="timeZone",
         )
     return name
 

@@ -1,7 +1,8 @@
 """Writes of updates: each type's required fields, expiry, related trails, notification."""
 
-from collections.abc import Iterable, Mapping
-from datetime import datetime, timedelta
+from collections.abc import Iterable
+from datetime import date, datetime, timedelta
+from typing import TypedDict, Unpack
 
 from django.db import transaction
 from django.utils import timezone
@@ -30,7 +31,7 @@ def _expiry(data: dict, now: datetime) -> datetime | None:
         return now + timedelta(hours=data["expires_in_hours"])
     if "expiration_date" in data:
         if data["expiration_date"] <= now:
-            raise Invalid("invalid_field", "expirationDate: must be in the future.")
+            raise Invalid("invalid_field", "must be in the future.", field="expirationDate")
         return data["expiration_date"]
     return None
 
@@ -47,7 +48,7 @@ def _trails(system: TrailSystem, kind: str, data: dict) -> tuple[list[Trail], bo
     if missing:
         raise NotFound("trail_not_found", f"Not trails of this system: {some_of(missing)}.")
     if kind == UpdateType.SURFACE_CONDITIONS and not trails:
-        raise Invalid("missing_field", "trailIds: surface conditions need trails.")
+        raise Invalid("missing_field", "surface conditions need trails.", field="trailIds")
     return trails, False
 
 
@@ -59,7 +60,7 @@ def _own_fields(kind: str, data: dict) -> dict:
 
 def _require(fields: dict, name: str, message: str) -> None:
     if name not in fields:
-        raise Invalid("missing_field", message)
+        raise Invalid("missing_field", message, field=name)
 
 
 def _touch(system: TrailSystem, trails: list[Trail], all_trails: bool, now: datetime) -> None:
@@ -70,8 +71,44 @@ def _touch(system: TrailSystem, trails: list[Trail], all_trails: bool, now: date
     related.update(updated_on=now)
 
 
+class TypeFields(TypedDict, total=False):
+    """The fields of the update types (TYPE_FIELDS), as the services take them by keyword;
+    those of another type than the update's are ignored."""
+
+    description: str
+    severity: str
+    link_url: str
+    conditions: list[str]
+    base_depth: float | None
+    twenty_four_hours: float | None
+    fourty_eight_hours: float | None
+    seven_days: float | None
+    season_total: float | None
+    last_snow_amount: float | None
+    upper_elevation_depth: float | None
+    last_snow_date: date | None
+    last_snow_making_date: date | None
+    last_snow_time: str | None
+
+
+class UpdateFields(TypeFields, total=False):
+    """An update's fields: its type's own, its expiry (a date, or hours from now), its
+    trails, and whether subscribers are told."""
+
+    type: str  # on creation only
+    expiration_date: datetime
+    expires_in_hours: float
+    notify: bool
+    trail_ids: list[str]
+    all_trails: bool
+
+
 def create_update(
-    *, system: TrailSystem, fields: Mapping, actor: Actor, source: str = Update.Source.API
+    *,
+    system: TrailSystem,
+    actor: Actor,
+    source: str = Update.Source.API,
+    **fields: Unpack[UpdateFields],
 ) -> Update:
     """A new update of its type's fields; related trails show it in their updatedOn; with
     notify, subscribers get it once the transaction commits."""
@@ -80,13 +117,13 @@ def create_update(
     now = timezone.now()
     fields = _own_fields(kind, data)
     if kind == UpdateType.NOTICE:
-        _require(fields, "description", "description: a notice needs its text.")
+        _require(fields, "description", "a notice needs its text.")
         fields.setdefault("severity", NoticeSeverity.INFO)
     if kind == UpdateType.SURFACE_CONDITIONS:
-        _require(fields, "conditions", "conditions: at least one surface condition.")
+        _require(fields, "conditions", "at least one surface condition.")
     related = _trails(system, kind, data)
     if kind == UpdateType.SURFACE_CONDITIONS and related is None:
-        raise Invalid("missing_field", "trailIds: send trailIds or allTrails: true.")
+        raise Invalid("missing_field", "send trailIds or allTrails: true.", field="trailIds")
     trails, all_trails = related or ([], False)
     with transaction.atomic():
         update = Update.objects.create(
@@ -142,11 +179,11 @@ def import_update(
     system: TrailSystem,
     update_id: str,
     kind: str,
-    fields: Mapping,
     trail_ids: Iterable[str],
     expiration_date: datetime,
     updated_on: datetime,
     actor: Actor,
+    **fields: Unpack[TypeFields],
 ) -> Update:
     """An update copied from another deployment: its id, expiry and time are kept, so the
     published order and the ids embeds may hold stay the same; an import never notifies."""
@@ -167,7 +204,7 @@ def import_update(
     return update
 
 
-def change_update(*, update: Update, changes: Mapping, actor: Actor) -> None:
+def change_update(*, update: Update, actor: Actor, **changes: Unpack[UpdateFields]) -> None:
     """PATCH /updates/:id: a new expiry counts from now; notify never sends from here."""
     data = changes
     if update.type not in UPDATE_TYPES:

@@ -1,6 +1,7 @@
 """Subscribers: validation and creation shared by the command, the admin and any sign-up page."""
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
+from datetime import datetime
 
 import phonenumbers
 from django.core.exceptions import ValidationError
@@ -9,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.actors import Actor
+from core.unset import UNSET, given
 from trails.models import TrailSystem
 from updates.models import Subscriber
 
@@ -126,10 +128,19 @@ def add_subscriber(*, system: TrailSystem, email: str = "", phone: str = "") -> 
 
 
 @transaction.atomic
-def change_subscriber(*, subscriber: Subscriber, changes: Mapping) -> None:
+def change_subscriber(
+    *,
+    subscriber: Subscriber,
+    trail_system: TrailSystem = UNSET,
+    email: str = UNSET,
+    phone: str = UNSET,
+    unsubscribed_on: datetime | None = UNSET,
+) -> None:
     """The web app's edit: contact details (checked like a new subscription) or the date the
-    person unsubscribed."""
-    changes = dict(changes)
+    person unsubscribed (None: subscribed again); only the fields given."""
+    changes = given(
+        trail_system=trail_system, email=email, phone=phone, unsubscribed_on=unsubscribed_on
+    )
     if "email" in changes or "phone" in changes:
         changes["email"], changes["phone"] = clean_contact(
             subscriber.trail_system,

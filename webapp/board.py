@@ -312,9 +312,7 @@ def apply_post(system: TrailSystem, post, actor) -> tuple[list[str], str]:
                 "status": STATUS_LABELS[status],
             }
         # Open means open: a trail set Open or Caution opens its Closed activities too.
-        services.change_trail(
-            trail=trail, changes=changes, actor=actor, reopen_activities=not activity
-        )
+        services.change_trail(trail=trail, **changes, actor=actor, reopen_activities=not activity)
         return [trail.pk], done
     selected = post.getlist("trails")
     if post.get("bulk"):
@@ -363,7 +361,7 @@ def _post(request, system: TrailSystem) -> HttpResponse:
     try:
         ids, done = apply_post(system, request.POST, web_actor(request))
     except (Refused, DomainError) as error:
-        message = error.message if isinstance(error, DomainError) else str(error)
+        message = str(error)
         if wants_json:
             return JsonResponse({"error": message}, status=400)
         messages.error(request, message)

@@ -35,6 +35,7 @@ from trails.models import TrailSystem
 from trails.selectors import trails_of_system
 from webapp import roles
 from webapp.actors import web_actor
+from webapp.refusals import add_refusal
 from webapp.system_pages import system_or_404
 from webapp.trail_admin import surface_condition_choices
 from webapp.zones import zone_now
@@ -169,7 +170,7 @@ def grooming(model_admin, request, system_id: str):
                 dry_run=not saving,
             )
         except DomainError as error:
-            form.add_error(None, error.message)
+            add_refusal(form, error, {"tolerance_meters": "tolerance"})
         else:
             if saving:
                 messages.success(request, saved_message(result))

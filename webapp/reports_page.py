@@ -156,10 +156,9 @@ def _act(request, system: TrailSystem, report: Report) -> str:
         name = services.close_reported_trail(report=report, actor=actor)
         return _("%(trail)s: Closed") % {"trail": name}
     if action in (State.RESOLVED, State.DISMISSED, State.NEW):
-        changes = {"state": action}
-        if "note" in request.POST:
-            changes["note"] = request.POST["note"]
-        services.change_report(report=report, changes=changes, actor=actor)
+        services.change_report(
+            report=report, state=action, note=request.POST.get("note"), actor=actor
+        )
         return {
             State.RESOLVED: _("Report resolved."),
             State.DISMISSED: _("Report dismissed."),
@@ -187,8 +186,8 @@ def report_action(request, system_id: str, report_id: str) -> HttpResponse:
         done = _act(request, system, report)
     except DomainError as error:
         if wants_json:
-            return JsonResponse({"error": error.message}, status=400)
-        messages.error(request, error.message)
+            return JsonResponse({"error": str(error)}, status=400)
+        messages.error(request, str(error))
         return HttpResponseRedirect(_back(request, system))
     if wants_json:
         return JsonResponse({"done": done})

@@ -19,6 +19,7 @@ from trails.importing import InvalidInput, validate_role
 from trails.models import TrailSystem
 from webapp import roles
 from webapp.actors import web_actor
+from webapp.refusals import add_refusal
 from webapp.signin import send_signin_link
 
 OTHER_ROLE = "other"
@@ -122,7 +123,7 @@ def invite(model_admin, request, system_id: str):
                 actor=web_actor(request),
             )
         except DomainError as error:
-            form.add_error(None, error.message)
+            add_refusal(form, error)
         else:
             # After the service's transaction: the link names an account that exists.
             send_signin_link(invitation.user, reverse("admin:index"))

@@ -20,6 +20,7 @@ from grooming.trackers import NAME_MAX_LENGTH
 from trails.models import TrailSystem
 from webapp import roles
 from webapp.actors import web_actor
+from webapp.refusals import add_refusal
 from webapp.system_pages import system_or_404
 from webapp.trail_admin import surface_condition_choices
 
@@ -70,7 +71,7 @@ def trackers_page(model_admin, request, system_id: str):
                 actor=web_actor(request),
             )
         except DomainError as error:
-            form.add_error(None, error.message)
+            add_refusal(form, error)
         else:
             addresses = trackers.tracking_addresses(made.secret)
             created = {

@@ -103,7 +103,7 @@ def set_status_action(status: str, label):
                     reopen_activities=True,
                 )
             except DomainError as error:
-                outcome.refuse(trails, error.message)
+                outcome.refuse(trails, str(error))
             else:
                 outcome.count(trails)
         report_outcome(

@@ -22,7 +22,6 @@ its event while other deliveries succeed is marked failed ("send again" sends it
 
 import hashlib
 import logging
-import random
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -33,6 +32,8 @@ from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
 
+from core import retries
+from core.commits import wait_for_the_disk
 from webhooks import notices
 from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from webhooks.sending import Answer, Sender
@@ -41,8 +42,6 @@ logger = logging.getLogger(__name__)
 
 RETRY_FACTOR = 3
 RETRY_MAX = timedelta(hours=2)
-# Each wait is drawn between 80 % and 120 % of the schedule's.
-RETRY_JITTER = 0.2
 # An endpoint failing this long, with at least this many failed attempts in a row, is paused.
 PAUSE_AFTER = timedelta(hours=24)
 PAUSE_AFTER_FAILURES = 10
@@ -56,14 +55,10 @@ PENDING = WebhookDelivery.State.PENDING
 
 
 def retry_delay(failures: int) -> timedelta:
-    """The scheduled wait after the `failures`-th failed attempt in a row: 5 s, 15 s, 45 s,
-    ... at most 2 h."""
-    seconds = settings.WEBHOOK_RETRY_SECONDS * RETRY_FACTOR ** min(failures - 1, 20)
-    return min(timedelta(seconds=seconds), RETRY_MAX)
-
-
-def jittered(delay: timedelta) -> timedelta:
-    return delay * random.uniform(1 - RETRY_JITTER, 1 + RETRY_JITTER)
+    """The wait after the `failures`-th failed attempt in a row: 5 s, 15 s, 45 s, ... at most
+    2 h, each within 20 % (core.retries)."""
+    first = timedelta(seconds=settings.WEBHOOK_RETRY_SECONDS)
+    return retries.retry_delay(failures, first=first, factor=RETRY_FACTOR, longest=RETRY_MAX)
 
 
 def signing_secrets(endpoint: WebhookEndpoint, now: datetime) -> list[str]:
@@ -190,9 +185,12 @@ def record(
         failures = 0  # this message's failure, not the endpoint's: the others go on
     else:
         state = PENDING
-        retry = min(now + jittered(retry_delay(failures)), delivery.give_up_on)
+        retry = min(now + retry_delay(failures), delivery.give_up_on)
     with transaction.atomic():
-        _commit_without_waiting_for_the_disk()
+        # The attempt's record: a crash of PostgreSQL itself may lose it, and the delivery is
+        # sent again under its webhook-id, which at least once allows; a change's own
+        # transaction, and so its events, is never committed this way.
+        wait_for_the_disk(False)
         WebhookAttempt.objects.create(
             delivery=delivery,
             at=now,
@@ -229,16 +227,6 @@ def _back_off(endpoint: WebhookEndpoint, retry: datetime) -> None:
     WebhookDelivery.objects.filter(
         endpoint=endpoint, state=PENDING, next_attempt_on__lt=retry
     ).update(next_attempt_on=retry)
-
-
-def _commit_without_waiting_for_the_disk() -> None:
-    """An attempt's record is committed without waiting for the WAL flush (the wait, not the
-    work, is most of a delivery's time). A crash of PostgreSQL itself can lose the last
-    records: those deliveries are sent again, under their webhook-id, which at least once
-    allows; a change's own transaction, and so its events, is never committed this way."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SET LOCAL synchronous_commit TO off")
 
 
 def pause(endpoint: WebhookEndpoint, now: datetime, reason: str) -> None:

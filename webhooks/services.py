@@ -4,7 +4,7 @@ resuming a paused endpoint."""
 
 import base64
 import secrets
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -43,10 +43,11 @@ def event_types(events: Sequence[str]) -> list[str]:
     if unknown:
         raise Invalid(
             "invalid_field",
-            f"events: unknown event type {unknown[0]!r}; one of {', '.join(EVENT_TYPES)}.",
+            f"unknown event type {unknown[0]!r}; one of {', '.join(EVENT_TYPES)}.",
+            field="events",
         )
     if not events:
-        raise Invalid("invalid_field", "events: at least one event type.")
+        raise Invalid("invalid_field", "at least one event type.", field="events")
     return [event for event in EVENT_TYPES if event in events]
 
 
@@ -72,17 +73,24 @@ def create_endpoint(
 
 
 @transaction.atomic
-def change_endpoint(*, endpoint: WebhookEndpoint, changes: Mapping, actor: Actor) -> None:
-    """PATCH: only the fields given. Turning an endpoint on again clears its failures;
-    turning it off fails its pending deliveries (they can be sent again)."""
+def change_endpoint(
+    *,
+    endpoint: WebhookEndpoint,
+    actor: Actor,
+    url: str | None = None,
+    events: Sequence[str] | None = None,
+    active: bool | None = None,
+) -> None:
+    """PATCH: only the fields given (None: as it is). Turning an endpoint on again clears its
+    failures; turning it off fails its pending deliveries (they can be sent again)."""
     fields = {}
-    if "url" in changes:
-        fields["url"] = check_url(changes["url"])
-    if "events" in changes:
-        fields["events"] = event_types(changes["events"])
-    if "active" in changes:
-        fields["active"] = changes["active"]
-        if changes["active"]:
+    if url is not None:
+        fields["url"] = check_url(url)
+    if events is not None:
+        fields["events"] = event_types(events)
+    if active is not None:
+        fields["active"] = active
+        if active:
             fields |= NOT_FAILING
             _due_now(endpoint)
         else:

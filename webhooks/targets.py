@@ -160,5 +160,5 @@ def check_url(url: str) -> str:
     try:
         checked_address(parse(url))
     except RefusedTarget as refusal:
-        raise Invalid("invalid_field", f"url: {refusal}") from None
+        raise Invalid("invalid_field", str(refusal), field="url") from None
     return url

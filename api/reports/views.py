@@ -27,14 +27,16 @@ REPORT_ID = OpenApiParameter("report_id", str, OpenApiParameter.PATH, descriptio
 def _limit(request: Request) -> int:
     raw = request.query_params.get("limit", str(PAGE_DEFAULT))
     if not raw.isdigit() or not 1 <= int(raw) <= PAGE_MAX:
-        raise Invalid("invalid_field", f"limit: must be a whole number from 1 to {PAGE_MAX}.")
+        raise Invalid(
+            "invalid_field", f"must be a whole number from 1 to {PAGE_MAX}.", field="limit"
+        )
     return int(raw)
 
 
 def _state(request: Request) -> str | None:
     state = request.query_params.get("state")
     if state is not None and state not in State.values:
-        raise Invalid("invalid_field", "state: must be new, resolved or dismissed.")
+        raise Invalid("invalid_field", "must be new, resolved or dismissed.", field="state")
     return state
 
 
@@ -109,7 +111,7 @@ class ReportView(APIView):
         report, role = self.report(request, report_id)
         group = services.change_report(
             report=report,
-            changes=changes(ReportChangeSerializer, request),
+            **changes(ReportChangeSerializer, request),
             actor=request_actor(request),
         )
         return Response(_shown(request, selectors.report_or_404(group.pk), role))

@@ -48,7 +48,7 @@ class SchedulesView(APIView):
         system = managed_system(request, system_id)
         schedule = services.create_schedule(
             system=system,
-            fields=validated(ScheduleCreateSerializer, request),
+            **validated(ScheduleCreateSerializer, request),
             actor=request_actor(request),
         )
         shown = selectors.schedule_or_404(system, schedule.pk, timezone.now())
@@ -82,7 +82,7 @@ class ScheduleView(APIView):
         schedule = selectors.schedule_or_404(system, schedule_id, timezone.now())
         services.change_schedule(
             schedule=schedule,
-            changes=changes(ScheduleFieldsSerializer, request),
+            **changes(ScheduleFieldsSerializer, request),
             actor=request_actor(request),
         )
         changed = selectors.schedule_or_404(system, schedule_id, timezone.now())

@@ -79,7 +79,7 @@ class TrailSystemView(APIView):
         system = managed_system(request, system_id, admin=True)
         services.change_trail_system(
             system=system,
-            changes=changes(shapes.TrailSystemChangeSerializer, request),
+            **changes(shapes.TrailSystemChangeSerializer, request),
             actor=request_actor(request),
         )
         changed = selectors.system_or_404(system_id)
@@ -139,7 +139,7 @@ class TrailsView(SystemCollectionView):
     def with_geometry(request: Request) -> bool:
         include = request.query_params.get("include")
         if include not in (None, "geoJson"):
-            raise Invalid("invalid_field", "include: the only value is geoJson.")
+            raise Invalid("invalid_field", "the only value is geoJson.", field="include")
         return include == "geoJson"
 
     def list_serializer_for(self, request):

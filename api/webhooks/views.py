@@ -100,7 +100,7 @@ class WebhookView(WebhookViewBase):
         endpoint = self.endpoint(request, system_id, webhook_id)
         services.change_endpoint(
             endpoint=endpoint,
-            changes=changes(WebhookChangeSerializer, request),
+            **changes(WebhookChangeSerializer, request),
             actor=request_actor(request),
         )
         endpoint.refresh_from_db()

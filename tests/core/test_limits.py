@@ -199,7 +199,7 @@ def test_every_write_path_keeps_the_category_limit(system):
     with pytest.raises(Invalid) as refused:
         services.change_trail(
             trail=trail,
-            changes={"categories": ["x" * (limits.CATEGORY_LENGTH_MAX + 1)]},
+            categories=["x" * (limits.CATEGORY_LENGTH_MAX + 1)],
             actor=Actor("uid-web", Via.WEB_APP),
         )
     assert refused.value.code == "invalid_field"

@@ -30,11 +30,9 @@ def blue_hills_system(owner, name: str = "Blue Hills") -> TrailSystem:
             continue
         trail_services.create_trail(
             system=system,
-            fields={
-                "name": f"{properties['name'] or ''} {feature['id']}".strip(),
-                "type": "Lift" if properties["kind"] == "lift" else "Standard",
-                "geometry": feature["geometry"],
-            },
+            name=f"{properties['name'] or ''} {feature['id']}".strip(),
+            type="Lift" if properties["kind"] == "lift" else "Standard",
+            geometry=feature["geometry"],
             actor=Actor(owner.uid, Via.IMPORT),
         )
     return system

@@ -81,7 +81,9 @@ def test_a_notice_posted_while_redis_is_down_is_mailed_within_90_s_of_its_return
     started = time.monotonic()
     update = services.create_update(
         system=system,
-        fields={"type": "notice", "description": "Avalanche control today.", "notify": True},
+        type="notice",
+        description="Avalanche control today.",
+        notify=True,
         actor=Actor(system.owner.uid, Via.ID_TOKEN),
     )
     assert time.monotonic() - started < 10  # the write does not wait for the broker

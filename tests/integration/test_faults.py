@@ -255,7 +255,7 @@ from trails.models import Trail
 from trails.services import change_trail
 for trail in Trail.objects.filter(pk__in=%r):
     with transaction.atomic():
-        change_trail(trail=trail, changes={"status": "Closed"}, actor=Actor("faults", Via.WEB_APP))
+        change_trail(trail=trail, status="Closed", actor=Actor("faults", Via.WEB_APP))
 print(json.dumps({}))
 """
 WRITES_PER_SECOND = 5

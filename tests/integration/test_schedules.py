@@ -70,12 +70,10 @@ def close_in(trail, seconds: float) -> datetime:
     due = (timezone.now() + timedelta(seconds=seconds)).replace(microsecond=0)
     create_schedule(
         system=trail.trail_system,
-        fields={
-            "trail_ids": [trail.pk],
-            "status": "Closed",
-            "repeat": "once",
-            "starts_at": due.astimezone(zone).replace(tzinfo=None),
-        },
+        trail_ids=[trail.pk],
+        status="Closed",
+        repeat="once",
+        starts_at=due.astimezone(zone).replace(tzinfo=None),
         actor=Actor("manager-uid", Via.ID_TOKEN),
     )
     return due

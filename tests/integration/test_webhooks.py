@@ -34,7 +34,7 @@ def quick_retries(monkeypatch):
 def set_status(trail, status: str) -> float:
     """Commit a status change; returns when it committed (time.monotonic())."""
     with transaction.atomic():
-        trail_services.change_trail(trail=trail, changes={"status": status}, actor=ACTOR)
+        trail_services.change_trail(trail=trail, status=status, actor=ACTOR)
     return time.monotonic()
 
 

@@ -250,16 +250,16 @@ def test_the_list_shows_a_new_system_and_a_change_to_what_it_lists_once_committe
 
     with django_capture_on_commit_callbacks(execute=True):
         created = services.create_trail_system(
-            name="Fresh Powder", owner_uid=None, actor=actor, fields={"lat": 45.7, "lng": -114.0}
+            name="Fresh Powder", owner_uid=None, actor=actor, lat=45.7, lng=-114.0
         )
     assert listed() == ["Fresh Powder"]
 
     with django_capture_on_commit_callbacks(execute=True):
-        services.change_trail_system(system=created, changes={"name": "Deep Powder"}, actor=actor)
+        services.change_trail_system(system=created, name="Deep Powder", actor=actor)
     assert listed() == ["Deep Powder"]
 
     with django_capture_on_commit_callbacks(execute=True):
-        services.change_trail_system(system=created, changes={"inactive": True}, actor=actor)
+        services.change_trail_system(system=created, inactive=True, actor=actor)
     assert listed() == []
 
 
@@ -310,8 +310,6 @@ def test_a_system_without_a_location_is_listed_at_the_centre_of_its_trails(
     )
 
     with django_capture_on_commit_callbacks(execute=True):
-        services.change_trail_system(
-            system=system, changes={"lat": 46.0, "lng": -114.5}, actor=actor
-        )
+        services.change_trail_system(system=system, lat=46.0, lng=-114.5, actor=actor)
     assert listed()[system.pk]["coordinates"] == [-114.5, 46.0]
     assert manager.get(f"/api/v1/trail-systems/{system.pk}").json()["geolocationDerived"] is False

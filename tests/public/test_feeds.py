@@ -45,14 +45,14 @@ def parsed(client, system) -> feedparser.FeedParserDict:
 
 def notice(system, text: str, **fields):
     return create_update(
-        system=system, fields={"type": "notice", "description": text, **fields}, actor=MANAGER
+        system=system, **{"type": "notice", "description": text, **fields}, actor=MANAGER
     )
 
 
 def test_the_atom_feed_is_valid_atom_and_lists_a_notice_created_a_moment_before(
     client, system, trail
 ):
-    change_trail(trail=trail, changes={"status": "Closed"}, actor=MANAGER)
+    change_trail(trail=trail, status="Closed", actor=MANAGER)
     notice(system, "Groomers out tonight on the upper loops.", severity="warning")
     feed = parsed(client, system)
     assert feed.feed.title == "Pine Hill Nordic: trail status and updates"
@@ -72,24 +72,26 @@ def test_the_atom_feed_is_valid_atom_and_lists_a_notice_created_a_moment_before(
 def test_snow_reports_conditions_and_a_scheduled_change_are_listed(client, system, trail):
     create_update(
         system=system,
-        fields={"type": "snowReport", "base_depth": 120, "twenty_four_hours": 8},
+        type="snowReport",
+        base_depth=120,
+        twenty_four_hours=8,
         actor=MANAGER,
     )
     create_update(
         system=system,
-        fields={"type": "surfaceConditions", "conditions": ["icy"], "trail_ids": [trail.pk]},
+        type="surfaceConditions",
+        conditions=["icy"],
+        trail_ids=[trail.pk],
         actor=MANAGER,
     )
     start = timezone.now() + timedelta(minutes=5)
     create_schedule(
         system=system,
-        fields={
-            "trail_ids": [trail.pk],
-            "status": "Closed",
-            "repeat": "once",
-            "starts_at": start.astimezone(DENVER).replace(tzinfo=None, second=0, microsecond=0)
-            + timedelta(minutes=1),
-        },
+        trail_ids=[trail.pk],
+        status="Closed",
+        repeat="once",
+        starts_at=start.astimezone(DENVER).replace(tzinfo=None, second=0, microsecond=0)
+        + timedelta(minutes=1),
         actor=MANAGER,
     )
     apply_due_schedules(now=start + timedelta(minutes=2))
@@ -105,7 +107,7 @@ def test_a_french_system_gets_a_french_feed(client, trail):
     system = trail.trail_system
     system.language = "fr"
     system.save()
-    change_trail(trail=trail, changes={"status": "Closed"}, actor=MANAGER)
+    change_trail(trail=trail, status="Closed", actor=MANAGER)
     feed = parsed(client, system)
     assert feed.feed.language == "fr"
     assert feed.feed.title == "Pine Hill Nordic : état des sentiers et nouvelles"
@@ -123,10 +125,12 @@ def test_text_from_data_is_text_in_the_feed(client, system):
 
 def test_hidden_trails_stay_out_of_the_feed(client, system):
     hidden = TrailFactory(trail_system=system, name="Secret Path", hidden=True, status="Open")
-    change_trail(trail=hidden, changes={"status": "Closed"}, actor=MANAGER)
+    change_trail(trail=hidden, status="Closed", actor=MANAGER)
     create_update(
         system=system,
-        fields={"type": "surfaceConditions", "conditions": ["icy"], "trail_ids": [hidden.pk]},
+        type="surfaceConditions",
+        conditions=["icy"],
+        trail_ids=[hidden.pk],
         actor=MANAGER,
     )
     assert parsed(client, system).entries == []
@@ -180,15 +184,13 @@ def test_a_daily_closure_is_one_recurring_event(client, system, trail):
     last = (timezone.now() + timedelta(days=60)).astimezone(DENVER).date()
     create_schedule(
         system=system,
-        fields={
-            "trail_ids": [trail.pk],
-            "status": "Open",
-            "end_status": "Closed",
-            "repeat": "daily",
-            "start_time": time(8, 30),
-            "end_time": time(21),
-            "last_date": last,
-        },
+        trail_ids=[trail.pk],
+        status="Open",
+        end_status="Closed",
+        repeat="daily",
+        start_time=time(8, 30),
+        end_time=time(21),
+        last_date=last,
         actor=MANAGER,
     )
     (event,) = ics(client, system).walk("VEVENT")
@@ -207,12 +209,10 @@ def test_a_daily_closure_is_one_recurring_event(client, system, trail):
 def test_a_schedule_that_closes_nothing_is_not_in_the_calendar(client, system, trail):
     create_schedule(
         system=system,
-        fields={
-            "trail_ids": [trail.pk],
-            "status": "Open",
-            "repeat": "daily",
-            "start_time": time(8),
-        },
+        trail_ids=[trail.pk],
+        status="Open",
+        repeat="daily",
+        start_time=time(8),
         actor=MANAGER,
     )
     assert ics(client, system).walk("VEVENT") == []
@@ -222,14 +222,12 @@ def closure(system, trail, start: datetime, *, made: datetime, reason: str, hour
     """A one-off closure from `start` (local) for `hours`, scheduled at `made`."""
     return create_schedule(
         system=system,
-        fields={
-            "trail_ids": [trail.pk],
-            "status": "Closed",
-            "repeat": "once",
-            "starts_at": start,
-            "ends_at": start + timedelta(hours=hours),
-            "reason": reason,
-        },
+        trail_ids=[trail.pk],
+        status="Closed",
+        repeat="once",
+        starts_at=start,
+        ends_at=start + timedelta(hours=hours),
+        reason=reason,
         actor=MANAGER,
         now=made,
     )
@@ -267,6 +265,6 @@ def test_the_map_list_shows_what_is_coming_and_what_is_in_effect(client, system,
     starts = datetime.fromisoformat(second["startsAt"]).astimezone(DENVER).replace(tzinfo=None)
     assert starts == local_minute(now + timedelta(days=2))
     # Reopened by hand: the closure's reason no longer describes the trail.
-    change_trail(trail=trail, changes={"status": "Open"}, actor=MANAGER)
+    change_trail(trail=trail, status="Open", actor=MANAGER)
     body = client.get(f"/feeds/{system.pk}/schedules.json").json()
     assert [change["id"] for change in body["schedules"]] == [coming.pk]

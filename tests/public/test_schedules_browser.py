@@ -38,28 +38,24 @@ def test_the_map_lists_scheduled_changes_with_their_reasons(
     start = local_minute(now - timedelta(minutes=5))
     create_schedule(
         system=system,
-        fields={
-            "trail_ids": [race.pk],
-            "status": "Closed",
-            "repeat": "once",
-            "starts_at": start,
-            "ends_at": start + timedelta(hours=16),
-            "reason": "Giant slalom race <b>U16</b>",
-        },
+        trail_ids=[race.pk],
+        status="Closed",
+        repeat="once",
+        starts_at=start,
+        ends_at=start + timedelta(hours=16),
+        reason="Giant slalom race <b>U16</b>",
         actor=MANAGER,
         now=now - timedelta(minutes=10),
     )
     create_schedule(
         system=system,
-        fields={
-            "trail_ids": [night.pk],
-            "status": "Closed",
-            "end_status": "Open",
-            "repeat": "daily",
-            "start_time": local_minute(now + timedelta(hours=2)).time(),
-            "end_time": time(8, 30),
-            "reason": "Lights off: night grooming",
-        },
+        trail_ids=[night.pk],
+        status="Closed",
+        end_status="Open",
+        repeat="daily",
+        start_time=local_minute(now + timedelta(hours=2)).time(),
+        end_time=time(8, 30),
+        reason="Lights off: night grooming",
         actor=MANAGER,
     )
     apply_due_schedules()  # the race closure's start is due: applied, compiled on commit

@@ -49,7 +49,7 @@ def trail(system):
 def schedule(system, trails, now, **fields) -> Schedule:
     return create_schedule(
         system=system,
-        fields={"trail_ids": [t.pk for t in trails], "status": "Closed", **fields},
+        **{"trail_ids": [t.pk for t in trails], "status": "Closed", **fields},
         actor=MANAGER,
         now=now,
     )
@@ -189,7 +189,7 @@ def test_a_one_off_closure_puts_back_what_it_changed(system, trail):
 def test_a_change_made_by_hand_during_the_window_stands(system, trail):
     race_closure(system, trail)
     tick(at(2026, 12, 19, 16))
-    change_trail(trail=trail, changes={"status": "Caution"}, actor=MANAGER)
+    change_trail(trail=trail, status="Caution", actor=MANAGER)
     tick(at(2026, 12, 20, 8))
     status, activities = state(trail)
     assert status == "Caution"  # the patroller's call, not the schedule's memory
@@ -271,12 +271,12 @@ def test_an_edit_while_due_applies_the_due_change_first_and_governs_what_follows
     # 21:00 has passed, no pass has run yet, and the manager moves the closure to 22:00.
     change_schedule(
         schedule=made,
-        changes={"start_time": time(22)},
+        start_time=time(22),
         actor=MANAGER,
         now=at(2026, 1, 5, 21, 0, 10),
     )
     assert status_of(trail) == "Closed"  # the 21:00 change was due: made before the edit
-    change_trail(trail=trail, changes={"status": "Open"}, actor=MANAGER)
+    change_trail(trail=trail, status="Open", actor=MANAGER)
     tick(at(2026, 1, 5, 21, 30))
     assert status_of(trail) == "Open"  # the old 21:00 never again
     tick(at(2026, 1, 5, 22))

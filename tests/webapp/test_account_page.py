@@ -2,6 +2,7 @@
 
 import pytest
 
+from apikeys.models import User
 from apikeys.services import ensure_account
 from tests.factories import TrailSystemFactory, UserFactory, create_api_key
 
@@ -38,3 +39,32 @@ def test_an_account_made_on_the_fly_is_offered_no_password_change(client):
     page = client.get("/admin/").content.decode()
     assert "/admin/logout/" in page
     assert "/admin/password_change/" not in page
+
+
+def test_an_operator_makes_an_account_and_changes_only_what_they_changed(client):
+    operator = UserFactory(uid="operator", is_super_admin=True)
+    client.force_login(operator, backend="webapp.backends.RoleBackend")
+    made = client.post(
+        "/admin/apikeys/user/add/",
+        {"uid": "groomer-1", "email": "groomer@example.test", "is_active": "on"},
+    )
+    assert made.status_code == 302, made.content.decode()[:2000]
+    account = User.objects.get(uid="groomer-1")
+    assert (account.email, account.is_active, account.is_super_admin) == (
+        "groomer@example.test",
+        True,
+        False,
+    )
+    assert not account.has_usable_password()
+
+    changed = client.post(
+        f"/admin/apikeys/user/{account.pk}/change/",
+        {"email": "groomer@example.test", "is_staff": "on", "is_active": "on"},
+    )
+    assert changed.status_code == 302, changed.content.decode()[:2000]
+    account.refresh_from_db()
+    assert (account.email, account.is_staff, account.is_active) == (
+        "groomer@example.test",
+        True,
+        True,
+    )

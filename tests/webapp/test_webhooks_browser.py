@@ -86,7 +86,7 @@ def test_a_paused_webhook_says_since_when_and_why_and_resumes_in_order(
     trail = TrailFactory(trail_system=system, status="Open")
     for status in ("Caution", "Closed"):
         with transaction.atomic():
-            change_trail(trail=trail, changes={"status": status}, actor=actor)
+            change_trail(trail=trail, status=status, actor=actor)
     # As a day of failed attempts leaves it (webhooks.delivery.pause).
     WebhookEndpoint.objects.update(
         paused_on=timezone.now(),

@@ -34,7 +34,7 @@ def register(system, url: str, events=("trail.status_changed",)):
 def close_a_trail(system, status: str = "Closed"):
     trail = TrailFactory(trail_system=system, status="Open")
     with transaction.atomic():
-        trail_services.change_trail(trail=trail, changes={"status": status}, actor=ACTOR)
+        trail_services.change_trail(trail=trail, status=status, actor=ACTOR)
     return trail
 
 
@@ -104,7 +104,8 @@ def test_the_retry_schedule(settings):
     settings.WEBHOOK_RETRY_SECONDS = 5
     delays = [delivery.retry_delay(n).total_seconds() for n in range(1, 10)]
 
-    assert delays == [5, 15, 45, 135, 405, 1215, 3645, 7200, 7200]
+    schedule = [5, 15, 45, 135, 405, 1215, 3645, 7200, 7200]
+    assert all(0.8 * s <= d <= 1.2 * s for d, s in zip(delays, schedule, strict=True)), delays
 
 
 def test_retries_end_24_hours_after_the_event_with_a_last_attempt_then(system, receiver):
@@ -128,7 +129,7 @@ def test_each_wait_is_drawn_within_20_percent_of_the_schedule(settings):
     settings.WEBHOOK_RETRY_SECONDS = 100
     waits = []
     for _ in range(20):
-        waits.append(delivery.jittered(delivery.retry_delay(1)).total_seconds())
+        waits.append(delivery.retry_delay(1).total_seconds())
     assert all(80 <= wait <= 120 for wait in waits)
     assert len(set(waits)) > 1  # endpoints that failed together do not retry together
 
@@ -373,7 +374,7 @@ def test_after_a_rotation_both_secrets_sign_for_a_day(system, receiver):
 def test_a_test_event_goes_to_its_endpoint_even_when_off(system, receiver):
     target = receiver()
     created = register(system, target.url)
-    services.change_endpoint(endpoint=created.endpoint, changes={"active": False}, actor=ACTOR)
+    services.change_endpoint(endpoint=created.endpoint, active=False, actor=ACTOR)
 
     services.send_test_event(endpoint=created.endpoint, actor=ACTOR)
     delivery.send_due(created.endpoint.pk)

@@ -67,7 +67,7 @@ def test_the_documented_receiver_verifies_and_handles_each_message_once(
     endpoint.save()
     trail = TrailFactory(trail_system=system, name="Ridge", status="Open")
     with transaction.atomic():
-        change_trail(trail=trail, changes={"status": "Closed"}, actor=ACTOR)
+        change_trail(trail=trail, status="Closed", actor=ACTOR)
 
     delivery.send_due(endpoint.pk)
     services.send_again(deliveries=WebhookDelivery.objects.all(), actor=ACTOR)

@@ -118,7 +118,7 @@ def test_the_web_apps_writes_tell_too(system, endpoint):
     trail = TrailFactory(trail_system=system, status="Open")
     with transaction.atomic():
         trail_services.change_trail(
-            trail=trail, changes={"status": "Caution"}, actor=Actor("someone", Via.WEB_APP)
+            trail=trail, status="Caution", actor=Actor("someone", Via.WEB_APP)
         )
 
     assert sent()[0]["data"]["via"] == "web-app"
@@ -234,9 +234,7 @@ def test_a_change_rolled_back_records_nothing(system, endpoint):
     trail = TrailFactory(trail_system=system, status="Open")
 
     with pytest.raises(RuntimeError), transaction.atomic():
-        trail_services.change_trail(
-            trail=trail, changes={"status": "Closed"}, actor=Actor("x", Via.API_KEY)
-        )
+        trail_services.change_trail(trail=trail, status="Closed", actor=Actor("x", Via.API_KEY))
         raise RuntimeError("the write fails after the event")
 
     assert sent() == [] and not WebhookDelivery.objects.exists()
@@ -245,9 +243,7 @@ def test_a_change_rolled_back_records_nothing(system, endpoint):
 def test_another_systems_change_is_not_sent(system, manager, endpoint):
     other = TrailFactory(status="Open")  # its own system, owned by someone else
     with transaction.atomic():
-        trail_services.change_trail(
-            trail=other, changes={"status": "Closed"}, actor=Actor("x", Via.API_KEY)
-        )
+        trail_services.change_trail(trail=other, status="Closed", actor=Actor("x", Via.API_KEY))
 
     assert sent() == []
 
@@ -259,12 +255,10 @@ def test_a_scheduled_change_tells_too(endpoint, system):
     made = datetime(2030, 1, 5, 9, tzinfo=UTC)
     create_schedule(
         system=system,
-        fields={
-            "trail_ids": [trail.pk],
-            "status": "Closed",
-            "repeat": "once",
-            "starts_at": datetime(2030, 1, 5, 16),  # in the system's zone
-        },
+        trail_ids=[trail.pk],
+        status="Closed",
+        repeat="once",
+        starts_at=datetime(2030, 1, 5, 16),
         actor=Actor(system.owner.uid, Via.ID_TOKEN),
         now=made,
     )

@@ -21,12 +21,15 @@ import smtplib
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.core import mail
-from django.db import DatabaseError, connection, transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
+from core import retries
+from core.commits import lazily_committed, wait_for_the_disk
 from updates import sms
 from updates.models import Delivery, Subscriber, Update
 from updates.notifications.recipients import claim, flushed_every
@@ -35,9 +38,10 @@ from updates.notifications.rendering import Messages, message_context
 logger = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 5
-# Seconds before retry n (1-based): 30 s, 2 min, 8 min, 32 min.
-RETRY_BASE_SECONDS = 30
+# The wait before retry n (1-based): 30 s, 2 min, 8 min, 32 min, each within 20 %.
+RETRY_FIRST = timedelta(seconds=30)
 RETRY_FACTOR = 4
+RETRY_MAX = timedelta(hours=2)
 
 
 @dataclass
@@ -119,8 +123,7 @@ def record_outcomes(outcomes: list[Outcome], channel: str, *, flush: bool) -> li
     one_statement = len(groups) == 1 and not permanent and not durable
     with contextlib.nullcontext() if one_statement else transaction.atomic():
         if durable:
-            with connection.cursor() as cursor:
-                cursor.execute("SET LOCAL synchronous_commit TO on")
+            wait_for_the_disk(True)
         for (state, error), ids in groups.items():
             sent_on = now if state == Delivery.State.SENT else None
             Delivery.objects.filter(pk__in=ids).update(state=state, error=error, sent_on=sent_on)
@@ -144,33 +147,13 @@ def in_groups(outcomes: Iterator[Outcome], size: int) -> Iterator[list[Outcome]]
         yield group
 
 
-@contextlib.contextmanager
-def lazily_committed() -> Iterator[None]:
-    """Commits on this connection return before PostgreSQL has flushed them to disk.
-
-    A worker that dies loses nothing by it: the database has every commit it acknowledged.
-    Only a crash of PostgreSQL itself can lose the last such commits (those after the last
-    flushed group, recipients.flushed_every), which recover_stale_claims allows for.
-    """
-    if connection.vendor != "postgresql":
-        yield
-        return
-    with connection.cursor() as cursor:
-        cursor.execute("SET synchronous_commit TO off")
-    try:
-        yield
-    finally:
-        # A broken connection has lost the setting with itself, and is not reused.
-        with contextlib.suppress(DatabaseError), connection.cursor() as cursor:
-            cursor.execute("RESET synchronous_commit")
+def retry_delay(attempts: int) -> float:
+    """Seconds to wait before the next attempt after `attempts` tries (core.retries)."""
+    delay = retries.retry_delay(attempts, first=RETRY_FIRST, factor=RETRY_FACTOR, longest=RETRY_MAX)
+    return delay.total_seconds()
 
 
-def retry_delay(attempts: int) -> int:
-    """Seconds to wait before the next attempt after `attempts` tries."""
-    return RETRY_BASE_SECONDS * RETRY_FACTOR ** (attempts - 1)
-
-
-def send_chunk(update_id: str, channel: str, delivery_ids: list[int]) -> tuple[list[int], int]:
+def send_chunk(update_id: str, channel: str, delivery_ids: list[int]) -> tuple[list[int], float]:
     """Send the claimable deliveries among delivery_ids.
 
     Returns the ids to retry and the delay before retrying them. Everything that can fail

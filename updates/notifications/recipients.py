@@ -22,7 +22,7 @@ CHUNK_SIZE = 500
 # Subscribers recorded per statement by a fan-out, whose chunks are queued before the next.
 SLICE_SIZE = 20 * CHUNK_SIZE
 # About every SYNC_EVERY outcomes of a chunk, one group's record is committed with a WAL flush,
-# the others without (delivery.lazily_committed), so that a crash of PostgreSQL loses at most
+# the others without (core.commits.lazily_committed), so that a crash of PostgreSQL loses at most
 # the records after the last flush.
 SYNC_EVERY = 50
 # A fan-out still unqueued this long after its update was posted was not queued by the

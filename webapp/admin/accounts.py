@@ -49,10 +49,9 @@ class UserAdmin(DeleteThroughService, ServiceAdmin):
 
     def save_model(self, request, obj, form, change):
         if change:
-            change_account(user=obj, changes=self.changed_fields(form))
+            change_account(user=obj, **self.changed_fields(form))
             return
-        fields = dict(form.cleaned_data)
-        user = create_account(uid=fields.pop("uid"), fields=fields)
+        user = create_account(**form.cleaned_data)
         obj.pk = user.pk
         obj._state.adding = False
 

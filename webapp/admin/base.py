@@ -8,11 +8,11 @@ from django.http import HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
-from djangorestframework_camel_case.util import camel_to_underscore
 
 from core.errors import DomainError
 from webapp.actors import web_actor
 from webapp.outcomes import ActionOutcome, report_outcome
+from webapp.refusals import add_refusal
 from webapp.scoping import RoleScopedAdmin
 
 
@@ -57,8 +57,8 @@ class ServiceAdmin(RoleScopedAdmin):
     on the form, which shows again with the person's input; nothing of the refused save is kept
     (the admin's transaction is rolled back)."""
 
-    # The services' name of a field (snake_case of the name in their messages) -> the form's
-    # name of it, where the two differ: `trailIds: ...` belongs on the form's `trails`.
+    # The services' name of a field (snake_case of the name their refusals carry) -> the
+    # form's name of it, where the two differ: a refusal of `trailIds` belongs on `trails`.
     form_field_of: dict[str, str] = {}
 
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
@@ -87,23 +87,14 @@ class ServiceAdmin(RoleScopedAdmin):
 
 
 class RefusedForm(forms.BaseForm):
-    """A form a service refused: the refusal is its error, so it is invalid. The error goes on
-    the field the service's message names (`expirationDate: must be ...`), without the name;
-    on the form as a whole when it names no field of this form (`form_field_of` translates the
-    services' names)."""
+    """A form a service refused: the refusal is its error (webapp.refusals), so it is invalid."""
 
     refusal: DomainError
     form_field_of: dict[str, str]
 
     def clean(self):
         cleaned = super().clean()
-        named, separator, rest = self.refusal.message.partition(": ")
-        field = camel_to_underscore(named)
-        field = self.form_field_of.get(field, field)
-        if separator and field in self.fields:
-            self.add_error(field, rest[:1].upper() + rest[1:])
-        else:
-            self.add_error(None, self.refusal.message)
+        add_refusal(self, self.refusal, self.form_field_of)
         return cleaned
 
 
@@ -129,7 +120,7 @@ class DeleteThroughService(RoleScopedAdmin):
         try:
             return super().delete_view(request, object_id, extra_context)
         except DomainError as error:
-            self.message_user(request, error.message, messages.ERROR)
+            self.message_user(request, str(error), messages.ERROR)
             return HttpResponseRedirect(
                 reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_changelist")
             )
@@ -197,7 +188,7 @@ def run_bulk(model_admin, request, rows: list, service, outcome: ActionOutcome) 
         return []
     result = service(**{model_admin.rows_name: rows}, actor=web_actor(request))
     for row, error in result.refused:
-        outcome.refuse([row], error.message)
+        outcome.refuse([row], str(error))
     outcome.count(result.done)
     return result.done
 

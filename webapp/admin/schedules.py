@@ -238,10 +238,10 @@ class ScheduleAdmin(TrailPickerMixin, DeleteThroughService, ServiceAdmin):
             return
         fields = service_fields(form.cleaned_data)
         if change:
-            services.change_schedule(schedule=obj, changes=fields, actor=web_actor(request))
+            services.change_schedule(schedule=obj, **fields, actor=web_actor(request))
             return
         schedule = services.create_schedule(
-            system=form.cleaned_data["trail_system"], fields=fields, actor=web_actor(request)
+            system=form.cleaned_data["trail_system"], **fields, actor=web_actor(request)
         )
         obj.pk = schedule.pk
         obj._state.adding = False

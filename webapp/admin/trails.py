@@ -208,7 +208,7 @@ class TrailSystemAdmin(StatusHistoryMixin, DeleteThroughService, ServiceAdmin):
     def save_model(self, request, obj, form, change):
         if change:
             services.change_trail_system(
-                system=obj, changes=self.changed_fields(form), actor=web_actor(request)
+                system=obj, **self.changed_fields(form), actor=web_actor(request)
             )
             return
         fields = {name: value for name, value in form.cleaned_data.items() if name != "owner"}
@@ -217,7 +217,7 @@ class TrailSystemAdmin(StatusHistoryMixin, DeleteThroughService, ServiceAdmin):
             name=fields.pop("name"),
             owner_uid=owner.pk if owner else request.user.pk,
             actor=web_actor(request),
-            fields=fields,
+            **fields,
         )
         obj.pk = system.pk
         obj._state.adding = False
@@ -506,18 +506,18 @@ class TrailAdmin(StatusHistoryMixin, ToTrashAdmin, ServiceAdmin):
         if change:
             services.change_trail(
                 trail=form.instance,
-                changes=self.changed_fields(form),
+                **self.changed_fields(form),
                 actor=web_actor(request),
-                activities=activities,
+                activity_list=activities,
                 reopen_activities=not (formsets and activity_statuses_changed(formsets[0])),
             )
             return
         fields = dict(form.cleaned_data)
         trail = services.create_trail(
             system=fields.pop("trail_system"),
-            fields=fields,
+            **fields,
             actor=web_actor(request),
-            activities=activities or (),
+            activity_list=activities or (),
         )
         form.instance.pk = trail.pk
         form.instance._state.adding = False
@@ -550,13 +550,11 @@ class PointAdmin(StatusHistoryMixin, ToTrashAdmin, ServiceAdmin):
 
     def save_model(self, request, obj, form, change):
         if change:
-            services.change_point(
-                point=obj, changes=self.changed_fields(form), actor=web_actor(request)
-            )
+            services.change_point(point=obj, **self.changed_fields(form), actor=web_actor(request))
             return
         fields = dict(form.cleaned_data)
         point = services.create_point(
-            system=fields.pop("trail_system"), fields=fields, actor=web_actor(request)
+            system=fields.pop("trail_system"), **fields, actor=web_actor(request)
         )
         obj.pk = point.pk
         obj._state.adding = False

@@ -197,13 +197,13 @@ class UpdateAdmin(TrailPickerMixin, DeleteThroughService, ServiceAdmin):
         if change:
             services.change_update(
                 update=obj,
-                changes=service_fields(form.cleaned_data, form.changed_data),
+                **service_fields(form.cleaned_data, form.changed_data),
                 actor=web_actor(request),
             )
             return
         update = services.create_update(
             system=form.cleaned_data["trail_system"],
-            fields=service_fields(form.cleaned_data, form.cleaned_data),
+            **service_fields(form.cleaned_data, form.cleaned_data),
             actor=web_actor(request),
             source=Update.Source.WEB,
         )
@@ -301,7 +301,7 @@ class SubscriberAdmin(SystemLinkOnViewMixin, DeleteThroughService, ServiceAdmin)
         """Through updates.subscribers; the form has already checked the contact details."""
         if change:
             subscriber = Subscriber.objects.get(pk=obj.pk)
-            change_subscriber(subscriber=subscriber, changes=self.changed_fields(form))
+            change_subscriber(subscriber=subscriber, **self.changed_fields(form))
             return
         created = add_subscriber(
             system=form.cleaned_data["trail_system"],
@@ -310,8 +310,7 @@ class SubscriberAdmin(SystemLinkOnViewMixin, DeleteThroughService, ServiceAdmin)
         )
         if form.cleaned_data.get("unsubscribed_on"):
             change_subscriber(
-                subscriber=created,
-                changes={"unsubscribed_on": form.cleaned_data["unsubscribed_on"]},
+                subscriber=created, unsubscribed_on=form.cleaned_data["unsubscribed_on"]
             )
         obj.pk = created.pk
         obj._state.adding = False

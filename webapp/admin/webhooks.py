@@ -135,7 +135,7 @@ class WebhookEndpointAdmin(DeleteThroughService, ServiceAdmin):
         if change:
             if form.changed_data:
                 services.change_endpoint(
-                    endpoint=obj, changes=self.changed_fields(form), actor=web_actor(request)
+                    endpoint=obj, **self.changed_fields(form), actor=web_actor(request)
                 )
             return
         data = form.cleaned_data

@@ -34,6 +34,6 @@ class Command(BaseCommand):
         try:
             user = account_for_identity(uid=uid, email=email, email_verified=True)
         except NotAuthenticated as error:
-            raise CommandError(error.message) from None
+            raise CommandError(str(error)) from None
         token = mint_emulator_token(uid, email or user.email or None, expires_in=DEV_TOKEN_LIFETIME)
         self.stdout.write(token)

@@ -22,5 +22,5 @@ class Command(BaseCommand):
         try:
             set_super_admin(uid=uid, super_admin=not options["off"])
         except NotFound as error:
-            raise CommandError(error.message) from None
+            raise CommandError(str(error)) from None
         self.stdout.write(json.dumps({"uid": uid, "superAdmin": not options["off"]}))

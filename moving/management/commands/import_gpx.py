@@ -51,11 +51,13 @@ class Command(ImportCommand):
         if options["dry_run"]:
             self.finish(None)
             return
-        data = {
-            "name": name,
-            "status": options["status"],
-            "difficulty": options["difficulty"],
-            "geometry": line.geometry(),
-        }
         actor = Actor(system.owner.uid if system.owner else "", Via.IMPORT)
-        self.finish(create_trail(system=system, fields=data, actor=actor))
+        trail = create_trail(
+            system=system,
+            name=name,
+            status=options["status"],
+            difficulty=options["difficulty"],
+            geometry=line.geometry(),
+            actor=actor,
+        )
+        self.finish(trail)

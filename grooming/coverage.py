@@ -8,6 +8,7 @@ the tolerance), divided by its length. An STRtree of the buffered pieces of the 
 the intersections to the trail parts near it.
 """
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -22,6 +23,9 @@ SIMPLIFY_METRES = 1.0
 BUFFER_QUAD_SEGMENTS = 4
 # Track points per buffered piece (see track_areas).
 CHUNK_POINTS = 100
+# A projection's centre is rounded to this (about 1 km): 500 m off the middle changes its
+# distances by far less than a millimetre in a kilometre.
+CENTRE_DEGREES = 0.01
 
 Line = Sequence[Sequence[float]]  # [[lng, lat(, elevation)], ...]
 
@@ -53,19 +57,30 @@ def _lng_lat(lines: Sequence[Line]) -> np.ndarray:
     return np.concatenate(arrays)
 
 
+def _rounded(degrees: float) -> float:
+    return round(float(degrees) / CENTRE_DEGREES) * CENTRE_DEGREES
+
+
+@functools.lru_cache(maxsize=64)
+def _aeqd(lng: float, lat: float) -> Transformer:
+    """Making a transformer costs more than measuring a short track: one per centre, kept."""
+    crs = CRS.from_proj4(f"+proj=aeqd +lat_0={lat} +lon_0={lng} +datum=WGS84 +units=m")
+    return Transformer.from_crs("EPSG:4326", crs, always_xy=True)
+
+
 class LocalProjection:
-    """WGS84 longitude/latitude to metres around a centre, and the inverse."""
+    """WGS84 longitude/latitude to metres around a centre."""
 
     def __init__(self, lng: float, lat: float):
-        crs = CRS.from_proj4(f"+proj=aeqd +lat_0={lat} +lon_0={lng} +datum=WGS84 +units=m")
-        self._forward = Transformer.from_crs("EPSG:4326", crs, always_xy=True)
+        self._forward = _aeqd(lng, lat)
 
     @classmethod
     def around(cls, lines: Sequence[Line]) -> "LocalProjection":
-        """Centred on the middle of the lines' bounding box."""
+        """Centred on the middle of the lines' bounding box, to CENTRE_DEGREES (so that
+        measurements of one place share a projection)."""
         points = _lng_lat(lines)
-        (min_lng, min_lat), (max_lng, max_lat) = points.min(axis=0), points.max(axis=0)
-        return cls((min_lng + max_lng) / 2, (min_lat + max_lat) / 2)
+        lng, lat = (points.min(axis=0) + points.max(axis=0)) / 2
+        return cls(_rounded(lng), _rounded(lat))
 
     def linestrings(self, lines: Sequence[Line]) -> np.ndarray:
         """Projected shapely LineStrings, one per line, in one transform call."""

@@ -1,12 +1,13 @@
 """The one write of grooming: a track becomes a pass and a surfaceConditions update on each
 trail it covered, in one transaction with one compile request."""
 
+import math
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 import orjson
 from django.db import transaction
-from django.db.models import Max, TextField
+from django.db.models import Max, Q, TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 
@@ -43,6 +44,10 @@ TrailUpdate = Update.trails.through
 CLOCK_SKEW = timedelta(minutes=5)
 # The status history's field for a grooming (its values are groomedAt times).
 GROOMED_FIELD = "groomed"
+# Metres in a degree of latitude, at least (110.57 km at the equator), and below this cosine
+# of the latitude (within about 60 km of a pole) longitude is not worth narrowing by.
+METRES_PER_DEGREE = 110_000.0
+MIN_COSINE = 0.01
 
 
 @dataclass(frozen=True)
@@ -115,6 +120,26 @@ def is_groomed(share: Coverage, tolerance_meters: float) -> bool:
     return share.share >= WHOLE_TRAIL or share.metres > JUNCTION_TOLERANCES * tolerance_meters
 
 
+def _near(track: Track, tolerance_meters: float) -> Q:
+    """Trails whose extent comes within twice the tolerance of the track's extent (or with no
+    extent recorded): the only ones it can cover, so a short track over a large system reads
+    a few trails' geometry, not every trail's."""
+    lngs = [point[0] for line in track.lines for point in line]
+    lats = [point[1] for line in track.lines for point in line]
+    west, south, east, north = min(lngs), min(lats), max(lngs), max(lats)
+    lat_margin = 2 * tolerance_meters / METRES_PER_DEGREE
+    cosine = math.cos(math.radians(min(max(abs(south), abs(north)) + lat_margin, 90.0)))
+    if cosine < MIN_COSINE:  # at a pole a degree of longitude is no distance: all of them
+        return Q(south__lte=north + lat_margin, north__gte=south - lat_margin) | Q(west=None)
+    lng_margin = lat_margin / cosine
+    return Q(
+        west__lte=east + lng_margin,
+        east__gte=west - lng_margin,
+        south__lte=north + lat_margin,
+        north__gte=south - lat_margin,
+    ) | Q(west=None)
+
+
 def measure(system: TrailSystem, track: Track, tolerance_meters: float) -> list[CoveredTrail]:
     """Every live trail of the system the track grooms, by coverage descending; lifts are
     never groomed. A track that comes near no trail at all is refused."""
@@ -123,6 +148,7 @@ def measure(system: TrailSystem, track: Track, tolerance_meters: float) -> list[
     trails = {
         trail_id: (name, orjson.loads(geometry))
         for trail_id, name, geometry in Trail.objects.filter(trail_system=system)
+        .filter(_near(track, tolerance_meters))
         .exclude(type=TrailType.LIFT)
         .annotate(geometry_text=Cast("geometry", TextField()))
         .values_list("id", "name", "geometry_text")

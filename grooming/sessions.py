@@ -38,6 +38,9 @@ from updates.models import Update
 
 SESSION_IDLE = timedelta(minutes=15)
 MEASURE_SECONDS = 10.0
+# While a session runs, its updates' expiration follows its groomedAt in steps this long (each
+# step is a compile of the system); the end sets it exactly.
+EXTEND_BEHIND = timedelta(minutes=10)
 MIN_INTERVAL = timedelta(seconds=1)  # per tracker: a closer position is dropped
 MAX_ACCURACY_METRES = 50.0  # a position less accurate than this is dropped
 # How far outside the extent of the system's trails a position may lie; beyond it, dropped.
@@ -145,16 +148,21 @@ def receive_positions(
         )
     TrackerPosition.objects.bulk_create(stored)
     tracker_fields = {"dropped_positions": F("dropped_positions") + dropped} if dropped else {}
+    measuring = bool(stored) and _measurement_due(session, now)
     if stored:
         tracker_fields["last_position_on"] = now
         session.last_received_on = now
-        session.save(update_fields=["last_position_at", "last_lng", "last_lat", "last_received_on"])
+        fields = ["last_position_at", "last_lng", "last_lat", "last_received_on"]
+        if measuring:  # claimed in the same write
+            session.measured_on = now
+            fields.append("measured_on")
+        session.save(update_fields=fields)
     if tracker_fields:
         Tracker.objects.filter(pk=locked.pk).update(**tracker_fields)
     if stored:
         _tell_moved(locked.trail_system_id)
-        if _claim_measurement(session, now):
-            tasks.measure_after_commit(session.pk)
+    if measuring:
+        tasks.measure_after_commit(session.pk)
     return Received(len(stored), dropped)
 
 
@@ -166,14 +174,12 @@ def _tell_moved(system_id: str) -> None:
     )
 
 
-def _claim_measurement(session: GroomingSession, now: datetime) -> bool:
+def _measurement_due(session: GroomingSession, now: datetime) -> bool:
     """Whether this request queues the session's next measurement: once per MEASURE_SECONDS
     (the sweep measures what arrived after the last one)."""
-    if session.measured_on and now - session.measured_on < timedelta(seconds=MEASURE_SECONDS):
-        return False
-    session.measured_on = now
-    session.save(update_fields=["measured_on"])
-    return True
+    return not session.measured_on or now - session.measured_on >= timedelta(
+        seconds=MEASURE_SECONDS
+    )
 
 
 def _start(tracker: Tracker, position: Position, now: datetime) -> GroomingSession:
@@ -210,21 +216,25 @@ def _start(tracker: Tracker, position: Position, now: datetime) -> GroomingSessi
 
 
 def _track(session: GroomingSession) -> Track | None:
-    """The session's positions as one line (None before two distinct positions)."""
-    rows = list(
-        TrackerPosition.objects.filter(session=session)
+    """The session's positions as one line (None before two distinct positions). Positions
+    are only ever appended in the order recorded, so the last one's time is the session's
+    last_position_at: no time is read per position."""
+    line = [
+        [lng, lat]
+        for lng, lat in TrackerPosition.objects.filter(session=session)
         .order_by("recorded_at", "id")
-        .values_list("lng", "lat", "recorded_at")
-    )
-    line = [[lng, lat] for lng, lat, _ in rows]
+        .values_list("lng", "lat")
+    ]
     if len({(lng, lat) for lng, lat in line}) < 2:
         return None
-    return Track([line], rows[-1][2])
+    return Track([line], session.last_position_at)
 
 
-def _measure(session: GroomingSession) -> None:
+def _measure(session: GroomingSession, *, ending: bool = False) -> None:
     """Measure the session's track so far: mark the trails newly groomed (their updates, the
-    history, a compile), keep the track and groomedAt on the pass, announce each new trail."""
+    history, a compile), keep the track and groomedAt on the pass, announce each new trail.
+    A measurement that grooms no new trail compiles only when the pass's updates fall
+    EXTEND_BEHIND behind its groomedAt, or at the end: not every few seconds."""
     session.measured_on = timezone.now()
     track = _track(session)
     if track is None:
@@ -251,9 +261,11 @@ def _measure(session: GroomingSession) -> None:
         post_conditions(grooming_pass, new, _actor(session.tracker))
         _announce_trails(grooming_pass, new)
     # Every update of the pass shows for 24 hours after its groomedAt, as an upload's do.
-    extended = Update.objects.filter(grooming__grooming_pass=grooming_pass).update(
-        expiration_date=shows_until(grooming_pass.groomed_at)
-    )
+    until = shows_until(grooming_pass.groomed_at)
+    extended = Update.objects.filter(
+        grooming__grooming_pass=grooming_pass,
+        expiration_date__lt=until if ending else until - EXTEND_BEHIND,
+    ).update(expiration_date=until)
     if new or extended:
         request_compile(system, "grooming session")
     session.measured_positions = track.point_count
@@ -286,7 +298,7 @@ def _end(session: GroomingSession, now: datetime) -> None:
     """The last measurement, then the session ends: its pass stands as an upload's would
     (announced as grooming.recorded too); a session that never came near a trail leaves no
     pass, as such an upload is refused."""
-    _measure(session)
+    _measure(session, ending=True)
     session.ended_on = now
     session.save(update_fields=["ended_on"])
     grooming_pass = session.grooming_pass
@@ -360,7 +372,9 @@ def end_running_session(*, tracker: Tracker, now: datetime | None = None) -> boo
 
 def sweep_sessions(*, now: datetime | None = None) -> int:
     """Beat's pass: end the sessions 15 minutes without a position, and measure those with
-    positions not measured yet. Returns how many sessions it ended."""
+    positions not measured yet whose positions stopped coming (a session still receiving
+    them claims its next measurement within MEASURE_SECONDS itself: measuring it here too
+    would double the work). Returns how many sessions it ended."""
     now = now or timezone.now()
     ended = 0
     running = GroomingSession.objects.filter(ended_on__isnull=True)
@@ -371,8 +385,10 @@ def sweep_sessions(*, now: datetime | None = None) -> int:
             if session := _running(skip_locked=True, pk=session_id):
                 _end(session, now)
                 ended += 1
-    for session_id in running.filter(last_received_on__gt=F("measured_on")).values_list(
-        "pk", flat=True
-    ):
+    unmeasured = running.filter(
+        last_received_on__gt=F("measured_on"),
+        measured_on__lt=now - timedelta(seconds=MEASURE_SECONDS),
+    )
+    for session_id in unmeasured.values_list("pk", flat=True):
         measure_session(session_id=session_id)
     return ended

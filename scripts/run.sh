@@ -60,19 +60,13 @@ if [ -n "${DATABASE_URL:-}" ] && [ -n "${REDIS_URL:-${CELERY_BROKER_URL:-}}" ]; 
 fi
 # Embedded default: no beat and no worker, so scheduled status changes are applied, webhooks
 # sent and retried (never inside a request), grooming sessions ended and old rider reports
-# deleted by loops of their own, stopped with the server.
-$py manage.py apply_schedules --every 15 &
-schedules_loop=$!
-$py manage.py send_webhooks --every 1 &
-webhooks_loop=$!
-$py manage.py sweep_grooming_sessions --every 15 &
-sessions_loop=$!
-$py manage.py purge_reports --every 3600 &
-reports_loop=$!
+# deleted by one process beside the server, each on its own period, stopped with the server.
+$py manage.py repeat apply_schedules=15 send_webhooks=1 sweep_grooming_sessions=15 \
+  purge_reports=3600 &
+background=$!
 print_welcome_when_serving &
 welcome_printer=$!
-trap 'kill "$schedules_loop" "$webhooks_loop" "$sessions_loop" "$reports_loop" \
-  "$welcome_printer" 2>/dev/null' EXIT
+trap 'kill "$background" "$welcome_printer" 2>/dev/null' EXIT
 # Django's development server, without the system checks (migrate ran them) and its warning
 # banner (this is a developer's machine; production runs gunicorn), unbuffered so that its
 # lines come before the welcome even into a pipe.

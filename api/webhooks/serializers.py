@@ -44,6 +44,17 @@ class WebhookCreateSerializer(RequiredFieldsMixin, WebhookChangeSerializer):
     required_fields = ("url", "events")
 
 
+class WebhookResumeSerializer(serializers.Serializer):
+    """The body of resume (none at all is a plain resume)."""
+
+    send_failed_again = StrictBooleanField(
+        required=False,
+        default=False,
+        help_text="true: the failed deliveries of the last 30 days go again too, under their "
+        'webhook-id, before the waiting ones (the web app\'s "Send the failed ones again").',
+    )
+
+
 class WebhookSerializer(serializers.ModelSerializer):
     """An endpoint without its secret."""
 

@@ -9,4 +9,8 @@ urlpatterns = [
         "trail-systems/<str:system_id>/webhooks/<str:webhook_id>/rotate-secret",
         views.RotateSecretView.as_view(),
     ),
+    path(
+        "trail-systems/<str:system_id>/webhooks/<str:webhook_id>/resume",
+        views.ResumeView.as_view(),
+    ),
 ]

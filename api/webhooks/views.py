@@ -16,6 +16,7 @@ from api.permissions import WriteScopePermission, authorize, request_actor
 from api.webhooks.serializers import (
     WebhookChangeSerializer,
     WebhookCreateSerializer,
+    WebhookResumeSerializer,
     WebhookSerializer,
     WebhookWithSecretSerializer,
 )
@@ -134,3 +135,37 @@ class RotateSecretView(WebhookViewBase):
         endpoint = self.endpoint(request, system_id, webhook_id)
         rotated = services.rotate_secret(endpoint=endpoint, actor=request_actor(request))
         return with_secret(Response(WebhookWithSecretSerializer(rotated).data))
+
+
+class ResumeView(WebhookViewBase):
+    @extend_schema(
+        operation_id="webhooks_resume",
+        summary="Resume a paused (or backing-off) webhook: what waits goes now, in order; "
+        "with sendFailedAgain, the failed deliveries too",
+        parameters=[WEBHOOK_ID],
+        request=WebhookResumeSerializer,
+        responses={
+            200: done(
+                "WebhookResumed",
+                id=serializers.CharField(),
+                waiting=serializers.IntegerField(help_text="Deliveries that go now, in order."),
+                sent_again=serializers.IntegerField(help_text="Failed deliveries sent again."),
+            )
+        },
+    )
+    def post(self, request: Request, system_id: str, webhook_id: str) -> Response:
+        endpoint = self.endpoint(request, system_id, webhook_id)
+        actor = request_actor(request)
+        sent_again = 0
+        if validated(WebhookResumeSerializer, request)["send_failed_again"]:
+            sent_again = services.send_failed_again(endpoint=endpoint, actor=actor)
+        else:
+            services.resume_endpoint(endpoint=endpoint, actor=actor)
+        return Response(
+            {
+                "ok": True,
+                "id": endpoint.pk,
+                "waiting": selectors.waiting_count(endpoint),
+                "sent_again": sent_again,
+            }
+        )

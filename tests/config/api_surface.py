@@ -75,6 +75,7 @@ ADDITIVE_TABLE = """
 | PATCH | /trail-systems/:id/webhooks/:webhookId | Administrator | write |
 | DELETE | /trail-systems/:id/webhooks/:webhookId | Administrator | write |
 | POST | /trail-systems/:id/webhooks/:webhookId/rotate-secret | Administrator | write |
+| POST | /trail-systems/:id/webhooks/:webhookId/resume | Administrator | write |
 | GET | /trail-systems/:id/trackers | any | read |
 | POST | /trail-systems/:id/trackers | any | write |
 | DELETE | /trackers/:id | any | write |
@@ -117,7 +118,9 @@ class Row:
     def success_status(self) -> int:
         if self.path.endswith("/compile"):
             return 202
-        creates = self.method == "POST" and not self.path.endswith(("/status", "/rotate-secret"))
+        creates = self.method == "POST" and not self.path.endswith(
+            ("/status", "/rotate-secret", "/resume")
+        )
         return 201 if creates else 200
 
 

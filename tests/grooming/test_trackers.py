@@ -11,10 +11,12 @@ from django.utils import timezone
 from core.actors import Actor, Via
 from grooming.models import GroomingPass, GroomingSession, Tracker, TrackerPosition
 from grooming.services import record_grooming_track
-from grooming.sessions import sweep_sessions
+from grooming.sessions import measure_session, sweep_sessions
 from grooming.tracks import parse_gpx
 from public import tracking
+from publishing.models import CompileRequest
 from tests.factories import TrailFactory
+from tests.grooming.geo import at, path
 from tests.grooming.replay import (
     IDLE,
     as_gpx,
@@ -259,3 +261,40 @@ def test_a_gap_of_15_minutes_starts_a_new_session(client, manager, system):
     sessions = list(GroomingSession.objects.order_by("started_at"))
     assert len(sessions) == 2
     assert sessions[0].ended_on is not None and sessions[1].ended_on is None
+
+
+def test_a_running_session_compiles_when_it_grooms_a_trail_not_at_each_measurement(
+    client, manager, system, django_capture_on_commit_callbacks
+):
+    """Driving on along a trail already groomed is measured (the pass grows) but publishes
+    nothing new, so it asks no compile; the end sets the updates' expiry and compiles once."""
+    trail = TrailFactory(
+        trail_system=system,
+        geometry={"type": "LineString", "coordinates": path([(0, 0), (400, 0)])},
+    )
+    secret = create(manager, system)["secret"]
+    start = timezone.now().replace(microsecond=0) - timedelta(seconds=100)  # sent in seconds
+    for second in range(100):
+        moment = start + timedelta(seconds=second)
+        east = second * 5.0 if second <= 80 else 400 - (second - 80) * 5.0
+        assert send_osmand_query(client, secret, (*at(east, 0), moment)).status_code == 200
+    session = GroomingSession.objects.get()
+    with django_capture_on_commit_callbacks(execute=True):
+        measure_session(session_id=session.pk)
+    assert set(groomed_names(manager, system)) == {trail.pk}
+    compiles = CompileRequest.objects.filter(trail_system=system).count()
+
+    for second in range(100, 130):  # back along the same trail
+        moment = start + timedelta(seconds=second)
+        send_osmand_query(client, secret, (*at(400 - (second - 80) * 5.0, 0), moment))
+    with django_capture_on_commit_callbacks(execute=True):
+        measure_session(session_id=session.pk)
+    grooming_pass = GroomingPass.objects.get()
+    assert grooming_pass.groomed_at == start + timedelta(seconds=129)
+    assert CompileRequest.objects.filter(trail_system=system).count() == compiles
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert sweep_sessions(now=timezone.now() + IDLE) == 1
+    assert CompileRequest.objects.filter(trail_system=system).count() == compiles + 1
+    (update,) = Update.objects.filter(grooming__grooming_pass=grooming_pass)
+    assert update.expiration_date == grooming_pass.groomed_at + timedelta(hours=24)

@@ -1,9 +1,10 @@
-"""/trail-systems/:id/webhooks: list, create (the secret once), read, PATCH, DELETE and the
-secret's rotation, for an Administrator with an ID token or a write-scoped key."""
+"""/trail-systems/:id/webhooks: list, create (the secret once), read, PATCH, DELETE, the
+secret's rotation and resuming, for an Administrator with an ID token or a write-scoped key."""
 
 import socket
 
 import pytest
+from django.utils import timezone
 from standardwebhooks import Webhook
 
 from tests.config.api_surface import assert_envelope
@@ -79,6 +80,36 @@ def test_turning_a_paused_webhook_on_again_resumes_it(system, manager):
 
     assert (changed["active"], changed["failingSince"], changed["pausedOn"]) == (True, None, None)
     assert (changed["pauseReason"], changed["disabledOn"]) == ("", None)
+
+
+def test_resume_sends_what_waits_and_if_asked_the_failed_ones_again(system, manager):
+    """The web app's Resume and "Send the failed ones again", through the API."""
+    created = create(manager, system).json()
+    trail = TrailFactory(trail_system=system, status="Open")
+    for status in ("Closed", "Open", "Closed"):
+        manager.patch(f"/api/v1/trails/{trail.pk}", {"status": status}, format="json")
+    failed = WebhookDelivery.objects.order_by("id").first()
+    WebhookDelivery.objects.filter(pk=failed.pk).update(state="failed", next_attempt_on=None)
+    WebhookDelivery.objects.filter(state="pending").update(next_attempt_on=None)
+    WebhookEndpoint.objects.update(
+        paused_on=timezone.now(), failures=12, pause_reason="answered 500"
+    )
+    url = f"{base(system)}/{created['id']}/resume"
+
+    resumed = manager.post(url)
+
+    assert resumed.json() == {"ok": True, "id": created["id"], "waiting": 2, "sentAgain": 0}
+    webhook = manager.get(f"{base(system)}/{created['id']}").json()
+    assert (webhook["pausedOn"], webhook["failingSince"], webhook["active"]) == (None, None, True)
+    assert all(row.next_attempt_on for row in WebhookDelivery.objects.filter(state="pending"))
+    assert WebhookDelivery.objects.get(pk=failed.pk).state == "failed"
+
+    again = manager.post(url, {"sendFailedAgain": True}, format="json")
+
+    assert again.json() == {"ok": True, "id": created["id"], "waiting": 3, "sentAgain": 1}
+    assert WebhookDelivery.objects.get(pk=failed.pk).state == "pending"
+    assert_envelope(manager.post(url, {"sendFailedAgain": "yes"}, format="json"), 400)
+    assert_envelope(manager.post(f"{base(system)}/nope/resume"), 404, "webhook_not_found")
 
 
 def test_delete_removes_it_and_its_deliveries(system, manager):

@@ -1,6 +1,6 @@
 """The embedded default (no broker: tasks in-process): a manager's write never waits for a
-webhook receiver, and the background loop `make run` starts beside the server
-(`manage.py send_webhooks --every 1`) sends and retries on the documented schedule."""
+webhook receiver, and the background process `make run` starts beside the server
+(`manage.py repeat ... send_webhooks=1 ...`) sends and retries on the documented schedule."""
 
 import os
 import subprocess
@@ -22,10 +22,17 @@ EVENTS = ["trail.status_changed"]
 ACTOR = Actor("manager", Via.WEB_APP)
 
 
+def make_run_loops() -> list[str]:
+    """The arguments scripts/run.sh gives `manage.py repeat`: what `make run` starts."""
+    script = (settings.BASE_DIR / "scripts" / "run.sh").read_text().replace("\\\n", " ")
+    (line,) = [line for line in script.splitlines() if "manage.py repeat " in line]
+    return line.partition("manage.py repeat ")[2].rstrip(" &").split()
+
+
 @pytest.fixture
 def background_loop(tmp_path):
-    """The embedded default's webhook loop as `make run` starts it: a process of its own on
-    this test's database, with no broker."""
+    """The embedded default's background process as `make run` starts it (scripts/run.sh):
+    a process of its own on this test's database, with no broker."""
     environment = {
         key: value
         for key, value in os.environ.items()
@@ -37,10 +44,10 @@ def background_loop(tmp_path):
         "ENV_FILE": "",
         "WEBHOOK_ALLOW_PRIVATE_TARGETS": "1",
     }
-    log = tmp_path / "send_webhooks.log"
+    log = tmp_path / "repeat.log"
     with open(log, "wb") as output:
         process = subprocess.Popen(
-            [sys.executable, "manage.py", "send_webhooks", "--every", "1"],
+            [sys.executable, "manage.py", "repeat", *make_run_loops()],
             env=environment,
             cwd=settings.BASE_DIR,
             stdout=output,

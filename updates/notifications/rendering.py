@@ -7,10 +7,10 @@ from datetime import datetime
 
 from django.conf import settings
 from django.core import mail
-from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.html import escape
 
+from core.messages import render_message, subject_line
 from core.names import camel
 from updates import sms
 from updates.enums import UpdateType
@@ -106,8 +106,8 @@ class Messages:
         context = {**context, "unsubscribe_url": LINK_PLACEHOLDER}
 
         def part(name: str, **more) -> str:
-            return render_to_string(
-                f"notifications/{context['language']}/{name}", {**context, **more}
+            return render_message(
+                f"notifications/{name}", {**context, **more}, language=context["language"]
             )
 
         def sms(content: str, *, link: bool, name_max: int) -> str:
@@ -121,9 +121,9 @@ class Messages:
         # Each subscriber's link is longer than the placeholder the text is cut around.
         link_extra = len(unsubscribe_url(new_unsubscribe_token())) - len(LINK_PLACEHOLDER)
         return cls(
-            subject=" ".join(part("subject.txt").split()),
-            text=re.sub(r"\n\s*\n\s*\n+", "\n\n", part("body.txt")).strip(),
-            html=part("body.html").strip(),
+            subject=subject_line(part("subject.txt")),
+            text=re.sub(r"\n\s*\n\s*\n+", "\n\n", part("body.txt")),
+            html=part("body.html"),
             sms=sms_text.fit(
                 sms,
                 re.sub(r"\n\s*\n+", "\n", part("content.txt")).strip(),

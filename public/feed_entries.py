@@ -89,9 +89,8 @@ def _update_entry(update: Update, system: TrailSystem, zone) -> Entry | None:
         if update.link_url:
             lines.append(update.link_url)
     elif update.type == UpdateType.SURFACE_CONDITIONS:
-        language = system.language
         conditions = ", ".join(
-            SURFACE_CONDITION_CATALOG[c].fr if language == "fr" else SURFACE_CONDITION_CATALOG[c].en
+            str(SURFACE_CONDITION_CATALOG[c].label)
             for c in update.conditions
             if c in SURFACE_CONDITION_CATALOG
         )
@@ -160,7 +159,7 @@ def _grooming_entries(system: TrailSystem, zone) -> list[Entry]:
             continue
         condition = SURFACE_CONDITION_CATALOG.get(grooming_pass.condition)
         groomed = gettext("Groomed: %(trails)s") % {"trails": _trail_names(trails)}
-        label = (condition.fr if system.language == "fr" else condition.en) if condition else ""
+        label = str(condition.label) if condition else ""
         entries.append(
             Entry(
                 system_id=system.pk,

@@ -179,7 +179,7 @@ def _map_page(request: HttpRequest, system_id: str, *, embed: bool) -> HttpRespo
 def index_view(request: HttpRequest) -> HttpResponse:
     """Every public system with its count of open trails, in the visitor's language."""
     systems = [{**row, "summary": open_of_total(row["open"], row["total"])} for row in index_rows()]
-    return render(request, "public/index.html", {"systems": systems})
+    return render(request, "public/index.html", {"systems": systems, "language": get_language()})
 
 
 @require_GET

@@ -38,6 +38,7 @@ def test_the_index_says_how_many_trails_are_open_with_the_plural_of_its_count(cl
     english = client.get("/", headers={"accept-language": "en"}).content.decode()
     french = client.get("/", headers={"accept-language": "fr"}).content.decode()
 
+    assert '<html lang="fr">' in french
     assert summaries(english) == ["1 trail open of 1", "2 trails open of 3", "0 trails open of 1"]
     # French counts 0 and 1 as one: "0 sentier ouvert".
     assert summaries(french) == [

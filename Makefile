@@ -86,8 +86,9 @@ format: venv-dev
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-# The web app's French catalog (webapp/locale/fr): collect every marked string and compile;
-# translate the new entries, then run it again (docs/developers/architecture.md, "Translations").
+# The French catalog (webapp/locale/fr) of the web app, the public pages and the messages:
+# collect every marked string and compile; translate the new entries, then run it again
+# (docs/developers/architecture.md, "Translations").
 messages: venv-dev
 	DJANGO_SETTINGS_MODULE=tests.settings $(BIN)/python manage.py translations
 

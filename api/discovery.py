@@ -31,7 +31,7 @@ from trails.enums import (
     TrailType,
 )
 from updates.enums import SURFACE_CONDITIONS, NoticeSeverity, UpdateType
-from updates.types import UPDATE_TYPES, FieldTemplate, UpdateTypeTemplate
+from updates.types import UPDATE_TYPES, FieldTemplate, UpdateTypeTemplate, in_language
 
 API_URLCONF = "api.urls"
 API_VERSION = "1"
@@ -165,13 +165,14 @@ def _field_entry(template: FieldTemplate, language: str) -> dict:
     entry = {
         "property": template.property,
         "element": template.element,
-        "label": template.label.get(language),
-        "help": template.help.get(language),
+        "label": in_language(template.label, language),
+        "help": in_language(template.help, language),
         "required": template.required,
     }
     if template.options is not None:
         entry["options"] = [
-            {"value": value, "label": text.get(language)} for value, text in template.options
+            {"value": value, "label": in_language(text, language)}
+            for value, text in template.options
         ]
     return entry
 
@@ -179,8 +180,8 @@ def _field_entry(template: FieldTemplate, language: str) -> dict:
 def update_type_entry(template: UpdateTypeTemplate, language: str) -> dict:
     return {
         "type": template.type,
-        "label": template.label.get(language),
-        "description": template.description.get(language),
+        "label": in_language(template.label, language),
+        "description": in_language(template.description, language),
         "attach_to_trails": template.attach_to_trails,
         "fields": [_field_entry(field, language) for field in template.fields],
     }

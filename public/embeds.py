@@ -3,9 +3,11 @@
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.utils import translation
 from django.utils.html import format_html
+from django.utils.translation import gettext
 
-from public.texts import texts_for
+from public.texts import map_title
 from trails.models import TrailSystem
 
 
@@ -21,20 +23,20 @@ def embed_snippets(system: TrailSystem, label_language: str = "") -> list[EmbedS
     The iframes speak the system's language; the labels the reader's (`label_language`, by
     default the system's too).
     """
-    texts = texts_for(system.language)
-    labels = texts_for(label_language or system.language)
     base = settings.PUBLIC_BASE_URL
     frame = (
         '<iframe src="{}" title="{}" width="100%" height="{}" loading="lazy" '
         'style="border:0"></iframe>'
     )
-    title = texts["map_of"].format(name=system.name)
-    return [
-        EmbedSnippet(
-            labels["embed_map"], format_html(frame, f"{base}/embed/{system.pk}", title, 500)
-        ),
-        EmbedSnippet(
-            labels["embed_list"],
-            format_html(frame, f"{base}/embed/{system.pk}/list", system.name, 400),
-        ),
-    ]
+    with translation.override(system.language):
+        title = map_title(system.name)
+    with translation.override(label_language or system.language):
+        return [
+            EmbedSnippet(
+                gettext("Map"), format_html(frame, f"{base}/embed/{system.pk}", title, 500)
+            ),
+            EmbedSnippet(
+                gettext("Status list"),
+                format_html(frame, f"{base}/embed/{system.pk}/list", system.name, 400),
+            ),
+        ]

@@ -13,9 +13,10 @@ from zoneinfo import ZoneInfo
 
 from django.db.models import Prefetch
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from grooming.models import GroomingPass
-from public.texts import texts_for
+from public import texts
 from schedules.models import Action, Schedule
 from schedules.occurrences import occurrences
 from schedules.selectors import schedules_queryset, with_states
@@ -50,10 +51,10 @@ class Entry:
     updated: datetime
 
 
-def status_label(status: str | None, texts: dict) -> str:
+def status_label(status: str | None) -> str:
     if status == TrailStatus.NONE:
-        return texts["follows_activities"]
-    return texts.get((status or "").lower(), status or "")
+        return gettext("Status of its activities")
+    return texts.status_label(status or "")
 
 
 def _trail_names(trails: Iterable[Trail]) -> str:
@@ -71,45 +72,49 @@ def _local(moment: datetime, zone) -> str:
 # Updates
 
 
-def _update_entry(update: Update, texts: dict, system: TrailSystem, zone) -> Entry | None:
+def _update_entry(update: Update, system: TrailSystem, zone) -> Entry | None:
     named = list(update.trails.all())
     trails = _visible(named)
     if update.type != UpdateType.SNOW_REPORT and named and not trails and not update.all_trails:
         return None  # only about hidden trails
-    on_trails = texts["all_trails"] if update.all_trails else _trail_names(trails)
+    on_trails = gettext("All trails") if update.all_trails else _trail_names(trails)
     lines = []
     if update.type == UpdateType.NOTICE:
-        severity = texts.get(update.severity or "info", texts["info"])
-        title = texts["label_colon"].format(label=severity) + update.description.split("\n")[0]
+        severities = texts.severity_labels()
+        severity = severities.get(update.severity or "info", severities["info"])
+        title = texts.label_colon(severity) + update.description.split("\n")[0]
         lines.append(update.description)
         if on_trails:
-            lines.append(texts["label_colon"].format(label=texts["trails"]) + on_trails)
+            lines.append(texts.label_colon(gettext("Trails")) + on_trails)
         if update.link_url:
             lines.append(update.link_url)
     elif update.type == UpdateType.SURFACE_CONDITIONS:
-        language = system.language
         conditions = ", ".join(
-            SURFACE_CONDITION_CATALOG[c].fr if language == "fr" else SURFACE_CONDITION_CATALOG[c].en
+            str(SURFACE_CONDITION_CATALOG[c].label)
             for c in update.conditions
             if c in SURFACE_CONDITION_CATALOG
         )
-        title = texts["conditions_on"].format(trails=on_trails, conditions=conditions)
+        title = gettext("Conditions on %(trails)s: %(conditions)s") % {
+            "trails": on_trails,
+            "conditions": conditions,
+        }
         lines.append(title)
     else:
+        labels = texts.snow_labels()
         unit = DEPTH_UNITS.get(system.depth_measurement, system.depth_measurement)
         figures = [
-            f"{texts[_camel(name)]} {getattr(update, name):g} {unit}"
+            f"{labels[_camel(name)]} {getattr(update, name):g} {unit}"
             for name in SNOW_DEPTHS
             if getattr(update, name) is not None
         ]
-        title = texts["label_colon"].format(label=texts["snow_report"]) + ", ".join(figures[:2])
+        title = texts.label_colon(gettext("Snow report")) + ", ".join(figures[:2])
         lines.extend(figures)
         if update.last_snow_date:
             lines.append(
-                texts["label_colon"].format(label=texts["lastSnowDate"])
+                texts.label_colon(labels["lastSnowDate"])
                 + update.last_snow_date.astimezone(zone).strftime("%Y-%m-%d")
             )
-    lines.append(texts["until"].format(time=_local(update.expiration_date, zone)))
+    lines.append(gettext("Until %(time)s") % {"time": _local(update.expiration_date, zone)})
     return Entry(
         system_id=system.pk,
         key=f"update-{update.pk}",
@@ -138,7 +143,7 @@ def _updates(system: TrailSystem) -> list[Update]:
 # Grooming
 
 
-def _grooming_entries(system: TrailSystem, texts: dict, zone) -> list[Entry]:
+def _grooming_entries(system: TrailSystem, zone) -> list[Entry]:
     passes = (
         GroomingPass.objects.filter(trail_system=system)
         .defer("track")
@@ -153,17 +158,18 @@ def _grooming_entries(system: TrailSystem, texts: dict, zone) -> list[Entry]:
         if not trails:
             continue
         condition = SURFACE_CONDITION_CATALOG.get(grooming_pass.condition)
-        label = (condition.fr if system.language == "fr" else condition.en) if condition else ""
+        groomed = gettext("Groomed: %(trails)s") % {"trails": _trail_names(trails)}
+        label = str(condition.label) if condition else ""
         entries.append(
             Entry(
                 system_id=system.pk,
                 key=f"grooming-{grooming_pass.pk}",
-                title=texts["groomed"].format(trails=_trail_names(trails))[:200],
+                title=groomed[:200],
                 text="\n".join(
                     filter(
                         None,
                         [
-                            texts["groomed"].format(trails=_trail_names(trails)),
+                            groomed,
                             label,
                             _local(grooming_pass.groomed_at, zone),
                         ],
@@ -179,7 +185,7 @@ def _grooming_entries(system: TrailSystem, texts: dict, zone) -> list[Entry]:
 # Status changes
 
 
-def _status_entries(system: TrailSystem, texts: dict, zone) -> list[Entry]:
+def _status_entries(system: TrailSystem, zone) -> list[Entry]:
     """Each trail's changes of status (its own, or its activities'): records of one trail
     within SAME_CHANGE of each other make one entry. A value appearing or going (an
     activity added or removed, a trail created) is not a change of status."""
@@ -211,7 +217,7 @@ def _status_entries(system: TrailSystem, texts: dict, zone) -> list[Entry]:
     entries = []
     for _trail_id, together in groupby(records, key=lambda record: record.trail_id):
         for change in _split(list(together)):
-            entries.append(_status_entry(change, texts, system.language, zone))
+            entries.append(_status_entry(change, system.language, zone))
     return entries
 
 
@@ -226,22 +232,22 @@ def _split(records: list[StatusChange]) -> list[list[StatusChange]]:
     return changes
 
 
-def _status_entry(records: list[StatusChange], texts: dict, language: str, zone) -> Entry:
+def _status_entry(records: list[StatusChange], language: str, zone) -> Entry:
     trail = records[0].trail
     own = [r for r in records if not r.activity]
     parts = []
     if own:
-        parts.append(status_label(own[0].new_value, texts))
+        parts.append(status_label(own[0].new_value))
     for record in sorted((r for r in records if r.activity), key=lambda r: r.activity):
         known = catalog.CATALOG.get(record.activity)
         name = known.label(language) if known else record.activity
-        parts.append(f"{name} {status_label(record.new_value, texts).lower()}")
-    title = texts["label_colon"].format(label=trail.name) + ", ".join(parts)
+        parts.append(f"{name} {status_label(record.new_value).lower()}")
+    title = texts.label_colon(trail.name) + ", ".join(parts)
     lines = [title]
     if own:
-        lines.append(texts["was"].format(status=status_label(own[-1].old_value, texts)))
+        lines.append(gettext("Was: %(status)s") % {"status": status_label(own[-1].old_value)})
     if any(r.via == "schedule" for r in records):
-        lines.append(texts["scheduled_change"])
+        lines.append(gettext("Scheduled change"))
     lines.append(_local(records[0].at, zone))
     return Entry(
         system_id=records[0].trail_system_id,
@@ -254,15 +260,14 @@ def _status_entry(records: list[StatusChange], texts: dict, language: str, zone)
 
 
 def atom_entries(system: TrailSystem, zone) -> list[Entry]:
-    """Newest first, at most ENTRIES_MAX."""
-    texts = texts_for(system.language)
+    """Newest first, at most ENTRIES_MAX, in the active language."""
     entries = [
         entry
-        for entry in (_update_entry(u, texts, system, zone) for u in _updates(system))
+        for entry in (_update_entry(u, system, zone) for u in _updates(system))
         if entry is not None
     ]
-    entries += _grooming_entries(system, texts, zone)
-    entries += _status_entries(system, texts, zone)
+    entries += _grooming_entries(system, zone)
+    entries += _status_entries(system, zone)
     entries.sort(key=lambda entry: entry.published, reverse=True)
     return entries[:ENTRIES_MAX]
 

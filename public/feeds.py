@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.html import escape, linebreaks
+from django.utils.translation import gettext
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET
 from icalendar import Calendar, Event
@@ -27,7 +28,7 @@ from public.feed_entries import (
     status_label,
 )
 from public.selectors import public_system
-from public.texts import texts_for
+from public.texts import label_colon
 from schedules.models import Action, Repeat, Schedule
 from schedules.occurrences import instant, occurrences
 from trails.enums import TrailStatus
@@ -67,10 +68,10 @@ class SystemAtomFeed(Feed):
             return super().get_feed(obj, request)
 
     def title(self, system: TrailSystem) -> str:
-        return texts_for(system.language)["feed_title"].format(name=system.name)
+        return gettext("%(name)s: trail status and updates") % {"name": system.name}
 
     def subtitle(self, system: TrailSystem) -> str:
-        return texts_for(system.language)["feed_subtitle"]
+        return gettext("Notices, conditions, snow reports, grooming and trail status changes.")
 
     def link(self, system: TrailSystem) -> str:
         return reverse("public-map", args=[system.pk])
@@ -115,15 +116,15 @@ atom_view = require_GET(cache_control(public=True, max_age=FEED_MAX_AGE)(SystemA
 # iCalendar
 
 
-def _closure_summary(schedule: Schedule, texts: dict) -> str:
+def _closure_summary(schedule: Schedule) -> str:
     names = ", ".join(trail.name for trail in schedule.shown_trails)
-    closed = status_label(TrailStatus.CLOSED, texts)
+    closed = status_label(TrailStatus.CLOSED)
     if schedule.activity:
         closed = f"{closed} ({schedule.activity_label})"
-    return texts["label_colon"].format(label=closed) + names
+    return label_colon(closed) + names
 
 
-def _closure_event(schedule: Schedule, system: TrailSystem, texts: dict) -> Event:
+def _closure_event(schedule: Schedule, system: TrailSystem) -> Event:
     """The closed period of a schedule: from its start to its end when it closes at its
     start; from its end to its next start when it closes at its end. A daily schedule is one
     recurring event (RRULE), ending with its last day."""
@@ -153,13 +154,13 @@ def _closure_event(schedule: Schedule, system: TrailSystem, texts: dict) -> Even
     event.add("uid", f"{schedule.pk}@{settings.PUBLIC_BASE_URL.split('://')[-1]}")
     event.add("dtstamp", schedule.updated_on)
     event.add("last-modified", schedule.updated_on)
-    event.add("summary", _closure_summary(schedule, texts))
+    event.add("summary", _closure_summary(schedule))
     event.add("dtstart", start)
     if end is not None:
         event.add("dtend", end)
     description = [schedule.reason] if schedule.reason else []
     if end is None:
-        description.append(texts["until_further_notice"])
+        description.append(gettext("Until further notice."))
     if description:
         event.add("description", "\n".join(description))
     event.add("url", _absolute(reverse("public-map", args=[system.pk])))
@@ -187,23 +188,30 @@ def _first_window_day(schedule: Schedule, zone) -> date:
     return days[0] if days else after.astimezone(zone).date()
 
 
-@require_GET
-@cache_control(public=True, max_age=FEED_MAX_AGE)
-def calendar_view(request: HttpRequest, system_id: str) -> HttpResponse:
-    system = _public_or_404(system_id)
-    texts = texts_for(system.language)
+def _calendar(system: TrailSystem) -> Calendar:
+    """The system's closures, in the active language."""
     zone = zone_of(system)
     calendar = Calendar()
     calendar.add("prodid", "-//Trail status//Scheduled closures//EN")
     calendar.add("version", "2.0")
     calendar.add("calscale", "GREGORIAN")
     calendar.add("method", "PUBLISH")
-    calendar.add("x-wr-calname", texts["calendar_title"].format(name=system.name))
+    calendar_name = gettext("%(name)s: scheduled closures") % {"name": system.name}
+    calendar.add("x-wr-calname", calendar_name)
     calendar.add("x-wr-timezone", zone.key)
     for schedule in calendar_schedules(system):
         schedule.activity_label = activity_label(schedule, system.language)
-        calendar.add_component(_closure_event(schedule, system, texts))
+        calendar.add_component(_closure_event(schedule, system))
     calendar.add_missing_timezones()
+    return calendar
+
+
+@require_GET
+@cache_control(public=True, max_age=FEED_MAX_AGE)
+def calendar_view(request: HttpRequest, system_id: str) -> HttpResponse:
+    system = _public_or_404(system_id)
+    with translation.override(system.language):
+        calendar = _calendar(system)
     response = HttpResponse(calendar.to_ical(), content_type="text/calendar; charset=utf-8")
     response["Content-Disposition"] = f'inline; filename="{system.pk}.ics"'
     return readable_from_any_origin(response)

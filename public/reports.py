@@ -10,15 +10,16 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from core import ratelimit
 from core.clients import counted_client
 from core.errors import Invalid
-from public.report_texts import CATEGORIES, report_texts
+from public.report_texts import categories
 from public.selectors import public_system
-from public.texts import texts_for
 from public.views import not_found
 from reports.metrics import reports_received, reports_refused
 from reports.photos import PHOTO_BYTES_MAX, PhotoRefused
@@ -54,18 +55,16 @@ class Refusal(Exception):
 
 
 def _form_context(request: HttpRequest, system: TrailSystem) -> dict:
-    texts = {**texts_for(system.language), **report_texts(system.language)}
     return {
         "system": system,
-        "t": texts,
         "language": system.language,
-        "categories": [(c, texts[c]) for c in CATEGORIES],
+        "categories": categories(),
         "values": {name: request.POST.get(name, "") for name in FIELDS},
         "honeypot": HONEYPOT,
     }
 
 
-def _check_bounds(request: HttpRequest, system: TrailSystem, texts: dict) -> None:
+def _check_bounds(request: HttpRequest) -> None:
     client = counted_client(request)
     if not (
         ratelimit.allow(
@@ -78,37 +77,53 @@ def _check_bounds(request: HttpRequest, system: TrailSystem, texts: dict) -> Non
             "report-client-day", client, limit=settings.REPORTS_PER_CLIENT_DAY, window_seconds=DAY
         )
     ):
-        raise Refusal(429, "too_many_reports", texts["report_too_many"], "client_limit", retry=600)
+        message = gettext("Too many reports from this connection; please try again later.")
+        raise Refusal(429, "too_many_reports", message, "client_limit", retry=600)
     if not ratelimit.allow(
         "report-site", "all", limit=settings.REPORTS_PER_HOUR, window_seconds=HOUR
     ):
-        raise Refusal(429, "too_many_reports", texts["report_busy"], "site_limit", retry=HOUR)
+        message = gettext("Too many reports right now; please try again later.")
+        raise Refusal(429, "too_many_reports", message, "site_limit", retry=HOUR)
 
 
-def _paused(system: TrailSystem, texts: dict) -> Refusal:
+def _paused(system: TrailSystem) -> Refusal:
     contact = _contact(system)
-    words = texts["report_contact"].format(contact=contact) if contact else ""
-    message = texts["report_paused"].format(name=system.name, contact=words)
+    words = {"name": system.name, "contact": contact}
+    message = (
+        gettext(
+            "%(name)s has received all the reports it can take today. Please tell the crew "
+            "directly: %(contact)s."
+        )
+        if contact
+        else gettext(
+            "%(name)s has received all the reports it can take today. Please tell the crew "
+            "directly."
+        )
+    ) % words
     return Refusal(429, "reports_paused", message, "system_paused", retry=seconds_to_tomorrow())
 
 
-def _file(request: HttpRequest, system: TrailSystem, texts: dict):
+def _photo_too_large() -> Refusal:
+    message = gettext("The photo is too large (over 8 MB); choose a smaller one.")
+    return Refusal(413, "photo_too_large", message, "too_large")
+
+
+def _file(request: HttpRequest, system: TrailSystem):
     try:
         length = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
         length = 0
     if length > BODY_MAX:
-        raise Refusal(413, "photo_too_large", texts["report_photo_too_large"], "too_large")
+        raise _photo_too_large()
     if request.POST.get(HONEYPOT):
-        raise Refusal(400, "refused", texts["report_refused"], "honeypot")
+        raise Refusal(400, "refused", gettext("This report could not be accepted."), "honeypot")
     if not system.reports_per_day:
-        raise Refusal(
-            403, "reports_off", texts["report_off"].format(name=system.name), "system_paused"
-        )
-    _check_bounds(request, system, texts)
+        message = gettext("%(name)s does not take reports on this map.") % {"name": system.name}
+        raise Refusal(403, "reports_off", message, "system_paused")
+    _check_bounds(request)
     upload = request.FILES.get("photo")
     if upload is not None and upload.size > PHOTO_BYTES_MAX:
-        raise Refusal(413, "photo_too_large", texts["report_photo_too_large"], "too_large")
+        raise _photo_too_large()
     try:
         return file_report(
             system=system,
@@ -121,7 +136,7 @@ def _file(request: HttpRequest, system: TrailSystem, texts: dict):
         status = 413 if error.code == "photo_too_large" else 400
         raise Refusal(status, error.code, str(error), "photo") from None
     except ReportsPaused:
-        raise _paused(system, texts) from None
+        raise _paused(system) from None
 
 
 def _refused(request: HttpRequest, system: TrailSystem, refusal: Refusal) -> HttpResponse:
@@ -142,23 +157,33 @@ def _refused(request: HttpRequest, system: TrailSystem, refusal: Refusal) -> Htt
 @csrf_exempt
 @require_http_methods(["GET", "HEAD", "POST"])
 def report_view(request: HttpRequest, system_id: str) -> HttpResponse:
-    """GET: the form as a page of its own (without script); POST: file the report."""
+    """GET: the form as a page of its own (without script); POST: file the report. In the
+    system's language, its answers included."""
     system = public_system(system_id)
     if system is None:
         return not_found(request)
+    with translation.override(system.language):
+        return _report(request, system)
+
+
+def _report(request: HttpRequest, system: TrailSystem) -> HttpResponse:
     if request.method != "POST":
         return render(request, "public/report.html", _form_context(request, system))
-    texts = {**texts_for(system.language), **report_texts(system.language)}
     try:
-        filed = _file(request, system, texts)
+        filed = _file(request, system)
     except Refusal as refusal:
         return _refused(request, system, refusal)
     reports_received.inc()
     group = filed.group
     message = (
-        texts["report_grouped"].format(name=system.name, count=group.count)
+        ngettext(
+            "Thank you: others reported this too (%(count)d report); the crew of %(name)s has it.",
+            "Thank you: others reported this too (%(count)d reports); the crew of %(name)s has it.",
+            group.count,
+        )
+        % {"name": system.name, "count": group.count}
         if group.pk != filed.report.pk
-        else texts["report_received"].format(name=system.name)
+        else gettext("Thank you: the crew of %(name)s has your report.") % {"name": system.name}
     )
     if _wants_json(request):
         report = filed.report
@@ -174,7 +199,6 @@ def report_view(request: HttpRequest, system_id: str) -> HttpResponse:
         return JsonResponse(body, status=201)
     context = {
         "system": system,
-        "t": texts,
         "language": system.language,
         "received": message,
         "map_url": reverse("public-map", args=[system.pk]),

@@ -20,8 +20,8 @@ from django.http import (
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import timezone
-from django.utils.translation import get_language
+from django.utils import timezone, translation
+from django.utils.translation import get_language, gettext
 from django.views.decorators.cache import cache_control, never_cache
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
@@ -33,7 +33,14 @@ from core.clients import counted_client
 from core.dates import iso_ms
 from public import live
 from public.selectors import index_rows, public_system, published_trails
-from public.texts import texts_for, unconfirmed_text
+from public.texts import (
+    list_texts,
+    map_title,
+    open_of_total,
+    script_texts,
+    status_label,
+    unconfirmed_text,
+)
 from publishing.storage import absolute_public_url, public_url
 from trails.countries import sms_countries
 from trails.models import TrailSystem
@@ -84,47 +91,44 @@ def _allow_map_sources(response: HttpResponse) -> HttpResponse:
 
 
 def _message(
-    texts: dict[str, str],
-    name: str,
-    language: str,
-    /,
-    *,
-    system: TrailSystem | None = None,
-    button: str = "",
-    **words: str,
+    heading: str, message: str, *, system: TrailSystem | None = None, button: str = ""
 ) -> dict:
-    """The context of public/message.html: a heading and a sentence of the texts table, the
-    system whose map the page links back to, and the button that acts when there is one."""
+    """The context of public/message.html, in the active language: a heading and a sentence,
+    the system whose map the page links back to, and the button that acts when there is one."""
     return {
-        "t": texts,
-        "heading": texts[f"{name}_heading"],
-        "message": texts[name].format(**words),
-        "language": language,
+        "heading": heading,
+        "message": message,
+        "language": get_language(),
         "system": system,
         "button": button,
     }
 
 
-def not_found(request: HttpRequest, language: str = "en") -> HttpResponse:
-    context = _message(texts_for(language), "not_found", language)
+def not_found(request: HttpRequest) -> HttpResponse:
+    context = _message(
+        gettext("Trail system not found"),
+        gettext("There is no public trail map at this address."),
+    )
     return render(request, "public/message.html", context, status=404)
 
 
 def page_not_found(request: HttpRequest) -> HttpResponse:
     """Any other address of the site (handler404), in the visitor's language: never Django's
     own page."""
-    language = get_language()
-    context = _message(texts_for(language), "page_not_found", language)
+    context = _message(gettext("Page not found"), gettext("There is no page at this address."))
     return render(request, "public/message.html", context, status=404)
 
 
 def server_error() -> HttpResponse:
     """handler500's page, rendered without the request: the database may be what failed."""
-    language = get_language()
-    page = render_to_string(
-        "public/message.html", _message(texts_for(language), "server_error", language)
+    context = _message(
+        gettext("Something went wrong"),
+        gettext(
+            "This page could not be shown because of an error on our side. "
+            "Please try again in a moment."
+        ),
     )
-    return HttpResponse(page, status=500)
+    return HttpResponse(render_to_string("public/message.html", context), status=500)
 
 
 def _events_url(system: TrailSystem) -> str:
@@ -146,7 +150,7 @@ def _map_config(system: TrailSystem) -> dict:
         "tileUrl": settings.MAP_TILE_URL,
         "tileAttribution": settings.MAP_TILE_ATTRIBUTION,
         "language": system.language,
-        "texts": texts_for(system.language),
+        "texts": script_texts(),
         # The first view, before the file comes: the system's place (its own, or its
         # trails' centre); null for a system without either.
         "centre": [system.lat, system.lng]
@@ -159,27 +163,23 @@ def _map_page(request: HttpRequest, system_id: str, *, embed: bool) -> HttpRespo
     system = public_system(system_id)
     if system is None:
         return not_found(request)
-    texts = texts_for(system.language)
-    context = {
-        "system": system,
-        "t": texts,
-        "embed": embed,
-        "title": texts["map_of"].format(name=system.name),
-        "config": _map_config(system),
-        "list_url": reverse("public-embed-list", args=[system.pk]),
-        "sms": sms_sign_up_state(system) if not embed else "",
-    }
-    return _allow_map_sources(render(request, "public/map.html", context))
+    with translation.override(system.language):
+        context = {
+            "system": system,
+            "embed": embed,
+            "title": map_title(system.name),
+            "config": _map_config(system),
+            "list_url": reverse("public-embed-list", args=[system.pk]),
+            "sms": sms_sign_up_state(system) if not embed else "",
+        }
+        return _allow_map_sources(render(request, "public/map.html", context))
 
 
 @require_GET
 def index_view(request: HttpRequest) -> HttpResponse:
-    texts = texts_for("en")
-    systems = [
-        {**row, "summary": texts["open_of_total"].format(open=row["open"], total=row["total"])}
-        for row in index_rows()
-    ]
-    return render(request, "public/index.html", {"t": texts, "systems": systems})
+    """Every public system with its count of open trails, in the visitor's language."""
+    systems = [{**row, "summary": open_of_total(row["open"], row["total"])} for row in index_rows()]
+    return render(request, "public/index.html", {"systems": systems, "language": get_language()})
 
 
 @require_GET
@@ -191,9 +191,6 @@ def map_view(request: HttpRequest, system_id: str) -> HttpResponse:
 @frameable
 def embed_view(request: HttpRequest, system_id: str) -> HttpResponse:
     return _map_page(request, system_id, embed=True)
-
-
-LIST_TEXTS = ("updated", "live_updated", "reconnecting_updated")
 
 
 def every_activity_closed(trail: dict) -> bool:
@@ -216,7 +213,11 @@ def embed_list_view(request: HttpRequest, system_id: str) -> HttpResponse:
     system = public_system(system_id)
     if system is None:
         return not_found(request)
-    texts = texts_for(system.language)
+    with translation.override(system.language):
+        return _embed_list(request, system)
+
+
+def _embed_list(request: HttpRequest, system: TrailSystem) -> HttpResponse:
     now = timezone.now()
     unconfirmed = unconfirmed_statuses(system, now=now)
     trails = [
@@ -224,12 +225,12 @@ def embed_list_view(request: HttpRequest, system_id: str) -> HttpResponse:
             "id": trail["trailId"],
             "name": trail["name"],
             "status": trail["status"],
-            "status_label": texts[trail["status"].lower()],
+            "status_label": status_label(trail["status"]),
             "is_lift": trail.get("type") == "Lift",
             "activities": ", ".join(a["label"] for a in trail.get("activities") or []),
             "every_activity_closed": every_activity_closed(trail),
             "unconfirmed": (
-                unconfirmed_text(texts, unconfirmed[trail["trailId"]], now)
+                unconfirmed_text(unconfirmed[trail["trailId"]], now)
                 if trail["trailId"] in unconfirmed
                 else ""
             ),
@@ -242,9 +243,9 @@ def embed_list_view(request: HttpRequest, system_id: str) -> HttpResponse:
         "version": live.Publication.of(system).version,
         "compiledOn": iso_ms(system.compiled_on),
         "language": system.language,
-        "texts": {name: texts[name] for name in LIST_TEXTS},
+        "texts": list_texts(),
     }
-    context = {"system": system, "t": texts, "trails": trails, "config": config}
+    context = {"system": system, "trails": trails, "config": config}
     return _allow_map_sources(render(request, "public/embed_list.html", context))
 
 
@@ -296,16 +297,41 @@ def events_view(request: HttpRequest, system_id: str) -> HttpResponse:
 
 # Subscribing
 
-# The form's words for each refusal of updates.confirmations.clean_sign_up (by its code).
-REFUSALS = {
-    "empty": "subscribe_intro",
-    "email_invalid": "email_invalid",
-    "email_not_public": "email_not_public",
-    "email_too_long": "email_too_long",
-    "phone_invalid": "phone_invalid",
-    "phone_not_mobile": "phone_not_mobile",
-    "phone_abroad": "phone_abroad",
-}
+
+def _refusal_words(code: str) -> str:
+    """The form's words for a refusal of updates.confirmations.clean_sign_up (by its code),
+    with %(email)s, %(phone)s and %(countries)s to fill; an empty form gets the form's intro."""
+    words = {
+        "email_invalid": gettext("%(email)s is not a valid e-mail address."),
+        "email_not_public": gettext(
+            "We cannot write to %(email)s: give a mailbox on a public domain, such as "
+            "name@example.com."
+        ),
+        "email_too_long": gettext(
+            "The part of %(email)s before the @ is too long: mail servers take at most 64 "
+            "characters."
+        ),
+        "phone_invalid": gettext(
+            "%(phone)s is not a phone number we recognise. Give it with its country code, "
+            "e.g. +1 406 555 0123."
+        ),
+        "phone_not_mobile": gettext(
+            "%(phone)s cannot get our text messages: only mobile numbers can (not "
+            "premium-rate, shared-cost, personal, pager, voicemail or satellite numbers). "
+            "You can sign up by e-mail instead."
+        ),
+        "phone_abroad": gettext(
+            "Sign-up by text message is open to mobile numbers of %(countries)s only, and "
+            "%(phone)s is not one. You can sign up by e-mail instead."
+        ),
+        "sms_off": gettext(
+            "Sign-up by text message is not offered here. You can sign up by e-mail."
+        ),
+    }
+    return words.get(code) or gettext(
+        "Notices and conditions by e-mail or text message. We send a confirmation first; "
+        "nothing is sent until you confirm."
+    )
 
 
 def sms_sign_up_state(system: TrailSystem) -> str:
@@ -325,28 +351,30 @@ def country_names(codes: list[str], language: str) -> str:
     return ", ".join(names)
 
 
-def _refusals(error: ValidationError, system: TrailSystem, texts: dict[str, str]) -> list[str]:
-    """Each refusal in the system's language, naming the contact refused."""
+def _refusals(error: ValidationError, system: TrailSystem) -> list[str]:
+    """Each refusal in the active language, naming the contact refused."""
     words = []
     for refusal in error.error_list:
         params = refusal.params or {}
-        key = REFUSALS.get(refusal.code, "subscribe_intro")
-        countries = sms_countries(system) if refusal.code == "phone_abroad" else []
-        if refusal.code == "phone_abroad" and not countries:
-            key = "sms_off"
+        code = refusal.code or ""
+        countries = sms_countries(system) if code == "phone_abroad" else []
+        if code == "phone_abroad" and not countries:
+            code = "sms_off"
         words.append(
-            texts[key].format(
-                email=params.get("email", ""),
-                phone=params.get("phone", ""),
-                countries=country_names(countries, system.language),
-            )
+            _refusal_words(code)
+            % {
+                "email": params.get("email", ""),
+                "phone": params.get("phone", ""),
+                "countries": country_names(countries, system.language),
+            }
         )
     return words
 
 
 def _too_many(request: HttpRequest, system: TrailSystem) -> HttpResponse:
-    context = {"system": system, "t": texts_for(system.language), "state": "too_many"}
-    response = render(request, "public/subscribe.html", context, status=429)
+    with translation.override(system.language):
+        context = {"system": system, "state": "too_many"}
+        response = render(request, "public/subscribe.html", context, status=429)
     response["Retry-After"] = str(WINDOW_SECONDS)
     return response
 
@@ -357,15 +385,19 @@ def subscribe_view(request: HttpRequest, system_id: str) -> HttpResponse:
     system = public_system(system_id)
     if system is None:
         return not_found(request)
-    texts = texts_for(system.language)
+    with translation.override(system.language):
+        return _subscribe(request, system)
+
+
+def _subscribe(request: HttpRequest, system: TrailSystem) -> HttpResponse:
     email, phone = request.POST.get("email", ""), request.POST.get("phone", "")
-    context = {"system": system, "t": texts, "email": email, "phone": phone}
+    context = {"system": system, "email": email, "phone": phone}
     try:
         email, phone = clean_sign_up(system=system, email=email, phone=phone)
     except ValidationError as error:
         context |= {
             "state": "invalid",
-            "errors": _refusals(error, system, texts),
+            "errors": _refusals(error, system),
             "sms": sms_sign_up_state(system),
         }
         return render(request, "public/subscribe.html", context, status=400)
@@ -393,14 +425,24 @@ def subscribe_view(request: HttpRequest, system_id: str) -> HttpResponse:
         response["Retry-After"] = str(seconds_to_tomorrow())
         return response
     pending = sign_up.pending
+    check_email = gettext(
+        "If %(email)s can receive e-mail, a confirmation link is on its way. "
+        "Open it within 24 hours."
+    )
+    check_phone = gettext(
+        "If %(phone)s can receive text messages, a 6-digit code is on its way. "
+        "Enter it here within 30 minutes."
+    )
+    paused = gettext(
+        "Sign-up by text message is paused for today, so no code was sent to %(phone)s. "
+        "Sign up by text again tomorrow."
+    )
     context |= {
         "state": "sent",
         "pending": pending,
-        "check_email": texts["check_email"].format(email=pending.email) if pending.email else "",
-        "check_phone": texts["check_phone"].format(phone=pending.phone) if pending.phone else "",
-        "sms_paused_no_code": (
-            texts["sms_paused_no_code"].format(phone=phone) if sign_up.sms_paused else ""
-        ),
+        "check_email": check_email % {"email": pending.email} if pending.email else "",
+        "check_phone": check_phone % {"phone": pending.phone} if pending.phone else "",
+        "sms_paused_no_code": paused % {"phone": phone} if sign_up.sms_paused else "",
     }
     return render(request, "public/subscribe.html", context)
 
@@ -408,14 +450,17 @@ def subscribe_view(request: HttpRequest, system_id: str) -> HttpResponse:
 def _confirmation_page(request: HttpRequest, confirmation, contact: str) -> HttpResponse:
     pending = confirmation.pending
     system = pending.trail_system if pending else None
-    texts = texts_for(system.language if system else "en")
-    context = {"system": system, "t": texts, "pending": pending, "state": confirmation.outcome}
-    if confirmation.outcome == Outcome.CONFIRMED:
-        context["confirmed"] = texts["confirmed"].format(contact=contact, name=system.name)
-    status = 400 if confirmation.outcome == Outcome.WRONG_CODE else 200
-    if confirmation.outcome == Outcome.EXPIRED:
-        status = 410
-    return render(request, "public/subscribe.html", context, status=status)
+    with translation.override(system.language if system else "en"):
+        context = {"system": system, "pending": pending, "state": confirmation.outcome}
+        if confirmation.outcome == Outcome.CONFIRMED:
+            context["confirmed"] = gettext(
+                "%(contact)s will get updates from %(name)s. "
+                "Every message has a link to unsubscribe."
+            ) % {"contact": contact, "name": system.name}
+        status = 400 if confirmation.outcome == Outcome.WRONG_CODE else 200
+        if confirmation.outcome == Outcome.EXPIRED:
+            status = 410
+        return render(request, "public/subscribe.html", context, status=status)
 
 
 def link_page(view):
@@ -437,17 +482,15 @@ def confirm_email_view(request: HttpRequest, token: str) -> HttpResponse:
     if pending is None or not pending.email_link_open:
         return _confirmation_page(request, Confirmation(Outcome.EXPIRED, pending), "")
     system = pending.trail_system
-    texts = texts_for(system.language)
-    context = _message(
-        texts,
-        "confirm_link",
-        system.language,
-        system=system,
-        button=texts["confirm_link_button"],
-        name=system.name,
-        email=pending.email,
-    )
-    return render(request, "public/message.html", context)
+    with translation.override(system.language):
+        context = _message(
+            gettext("Confirm your subscription"),
+            gettext("Press the button to get updates from %(name)s at %(email)s.")
+            % {"name": system.name, "email": pending.email},
+            system=system,
+            button=gettext("Confirm my subscription"),
+        )
+        return render(request, "public/message.html", context)
 
 
 ONE_CLICK = "One-Click"
@@ -464,20 +507,36 @@ def unsubscribe_view(request: HttpRequest, token: str) -> HttpResponse:
     else:
         subscriber = subscriber_by_unsubscribe_token(token)
     if subscriber is None:
-        language = get_language()
-        context = _message(texts_for(language), "unknown_link", language)
+        context = _message(
+            gettext("Link not recognised"),
+            gettext(
+                "This unsubscribe link is not valid. Use the link in the latest message you "
+                "got from us, or reply STOP to a text message."
+            ),
+        )
         return render(request, "public/message.html", context, status=404)
     system = subscriber.trail_system
-    texts = texts_for(system.language)
-    words = {"name": system.name, "address": subscriber.email or subscriber.phone}
-    if subscriber.unsubscribed_on:
-        context = _message(texts, "unsubscribed", system.language, system=system, **words)
-    else:
-        button = texts["unsubscribe_button"]
-        context = _message(
-            texts, "unsubscribe_ask", system.language, system=system, button=button, **words
-        )
-    return render(request, "public/message.html", context)
+    with translation.override(system.language):
+        words = {"name": system.name, "address": subscriber.email or subscriber.phone}
+        if subscriber.unsubscribed_on:
+            context = _message(
+                gettext("You are unsubscribed"),
+                gettext(
+                    "We will not send %(address)s any more updates from %(name)s. "
+                    "To get them again, subscribe from the map."
+                )
+                % words,
+                system=system,
+            )
+        else:
+            context = _message(
+                gettext("Unsubscribe?"),
+                gettext("%(address)s gets updates from %(name)s. Press the button to stop them.")
+                % words,
+                system=system,
+                button=gettext("Unsubscribe"),
+            )
+        return render(request, "public/message.html", context)
 
 
 @require_POST

@@ -26,7 +26,13 @@ from trails.enums import Difficulty, TrailType
 from trails.fields import POINT, PUBLISHED, TRAIL
 from trails.geometry import lines, published_degrees, published_json
 from updates.enums import UpdateType
-from updates.types import SNOW_DATES, SNOW_DEPTHS, SURFACE_CONDITION_CATALOG, UPDATE_TYPES
+from updates.types import (
+    SNOW_DATES,
+    SNOW_DEPTHS,
+    SURFACE_CONDITION_CATALOG,
+    UPDATE_TYPES,
+    in_language,
+)
 
 OPEN, CAUTION, CLOSED = "Open", "Caution", "Closed"
 STATUSES = (OPEN, CAUTION, CLOSED)
@@ -221,7 +227,8 @@ def _surface_condition(value: str, language: str) -> dict:
 def update_entry(update: UpdateRow, language: str) -> dict:
     """An update as the published data shows it (file and trail system document)."""
     template = UPDATE_TYPES[update.type]
-    entry: dict = {"id": update.id, "type": update.type, "label": template.label.get(language)}
+    label = in_language(template.label, language)
+    entry: dict = {"id": update.id, "type": update.type, "label": label}
     if update.type == UpdateType.NOTICE:
         entry["description"] = update.description
         entry["severity"] = update.severity or "info"

@@ -1,13 +1,14 @@
 """E-mails to the Administrators who asked for one per new report: the report's words, its
 place and nearest trail, and a link to the system's Reports page (never the reporter's
-address or photo: the page shows those to whoever may see them)."""
+address or photo: the page shows those to whoever may see them), in the system's language."""
 
 import logging
 
 from django.conf import settings
 from django.core import mail
-from django.template.loader import render_to_string
+from django.utils import translation
 
+from core.messages import render_message, subject_line
 from reports.models import Report, ReportAlert
 from trails.enums import Role
 from trails.selectors import role_for
@@ -29,20 +30,26 @@ def alert_administrators(report_id: str) -> int:
     ]
     if not recipients:
         return 0
+    with translation.override(system.language):
+        category = report.get_category_display()
     context = {
         "system_name": system.name,
-        "category": report.get_category_display(),
+        "category": category,
         "description": report.description,
         "trail_name": report.trail.name if report.trail else "",
         "metres": round(report.trail_distance_km * 1000) if report.trail_distance_km else None,
         "reports_url": f"{settings.PUBLIC_BASE_URL}/admin/trail-systems/{system.pk}/reports/",
     }
+    subject, body = (
+        render_message(f"reports/{name}", context, language=system.language)
+        for name in ("alert_subject.txt", "alert_email.txt")
+    )
     sent = 0
     for address in recipients:
         try:
             mail.send_mail(
-                render_to_string("reports/alert_subject.txt", context).strip(),
-                render_to_string("reports/alert_email.txt", context),
+                subject_line(subject),
+                body,
                 None,
                 [address],
             )

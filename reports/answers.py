@@ -1,14 +1,14 @@
 """The one e-mail a reporter gets: when the report is resolved, with the crew's note. Each
 address is claimed (answered_on) in the database before its message is sent, so a retried
-task never sends twice; an address is used for nothing else."""
+task never sends twice; an address is used for nothing else. In the system's language."""
 
 import logging
 
 from django.core import mail
 from django.db.models import Q
-from django.template.loader import render_to_string
-from django.utils import timezone
+from django.utils import timezone, translation
 
+from core.messages import render_message, subject_line
 from reports.models import Report, State
 
 logger = logging.getLogger(__name__)
@@ -40,17 +40,23 @@ def answer_group(group_id: str) -> int:
     sent = 0
     for report in _claim(group_id):
         system = report.trail_system
+        with translation.override(system.language):
+            category = report.get_category_display()
         context = {
             "system_name": system.name,
-            "category": report.get_category_display(),
+            "category": category,
             "trail_name": report.trail.name if report.trail else "",
             "received_on": report.created_on,
             "note": group.note,
         }
         try:
             mail.send_mail(
-                render_to_string("reports/resolved_subject.txt", context).strip(),
-                render_to_string("reports/resolved_email.txt", context),
+                subject_line(
+                    render_message(
+                        "reports/resolved_subject.txt", context, language=system.language
+                    )
+                ),
+                render_message("reports/resolved_email.txt", context, language=system.language),
                 None,
                 [report.email],
             )

@@ -1,41 +1,53 @@
-"""The activity catalog: machine keys with their labels (en, fr) and icon class.
+"""The activity catalog: machine keys with their labels (gettext's) and icon class.
 
 Activities are added to trails in the web app; the API may only change their status and
 difficulty. A key not in this catalog is refused.
 """
 
 from dataclasses import dataclass
+from functools import cache
 
 from django.core.exceptions import ValidationError
+from django.utils import translation
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
 
 
 @dataclass(frozen=True)
 class Activity:
     value: str
-    en: str
-    fr: str
+    words: Promise
     icon_class: str
 
     def label(self, language: str = "en") -> str:
-        return self.fr if language == "fr" else self.en
+        """Its words in `language` (a trail system's), whatever the active one."""
+        return _labels(language)[self.value]
 
 
 CATALOG: dict[str, Activity] = {
     a.value: a
     for a in [
-        Activity("skiing", "Skiing", "Ski alpin", "icon-skiing"),
-        Activity("nordic-classic", "Classic skiing", "Ski de fond classique", "icon-nordic"),
-        Activity("nordic-skate", "Skate skiing", "Ski de fond pas de patin", "icon-skate-ski"),
-        Activity("snowshoeing", "Snowshoeing", "Raquette", "icon-snowshoeing"),
-        Activity("fat-biking", "Fat biking", "Vélo à pneus surdimensionnés", "icon-fat-bike"),
-        Activity("mountain-biking", "Mountain biking", "Vélo de montagne", "icon-mtb"),
-        Activity("hiking", "Hiking", "Randonnée pédestre", "icon-hiking"),
-        Activity("running", "Running", "Course à pied", "icon-running"),
-        Activity("walking", "Walking", "Marche", "icon-walking"),
-        Activity("horseback-riding", "Horseback riding", "Équitation", "icon-horse"),
-        Activity("snowmobiling", "Snowmobiling", "Motoneige", "icon-snowmobile"),
+        Activity("skiing", _("Skiing"), "icon-skiing"),
+        Activity("nordic-classic", _("Classic skiing"), "icon-nordic"),
+        Activity("nordic-skate", _("Skate skiing"), "icon-skate-ski"),
+        Activity("snowshoeing", _("Snowshoeing"), "icon-snowshoeing"),
+        Activity("fat-biking", _("Fat biking"), "icon-fat-bike"),
+        Activity("mountain-biking", _("Mountain biking"), "icon-mtb"),
+        Activity("hiking", _("Hiking"), "icon-hiking"),
+        Activity("running", _("Running"), "icon-running"),
+        Activity("walking", _("Walking"), "icon-walking"),
+        Activity("horseback-riding", _("Horseback riding"), "icon-horse"),
+        Activity("snowmobiling", _("Snowmobiling"), "icon-snowmobile"),
     ]
 }
+
+
+@cache
+def _labels(language: str) -> dict[str, str]:
+    """Every activity's words in `language`, translated once per process: a compile shows
+    them on every trail, and the catalogs do not change while it runs."""
+    with translation.override(language):
+        return {value: str(activity.words) for value, activity in CATALOG.items()}
 
 
 def get_activity(value: object) -> Activity:

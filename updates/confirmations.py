@@ -16,10 +16,10 @@ from django.conf import settings
 from django.core import mail
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
 
+from core.messages import render_message, subject_line
 from trails.countries import sms_countries
 from trails.models import TrailSystem
 from updates import sms, sms_budget
@@ -131,12 +131,12 @@ def _send_confirmations(pending: PendingSubscription, token: str, code: str) -> 
     }
 
     def part(name: str) -> str:
-        return render_to_string(f"subscriptions/{system.language}/{name}", context).strip()
+        return render_message(f"subscriptions/{name}", context, language=system.language)
 
     if token:
         try:
             mail.send_mail(
-                " ".join(part("confirm_subject.txt").split()),
+                subject_line(part("confirm_subject.txt")),
                 part("confirm_email.txt"),
                 None,
                 [pending.email],

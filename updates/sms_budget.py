@@ -17,10 +17,10 @@ from django.conf import settings
 from django.core import mail
 from django.core.cache import cache
 from django.db import transaction
-from django.template.loader import render_to_string
 from django.utils import timezone
 
 from core import ratelimit
+from core.messages import render_message, subject_line
 from trails.models import TrailSystem
 from trails.selectors import administrators_emails
 from updates.metrics import sms_confirmations_refused
@@ -99,11 +99,11 @@ def tell_administrators(system: TrailSystem, spent: str) -> None:
     }
 
     def part(name: str) -> str:
-        return render_to_string(f"subscriptions/{system.language}/{name}", context).strip()
+        return render_message(f"subscriptions/{name}", context, language=system.language)
 
     try:
         mail.send_mail(
-            " ".join(part("sms_paused_subject.txt").split()),
+            subject_line(part("sms_paused_subject.txt")),
             part("sms_paused.txt"),
             None,
             recipients,

@@ -1,35 +1,38 @@
-"""Update-type templates: labels (en, fr), field metadata for forms and GET /update-types,
-and the surface-condition catalog. Template metadata never appears in update responses."""
+"""Update-type templates: labels, field metadata for forms and GET /update-types, and the
+surface-condition catalog, their words marked for gettext. Template metadata never appears in
+update responses."""
 
 from dataclasses import dataclass, field
+
+from django.utils import translation
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from updates.enums import SURFACE_CONDITIONS, NoticeSeverity, UpdateType
 
 
-@dataclass(frozen=True)
-class Text:
-    en: str
-    fr: str
-
-    def get(self, language: str = "en") -> str:
-        return self.fr if language == "fr" else self.en
+def in_language(words: Promise, language: str) -> str:
+    """Words marked for gettext, in `language` (a trail system's), whatever the active one."""
+    with translation.override(language):
+        return str(words)
 
 
 @dataclass(frozen=True)
 class FieldTemplate:
     property: str
     element: str  # input widget: text, textarea, url, number, date, time, select, multiselect
-    label: Text
-    help: Text
+    label: Promise
+    help: Promise
     required: bool = False
-    options: tuple[tuple[str, Text], ...] | None = None
+    options: tuple[tuple[str, Promise], ...] | None = None
 
 
 @dataclass(frozen=True)
 class UpdateTypeTemplate:
     type: str
-    label: Text
-    description: Text
+    label: Promise
+    description: Promise
     attach_to_trails: bool
     icon_class: str
     fields: tuple[FieldTemplate, ...] = field(default_factory=tuple)
@@ -38,80 +41,73 @@ class UpdateTypeTemplate:
 @dataclass(frozen=True)
 class SurfaceCondition:
     value: str
-    en: str
-    fr: str
+    label: Promise
     icon_class: str
 
     def entry(self, language: str = "en") -> dict:
-        """The published shape: {value, text, en, fr, iconClass}."""
+        """The published shape: {value, text, en, fr, iconClass}: the file carries both words."""
         return {
             "value": self.value,
-            "text": self.fr if language == "fr" else self.en,
-            "en": self.en,
-            "fr": self.fr,
+            "text": in_language(self.label, language),
+            "en": in_language(self.label, "en"),
+            "fr": in_language(self.label, "fr"),
             "iconClass": self.icon_class,
         }
 
 
 _SURFACE_LABELS = {
-    "compacted": ("Compacted", "Compacté"),
-    "very-compacted": ("Very compacted", "Très compacté"),
-    "dry": ("Dry", "Sec"),
-    "frozen-granular": ("Frozen granular", "Granuleux gelé"),
-    "groomed": ("Groomed", "Damé"),
-    "skateGroomed": ("Groomed for skating", "Damé pour le pas de patin"),
-    "classicGroomed": ("Groomed for classic", "Damé pour le classique"),
-    "hard-packed": ("Hard packed", "Neige dure"),
-    "icy": ("Icy", "Glacé"),
-    "leaf-covered": ("Leaf covered", "Couvert de feuilles"),
-    "light-snow": ("Light snow", "Neige légère"),
-    "loose-granular": ("Loose granular", "Granuleux"),
-    "maintenance-in-progress": ("Maintenance in progress", "Entretien en cours"),
-    "muddy": ("Muddy", "Boueux"),
-    "no-snow": ("No snow", "Pas de neige"),
-    "packed-powder": ("Packed powder", "Poudreuse damée"),
-    "powder": ("Powder", "Poudreuse"),
-    "raked-leaves": ("Raked leaves", "Feuilles ratissées"),
-    "snow-machine-packed": ("Packed by snowmobile", "Tassé à la motoneige"),
-    "soft": ("Soft", "Mou"),
-    "very-soft": ("Very soft", "Très mou"),
-    "track-set": ("Track set", "Tracé"),
-    "variable-conditions": ("Variable conditions", "Conditions variables"),
-    "wet": ("Wet", "Mouillé"),
-    "wet-granular": ("Wet granular", "Granuleux mouillé"),
-    "wet-packed": ("Wet packed", "Mouillé tassé"),
-    "wet-snow": ("Wet snow", "Neige mouillée"),
-    "windblown": ("Windblown", "Soufflé par le vent"),
+    "compacted": pgettext_lazy("surface condition", "Compacted"),
+    "very-compacted": pgettext_lazy("surface condition", "Very compacted"),
+    "dry": pgettext_lazy("surface condition", "Dry"),
+    "frozen-granular": pgettext_lazy("surface condition", "Frozen granular"),
+    "groomed": pgettext_lazy("surface condition", "Groomed"),
+    "skateGroomed": pgettext_lazy("surface condition", "Groomed for skating"),
+    "classicGroomed": pgettext_lazy("surface condition", "Groomed for classic"),
+    "hard-packed": pgettext_lazy("surface condition", "Hard packed"),
+    "icy": pgettext_lazy("surface condition", "Icy"),
+    "leaf-covered": pgettext_lazy("surface condition", "Leaf covered"),
+    "light-snow": pgettext_lazy("surface condition", "Light snow"),
+    "loose-granular": pgettext_lazy("surface condition", "Loose granular"),
+    "maintenance-in-progress": pgettext_lazy("surface condition", "Maintenance in progress"),
+    "muddy": pgettext_lazy("surface condition", "Muddy"),
+    "no-snow": pgettext_lazy("surface condition", "No snow"),
+    "packed-powder": pgettext_lazy("surface condition", "Packed powder"),
+    "powder": pgettext_lazy("surface condition", "Powder"),
+    "raked-leaves": pgettext_lazy("surface condition", "Raked leaves"),
+    "snow-machine-packed": pgettext_lazy("surface condition", "Packed by snowmobile"),
+    "soft": pgettext_lazy("surface condition", "Soft"),
+    "very-soft": pgettext_lazy("surface condition", "Very soft"),
+    "track-set": pgettext_lazy("surface condition", "Track set"),
+    "variable-conditions": pgettext_lazy("surface condition", "Variable conditions"),
+    "wet": pgettext_lazy("surface condition", "Wet"),
+    "wet-granular": pgettext_lazy("surface condition", "Wet granular"),
+    "wet-packed": pgettext_lazy("surface condition", "Wet packed"),
+    "wet-snow": pgettext_lazy("surface condition", "Wet snow"),
+    "windblown": pgettext_lazy("surface condition", "Windblown"),
 }
 
 SURFACE_CONDITION_CATALOG: dict[str, SurfaceCondition] = {
-    value: SurfaceCondition(value, *_SURFACE_LABELS[value], f"icon-surface-{value.lower()}")
+    value: SurfaceCondition(value, _SURFACE_LABELS[value], f"icon-surface-{value.lower()}")
     for value in SURFACE_CONDITIONS
 }
 
 _SEVERITY_LABELS = {
-    NoticeSeverity.INFO: Text("Information", "Information"),
-    NoticeSeverity.WARNING: Text("Warning", "Avertissement"),
-    NoticeSeverity.DANGER: Text("Danger", "Danger"),
+    NoticeSeverity.INFO: _("Information"),
+    NoticeSeverity.WARNING: _("Warning"),
+    NoticeSeverity.DANGER: _("Danger"),
 }
 
 
-def _depth(prop: str, en: str, fr: str) -> FieldTemplate:
-    return FieldTemplate(
-        prop,
-        "number",
-        Text(en, fr),
-        Text("In the trail system's depth unit.", "Dans l'unité de profondeur du réseau."),
-    )
+def _depth(prop: str, label: Promise) -> FieldTemplate:
+    return FieldTemplate(prop, "number", label, _("In the trail system's depth unit."))
 
 
 UPDATE_TYPES: dict[str, UpdateTypeTemplate] = {
     UpdateType.NOTICE: UpdateTypeTemplate(
         type=UpdateType.NOTICE,
-        label=Text("Notice", "Avis"),
-        description=Text(
-            "A message for everyone using the trail system, optionally about some trails.",
-            "Un message pour tous les usagers du réseau, éventuellement sur certains sentiers.",
+        label=_("Notice"),
+        description=_(
+            "A message for everyone using the trail system, optionally about some trails."
         ),
         attach_to_trails=False,
         icon_class="icon-notice",
@@ -119,81 +115,74 @@ UPDATE_TYPES: dict[str, UpdateTypeTemplate] = {
             FieldTemplate(
                 "description",
                 "textarea",
-                Text("Notice", "Avis"),
-                Text("What riders need to know.", "Ce que les usagers doivent savoir."),
+                _("Notice"),
+                _("What riders need to know."),
                 required=True,
             ),
             FieldTemplate(
                 "severity",
                 "select",
-                Text("Severity", "Gravité"),
-                Text("How serious the notice is.", "La gravité de l'avis."),
+                _("Severity"),
+                _("How serious the notice is."),
                 options=tuple((str(k), v) for k, v in _SEVERITY_LABELS.items()),
             ),
             FieldTemplate(
                 "linkUrl",
                 "url",
-                Text("Link", "Lien"),
-                Text("Where to read more.", "Pour en savoir plus."),
+                _("Link"),
+                _("Where to read more."),
             ),
         ),
     ),
     UpdateType.SURFACE_CONDITIONS: UpdateTypeTemplate(
         type=UpdateType.SURFACE_CONDITIONS,
-        label=Text("Surface conditions", "Conditions de surface"),
-        description=Text(
-            "The state of the surface on some trails: grooming, snow, mud.",
-            "L'état de la surface de certains sentiers : damage, neige, boue.",
-        ),
+        # The published label in its own words (the web app says "État de surface").
+        label=pgettext_lazy("update type", "Surface conditions"),
+        description=_("The state of the surface on some trails: grooming, snow, mud."),
         attach_to_trails=True,
         icon_class="icon-surface-conditions",
         fields=(
             FieldTemplate(
                 "conditions",
                 "multiselect",
-                Text("Conditions", "Conditions"),
-                Text("One or more surface conditions.", "Une ou plusieurs conditions."),
+                _("Conditions"),
+                _("One or more surface conditions."),
                 required=True,
-                options=tuple(
-                    (c.value, Text(c.en, c.fr)) for c in SURFACE_CONDITION_CATALOG.values()
-                ),
+                options=tuple((c.value, c.label) for c in SURFACE_CONDITION_CATALOG.values()),
             ),
         ),
     ),
     UpdateType.SNOW_REPORT: UpdateTypeTemplate(
         type=UpdateType.SNOW_REPORT,
-        label=Text("Snow report", "Bulletin de neige"),
-        description=Text(
-            "Snow depths and recent snowfall for the whole trail system.",
-            "Hauteurs de neige et chutes récentes pour tout le réseau.",
-        ),
+        label=pgettext_lazy("update type", "Snow report"),
+        description=_("Snow depths and recent snowfall for the whole trail system."),
         attach_to_trails=False,
         icon_class="icon-snow-report",
         fields=(
-            _depth("baseDepth", "Base depth", "Neige au sol"),
-            _depth("twentyFourHours", "Last 24 hours", "Dernières 24 heures"),
-            _depth("fourtyEightHours", "Last 48 hours", "Dernières 48 heures"),
-            _depth("sevenDays", "Last 7 days", "7 derniers jours"),
-            _depth("seasonTotal", "Season total", "Total de la saison"),
-            _depth("lastSnowAmount", "Last snowfall", "Dernière chute"),
-            _depth("upperElevationDepth", "Depth at the summit", "Neige au sommet"),
+            _depth("baseDepth", _("Base depth")),
+            _depth("twentyFourHours", _("Last 24 hours")),
+            _depth("fourtyEightHours", _("Last 48 hours")),
+            _depth("sevenDays", _("Last 7 days")),
+            _depth("seasonTotal", _("Season total")),
+            _depth("lastSnowAmount", _("Last snowfall")),
+            _depth("upperElevationDepth", _("Depth at the summit")),
             FieldTemplate(
                 "lastSnowDate",
                 "date",
-                Text("Last snowfall date", "Date de la dernière chute"),
-                Text("When it last snowed.", "Quand il a neigé la dernière fois."),
+                _("Last snowfall date"),
+                _("When it last snowed."),
             ),
             FieldTemplate(
                 "lastSnowTime",
                 "time",
-                Text("Last snowfall time", "Heure de la dernière chute"),
-                Text("HH:MM, 24-hour.", "HH:MM, sur 24 heures."),
+                _("Last snowfall time"),
+                _("HH:MM, 24-hour."),
             ),
             FieldTemplate(
                 "lastSnowMakingDate",
                 "date",
-                Text("Last snowmaking", "Dernière production de neige"),
-                Text("When snow was last made.", "Dernière production de neige."),
+                _("Last snowmaking"),
+                _("When snow was last made."),
             ),
         ),
     ),

@@ -28,9 +28,7 @@ def page_language() -> str:
 
 def surface_condition_choices() -> list[tuple[str, str]]:
     """The conditions in the page's language (a callable: evaluated for each form)."""
-    french = page_language() == "fr"
-    catalog = SURFACE_CONDITION_CATALOG
-    return [(v, catalog[v].fr if french else catalog[v].en) for v in SURFACE_CONDITIONS]
+    return [(v, str(SURFACE_CONDITION_CATALOG[v].label)) for v in SURFACE_CONDITIONS]
 
 
 def activity_label(value: str) -> str:

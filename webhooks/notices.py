@@ -1,13 +1,13 @@
 """The e-mail to a system's Administrators when one of its webhooks is paused after a day of
-failures, in the system's language (templates/webhooks/<language>/)."""
+failures, in the system's language (templates/webhooks/)."""
 
 import logging
 
 from django.conf import settings
 from django.core import mail
-from django.template.loader import render_to_string
 from django.urls import NoReverseMatch, reverse
 
+from core.messages import render_message, subject_line
 from trails.selectors import administrators_emails
 from webhooks.models import WebhookEndpoint
 
@@ -42,9 +42,9 @@ def tell_paused(endpoint_id: str) -> int:
     }
 
     def part(name: str) -> str:
-        return render_to_string(f"webhooks/{system.language}/{name}", context).strip()
+        return render_message(f"webhooks/{name}", context, language=system.language)
 
     mail.send_mail(
-        " ".join(part("paused_subject.txt").split()), part("paused_email.txt"), None, recipients
+        subject_line(part("paused_subject.txt")), part("paused_email.txt"), None, recipients
     )
     return len(recipients)

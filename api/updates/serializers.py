@@ -22,7 +22,7 @@ from trails.models import Trail
 from trails.selectors import trails_of_system
 from updates import enums
 from updates.models import Update
-from updates.types import SNOW_DATES, SNOW_DEPTHS, TYPE_FIELDS, UPDATE_TYPES
+from updates.types import SNOW_DATES, SNOW_DEPTHS, TYPE_FIELDS, UPDATE_TYPES, in_language
 
 ALL_TYPE_FIELDS = frozenset(chain.from_iterable(TYPE_FIELDS.values()))
 
@@ -70,7 +70,9 @@ class UpdateSerializer(SystemRowSerializer):
 
     def get_label(self, update: Update) -> str:
         template = UPDATE_TYPES.get(update.type)
-        return template.label.get(update.trail_system.language) if template else update.type
+        if template is None:
+            return update.type
+        return in_language(template.label, update.trail_system.language)
 
     def get_attach_to_trails(self, update: Update) -> bool:
         template = UPDATE_TYPES.get(update.type)

@@ -168,7 +168,7 @@ def test_the_index_lists_active_systems_with_open_and_total_trails(client, publi
     assert f'href="/map/{published_system.pk}"' in html
     assert "Pine Hill Nordic" in html
     # Lifts and hidden trails are not counted: Meadow Loop open of three trails.
-    assert "1 of 3 trails open" in html
+    assert "1 trail open of 3" in html
     assert "Closed For Good" not in html
 
 

@@ -103,6 +103,20 @@ def test_resolve_with_a_note_and_the_rider_hears_back_once(
     assert "Report resolved." in page
 
 
+def test_the_rider_hears_back_in_the_systems_language(
+    system, crew_client, filed, django_capture_on_commit_callbacks
+):
+    system.language = "fr"
+    system.save()
+    url = f"/admin/trail-systems/{system.pk}/reports/{filed.pk}/"
+    with django_capture_on_commit_callbacks(execute=True):
+        crew_client.post(url, {"action": "resolved", "note": "Arbre coupé"})
+    [answer] = mail.outbox
+    assert answer.subject == "Lost Trail : votre signalement est réglé"
+    assert "L'équipe l'a marqué comme réglé. Sa note :\n\nArbre coupé" in answer.body
+    assert "Merci de votre signalement à Lost Trail" in answer.body
+
+
 def test_a_notice_is_the_update_form_prefilled(system, crew_client, filed):
     page = crew_client.get(f"/admin/trail-systems/{system.pk}/reports/").content.decode()
     assert "/admin/updates/update/add/?trail_system=" in page

@@ -1,5 +1,6 @@
-"""The French catalog keeps up with the code: every string the web app marks is in it,
-translated (nothing fuzzy), and the compiled .mo is the .po's."""
+"""The French catalog keeps up with the code: every string the web app, the public pages and
+the messages mark is in it, translated (nothing fuzzy, every plural form), and the compiled .mo
+is the .po's."""
 
 import shutil
 
@@ -26,6 +27,36 @@ def test_a_string_missing_from_the_catalog_fails_the_check(catalog_copy):
     text = po.read_text()
     po.write_text(text.replace('msgstr "Vos réseaux de sentiers"', 'msgstr ""'))
     with pytest.raises(CommandError, match="lags the code"):
+        call_command("translations", check=True)
+
+
+@pytest.mark.parametrize(
+    "translated",
+    [
+        'msgstr "Carte des sentiers de %(name)s"',  # the map page's title
+        'msgstr "Confirmez votre abonnement à %(system_name)s"',  # an e-mail's subject
+    ],
+)
+def test_a_string_of_the_public_pages_or_the_messages_untranslated_fails_the_check(
+    catalog_copy, translated
+):
+    po = catalog_copy / "django.po"
+    text = po.read_text()
+    assert translated in text
+    po.write_text(text.replace(translated, 'msgstr ""'))
+    with pytest.raises(CommandError, match="lags the code"):
+        call_command("translations", check=True)
+
+
+@pytest.mark.parametrize("change", ["emptied", "removed"])
+def test_a_plural_form_missing_fails_the_check(catalog_copy, change):
+    """msgfmt counts a plural message translated once its first form is: the check does not."""
+    po = catalog_copy / "django.po"
+    text = po.read_text()
+    form = 'msgstr[1] "et {n} autres changements"\n'
+    assert form in text
+    po.write_text(text.replace(form, 'msgstr[1] ""\n' if change == "emptied" else ""))
+    with pytest.raises(CommandError, match=r"plural form is missing from and \{n\} more change"):
         call_command("translations", check=True)
 
 

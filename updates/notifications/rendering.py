@@ -7,16 +7,22 @@ from datetime import datetime
 
 from django.conf import settings
 from django.core import mail
-from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.html import escape
 
+from core.messages import render_message, subject_line
 from core.names import camel
 from updates import sms
 from updates.enums import UpdateType
 from updates.models import Subscriber, Update, new_unsubscribe_token
 from updates.notifications import sms_text
-from updates.types import SNOW_DATES, SNOW_DEPTHS, SURFACE_CONDITION_CATALOG, UPDATE_TYPES
+from updates.types import (
+    SNOW_DATES,
+    SNOW_DEPTHS,
+    SURFACE_CONDITION_CATALOG,
+    UPDATE_TYPES,
+    in_language,
+)
 
 DEPTH_UNITS = {"inches": "in", "centimeters": "cm"}
 
@@ -46,7 +52,7 @@ def message_context(update: Update) -> dict:
         "language": language,
         "system_name": system.name,
         "update_type": update.type,
-        "update_label": template.label.get(language),
+        "update_label": in_language(template.label, language),
         "map_url": public_map_url(system.pk),
     }
     if update.type != UpdateType.SNOW_REPORT:  # snow reports are about the whole system
@@ -56,7 +62,7 @@ def message_context(update: Update) -> dict:
         }
     if update.type == UpdateType.NOTICE:
         severity = next(f for f in template.fields if f.property == "severity")
-        labels = {value: text.get(language) for value, text in severity.options or ()}
+        labels = {value: in_language(text, language) for value, text in severity.options or ()}
         context |= {
             "description": update.description,
             "severity": update.severity or "info",
@@ -73,7 +79,7 @@ def message_context(update: Update) -> dict:
         }
     elif update.type == UpdateType.SNOW_REPORT:
         unit = DEPTH_UNITS.get(system.depth_measurement, system.depth_measurement)
-        labels = {f.property: f.label.get(language) for f in template.fields}
+        labels = {f.property: in_language(f.label, language) for f in template.fields}
         figures = []
         for name in (*SNOW_DEPTHS, *SNOW_DATES):
             value = getattr(update, name)
@@ -106,8 +112,8 @@ class Messages:
         context = {**context, "unsubscribe_url": LINK_PLACEHOLDER}
 
         def part(name: str, **more) -> str:
-            return render_to_string(
-                f"notifications/{context['language']}/{name}", {**context, **more}
+            return render_message(
+                f"notifications/{name}", {**context, **more}, language=context["language"]
             )
 
         def sms(content: str, *, link: bool, name_max: int) -> str:
@@ -121,9 +127,9 @@ class Messages:
         # Each subscriber's link is longer than the placeholder the text is cut around.
         link_extra = len(unsubscribe_url(new_unsubscribe_token())) - len(LINK_PLACEHOLDER)
         return cls(
-            subject=" ".join(part("subject.txt").split()),
-            text=re.sub(r"\n\s*\n\s*\n+", "\n\n", part("body.txt")).strip(),
-            html=part("body.html").strip(),
+            subject=subject_line(part("subject.txt")),
+            text=re.sub(r"\n\s*\n\s*\n+", "\n\n", part("body.txt")),
+            html=part("body.html"),
             sms=sms_text.fit(
                 sms,
                 re.sub(r"\n\s*\n+", "\n", part("content.txt")).strip(),

@@ -77,6 +77,13 @@
     });
   }
 
+  // A counted message's words for n, as gettext chose them for one and for several
+  // (public/texts.py `plural_forms`), by the page language's plural rule.
+  var pluralRules = new Intl.PluralRules(config.language);
+  function plural(forms, n) {
+    return pluralRules.select(n) === "one" ? forms.one : forms.other;
+  }
+
   function toDate(value) {
     if (!value) return null;
     if (typeof value === "string") return new Date(value);
@@ -724,7 +731,8 @@
       changesBox.appendChild(el("p", "change", line));
     });
     if (lines.length > CHANGES_SHOWN) {
-      changesBox.appendChild(el("p", "change more", format(t.more_changes, { n: lines.length - CHANGES_SHOWN })));
+      var more = lines.length - CHANGES_SHOWN;
+      changesBox.appendChild(el("p", "change more", format(plural(t.more_changes, more), { n: more })));
     }
     changesBox.hidden = false;
     window.clearTimeout(changesTimer);

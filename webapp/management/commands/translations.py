@@ -1,8 +1,10 @@
-"""`manage.py translations`: collect the web app's strings into its French catalog and compile
-it (`make messages`). `--check` (run by the test suite) fails when the catalog lags the code."""
+"""`manage.py translations`: collect the strings of the web app, the public pages and the
+messages (e-mails, texts) into the French catalog and compile it (`make messages`). `--check`
+(run by the test suite) fails when the catalog lags the code."""
 
 import contextlib
 import filecmp
+import re
 import shutil
 import subprocess
 import tempfile
@@ -13,11 +15,11 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.test.utils import override_settings
 
-# The folders holding strings the web app shows; every other top-level folder is skipped.
+# The folders holding strings people read; every other top-level folder is skipped.
 SOURCE_FOLDERS = {"apikeys", "config", "core", "grooming", "publishing", "trails", "updates"}
 SOURCE_FOLDERS |= {"schedules", "webhooks"}
 SOURCE_FOLDERS |= {"reports"}
-SOURCE_FOLDERS |= {"webapp"}
+SOURCE_FOLDERS |= {"public", "webapp"}
 
 
 def skipped_folders() -> list[str]:
@@ -69,10 +71,35 @@ class Command(BaseCommand):
                     f"The French catalog lags the code ({statistics.strip()}): run "
                     "`make messages` and translate the new entries."
                 )
+            if lacking := lacking_plural_forms(catalog / "django.po"):
+                raise CommandError(
+                    "The French catalog lags the code: a plural form is missing from "
+                    + "; ".join(lacking)
+                )
             compiled = Path(scratch) / "committed.mo"
             msgfmt(locale_dir / "fr" / "LC_MESSAGES" / "django.po", compiled)
             if not filecmp.cmp(compiled, locale_dir / "fr" / "LC_MESSAGES" / "django.mo", False):
                 raise CommandError("django.mo is not django.po compiled: run `make messages`.")
+
+
+def lacking_plural_forms(po: Path) -> list[str]:
+    """The plural messages without each of the catalog's forms translated: msgfmt counts a
+    message translated once its first form is."""
+    text = po.read_text()
+    forms = int(re.search(r"nplurals=(\d+)", text).group(1))
+    lacking = []
+    for entry in text.split("\n\n"):
+        if "\nmsgid_plural " not in entry:
+            continue
+        strings = dict(re.findall(r'^msgstr\[(\d+)\] ((?:".*"\n?)+)', entry, re.MULTILINE))
+        if not all(_unquoted(strings.get(str(n), "")) for n in range(forms)):
+            lacking.append(_unquoted(re.search(r'^msgid ((?:".*"\n?)+)', entry, re.M).group(1)))
+    return lacking
+
+
+def _unquoted(lines: str) -> str:
+    """A .po string's text: its quoted lines joined."""
+    return "".join(re.findall(r'"(.*)"', lines))
 
 
 def msgfmt(po: Path, mo: Path) -> str:

@@ -33,8 +33,8 @@ from core.dates import iso_ms
 from core.names import camel
 from publishing import metrics, storage
 from publishing.compile import (
-    Encoded,
     EncodedPoints,
+    Plan,
     Statistics,
     TrailRow,
     all_systems_collection,
@@ -113,7 +113,7 @@ class _KeptSystem:
     places: dict[str, tuple]  # the live trails in list order: load_trail_places
     snapshot: str  # the database snapshot the trails were read after
     kept_on: float  # time.monotonic()
-    encoded: dict[str, Encoded]
+    plan: Plan  # with every trail's encoded features
     points: EncodedPoints
     size: int
 
@@ -149,17 +149,18 @@ class KeptCompiles:
         system_id: str,
         trails: list[TrailRow],
         read: "_ReadTrails",
-        encoded: dict[str, Encoded],
+        plan: Plan,
         points: EncodedPoints,
     ) -> None:
-        size = sum(len(e.features) for e in encoded.values()) + len(points.features)
+        size = sum(len(p.reused.features) for p in plan.trails if p.reused)
+        size += len(points.features)
         size += self.ROW_BYTES * (len(trails) + len(points.rows))
         kept = _KeptSystem(
             {t.id: t for t in trails},
             read.places,
             read.snapshot,
             time.monotonic(),
-            encoded,
+            plan,
             points,
             size,
         )
@@ -189,6 +190,7 @@ class _ReadTrails:
     trails: list[TrailRow]  # the live trails in list order
     places: dict[str, tuple]
     snapshot: str
+    changed: set[str] | None  # the trails read again; None: all of them
 
 
 def _current_trails(system_id: str, kept: _KeptSystem | None) -> _ReadTrails:
@@ -199,28 +201,33 @@ def _current_trails(system_id: str, kept: _KeptSystem | None) -> _ReadTrails:
     snapshot = load_snapshot()  # first: whatever commits later is read again next time
     if kept is None:
         places = load_trail_places(system_id)
-        return _read(places, load_trails(list(places)).get, snapshot)
+        return _read(places, load_trails(list(places)).get, snapshot, None)
     changed = load_changed_trail_ids(system_id, kept.snapshot)
     if not changed:
-        return _ReadTrails([kept.trails[t] for t in kept.places], kept.places, snapshot)
+        return _ReadTrails([kept.trails[t] for t in kept.places], kept.places, snapshot, changed)
     live = load_trail_places(system_id, list(changed))
     if any(kept.places.get(t) != place for t, place in live.items()):
         places = load_trail_places(system_id)
     else:
         places = {t: place for t, place in kept.places.items() if t not in changed or t in live}
     fresh = load_trails(list(live))
-    return _read(places, lambda t: fresh.get(t) if t in changed else kept.trails.get(t), snapshot)
+    return _read(
+        places, lambda t: fresh.get(t) if t in changed else kept.trails.get(t), snapshot, changed
+    )
 
 
 def _read(
-    places: dict[str, tuple], row: Callable[[str], TrailRow | None], snapshot: str
+    places: dict[str, tuple],
+    row: Callable[[str], TrailRow | None],
+    snapshot: str,
+    changed: set[str] | None,
 ) -> _ReadTrails:
     """The trails placed that have a row: one deleted, or added, after the log was read has
     none here (the log names it to the next compile)."""
     trails = [found for t in places if (found := row(t))]
     if len(trails) < len(places):
         places = {t.id: places[t.id] for t in trails}
-    return _ReadTrails(trails, places, snapshot)
+    return _ReadTrails(trails, places, snapshot, changed)
 
 
 def compile_incrementally(system_id: str, now: datetime) -> tuple[bytes, Statistics]:
@@ -233,7 +240,10 @@ def compile_incrementally(system_id: str, now: datetime) -> tuple[bytes, Statist
     kept = kept_compiles.get(system_id)
     read = _current_trails(system_id, kept)
     rows = load_system_rows(system_id, now, trails=read.trails)
-    plan = plan_system(rows, now, kept.encoded, kept.points) if kept else plan_system(rows, now)
+    if kept is None:
+        plan = plan_system(rows, now)
+    else:
+        plan = plan_system(rows, now, None, kept.points, previous=kept.plan, changed=read.changed)
     # Trails read in full since the last compile come with their geometry.
     lacking = [trail for trail in plan.to_encode() if trail.geometry is None]
     if lacking:
@@ -243,9 +253,7 @@ def compile_incrementally(system_id: str, now: datetime) -> tuple[bytes, Statist
     compiled = compile_rows(rows, now, plan)
     for trail in rows.trails:
         trail.geometry = None
-    kept_compiles.keep(
-        system_id, rows.trails, read, compiled.encoded_trails, compiled.encoded_points
-    )
+    kept_compiles.keep(system_id, rows.trails, read, compiled.plan, compiled.encoded_points)
     return compiled.body, compiled.statistics
 
 

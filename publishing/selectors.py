@@ -60,13 +60,15 @@ def load_snapshot() -> str:
 
 def load_changed_trail_ids(system_id: str, snapshot: str) -> set[str]:
     """The trails written, deleted or moved out of the system by transactions that `snapshot`
-    could not see (publishing/migrations/0005_trail_change_log.py): along the log's index,
-    from the oldest transaction running then."""
+    could not see (publishing/migrations/0005_trail_change_log.py), and by this transaction
+    (a snapshot does not list its own): along the log's index, from the oldest transaction
+    running then."""
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT DISTINCT trail_id FROM publishing_trail_change WHERE system_id = %s"
             " AND tx >= pg_snapshot_xmin(%s::pg_snapshot)"
-            " AND NOT pg_visible_in_snapshot(tx, %s::pg_snapshot)",
+            " AND (NOT pg_visible_in_snapshot(tx, %s::pg_snapshot)"
+            " OR tx = pg_current_xact_id_if_assigned())",
             [system_id, snapshot, snapshot],
         )
         return {trail_id for (trail_id,) in cursor.fetchall()}

@@ -129,7 +129,7 @@ class KeptCompiles:
     after a day."""
 
     MAX_BYTES = 256 * 1024 * 1024
-    ROW_BYTES = 600  # a TrailRow without geometry, roughly
+    ROW_BYTES = 900  # a TrailRow without geometry and its plan, roughly
     TRUSTED_SECONDS = 3600.0
 
     def __init__(self) -> None:

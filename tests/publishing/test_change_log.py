@@ -1,6 +1,7 @@
 """A compile after changes reads what the change log names since the last compile, and
 publishes the bytes a full compile of the same rows gives, whatever the changes were: edits,
-activities, trash and restore, deletions, moves to another system, new trails, new order.
+activities, trash and restore, deletions, moves to another system, new trails, new order,
+updates naming trails, the system's language.
 
 Each change commits on its own (as the service's writes do), so the log's snapshots are
 exercised as in production, where a change is compiled after its commit.
@@ -17,8 +18,14 @@ from django.utils import timezone
 from publishing.compile import compile_rows
 from publishing.publisher import compile_incrementally, kept_compiles, paused_gc
 from publishing.selectors import load_system_rows, prune_trail_changes
-from tests.factories import TrailActivityFactory, TrailFactory, TrailSystemFactory, line
-from trails.models import Trail, TrailActivity
+from tests.factories import (
+    TrailActivityFactory,
+    TrailFactory,
+    TrailSystemFactory,
+    UpdateFactory,
+    line,
+)
+from trails.models import Trail, TrailActivity, TrailSystem
 
 pytestmark = pytest.mark.skipif(
     connection.vendor != "postgresql", reason="the change log is PostgreSQL's"
@@ -38,7 +45,8 @@ def change(rng: random.Random, system, other) -> str:
     trashed = list(Trail._base_manager.filter(trail_system=system, trashed_on__isnull=False))
     kind = rng.choice(
         ("status", "status", "activity", "activity gone", "trash", "restore", "delete",
-         "move out", "move in", "add", "order", "geometry", "hide", "distance")
+         "move out", "move in", "add", "order", "geometry", "hide", "distance", "update",
+         "language")
     )  # fmt: skip
     if kind in ("restore",) and not trashed:
         kind = "add"
@@ -76,6 +84,14 @@ def change(rng: random.Random, system, other) -> str:
     elif kind == "geometry":
         shifted = line(-113.9 + rng.random() / 100, 45.6, n=rng.randrange(2, 6))
         Trail.objects.filter(pk=trail.pk).update(geometry=shifted)
+    elif kind == "update":
+        UpdateFactory(trail_system=system, type="surfaceConditions", conditions=["icy"]).trails.add(
+            trail
+        )
+    elif kind == "language":
+        TrailSystem.objects.filter(pk=system.pk).update(
+            language="fr" if rng.random() < 0.5 else "en"
+        )
     elif kind == "hide":
         Trail.objects.filter(pk=trail.pk).update(hidden=not trail.hidden)
     else:
@@ -97,7 +113,7 @@ def test_random_changes_compile_to_the_bytes_of_a_full_compile(transactional_db)
             now = timezone.now()
             body, _ = compile_incrementally(system.pk, now)
             assert body == full_compile(system.pk, now), done[-5:]
-    assert {"delete", "move out", "move in", "add", "order", "restore"} <= set(done)
+    assert {"delete", "move out", "move in", "add", "order", "restore", "update"} <= set(done)
 
 
 def test_a_compile_after_one_change_reads_that_trail_only(transactional_db):

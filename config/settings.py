@@ -315,6 +315,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "publishing.tasks.sweep_pending_compiles",
         "schedule": timedelta(seconds=env_float("COMPILE_SWEEP_SECONDS", 30.0)),
     },
+    "prune-trail-change-log": {
+        "task": "publishing.tasks.prune_trail_change_log",
+        "schedule": crontab(minute=35),
+    },
     "rebuild-all-systems-file": {
         "task": "publishing.tasks.rebuild_all_systems_file",
         "schedule": crontab(minute=0, hour="*/3"),

@@ -11,13 +11,15 @@ thread that reconnects after a failure and calls every subscriber from there:
 `notified` for each notification, `session_ended` when the connection is lost or closed.
 """
 
+import contextlib
 import logging
+import os
 import threading
 import time
 from typing import Protocol
 
 import psycopg
-from django.db import connection
+from django.db import DatabaseError, connection
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +49,8 @@ class ChannelListener:
         self.stopping = threading.Event()
         self.subscribers: list[Subscriber] = []
         self.listening = False
+        # Heard only by this listener: stop() wakes it with a notification there.
+        self.wake_channel = f"{channel}_wake_{os.getpid()}_{id(self)}"
 
     def subscribe(self, subscriber: Subscriber) -> None:
         """Add a subscriber (once) and start listening if the process is not yet."""
@@ -64,12 +68,17 @@ class ChannelListener:
             self.thread.start()
 
     def stop(self) -> None:
-        """Close the connection (within WAKE_SECONDS) and forget the subscribers; the next
-        subscribe() listens again."""
+        """Close the connection and forget the subscribers; the next subscribe() listens
+        again. The listening thread is woken by a notification on a channel of its own, sent
+        through this thread's connection when it commits at once (else within
+        WAKE_SECONDS)."""
         thread = self.thread
         if thread is None:
             return
         self.stopping.set()
+        if connection.get_autocommit():
+            with contextlib.suppress(DatabaseError), connection.cursor() as cursor:
+                cursor.execute("SELECT pg_notify(%s, '')", [self.wake_channel])
         thread.join()
         self.stopping.clear()
         with self.lock:
@@ -102,12 +111,15 @@ class ChannelListener:
     def _listen(self, params: dict) -> None:
         with psycopg.connect(**params, autocommit=True) as listening:
             listening.execute(f"LISTEN {self.channel}")
+            listening.execute(f"LISTEN {self.wake_channel}")
             with self.lock:
                 self.listening = True
             self._each(lambda s: s.session_started())
             last_heard = time.monotonic()
             while not self.stopping.is_set():
                 for notify in listening.notifies(timeout=WAKE_SECONDS):
+                    if notify.channel == self.wake_channel:
+                        break
                     last_heard = time.monotonic()
                     self._each(lambda s, payload=notify.payload: s.notified(payload))
                 if time.monotonic() - last_heard > IDLE_CHECK_SECONDS:

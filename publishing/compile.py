@@ -8,13 +8,17 @@ Incremental: the file is the encoded features of its trails, each keyed by every
 made of (`FeatureKey`), joined, then those of its points. A caller that keeps the previous
 compile's `encoded_trails` and `encoded_points` passes them back: only trails whose key changed
 are encoded again (the others need no geometry), and the points only when any of them changed.
-The bytes are those of a full compile.
+One that also keeps the previous compile's `plan` and knows which trails changed since (the
+change log) has only those planned again. The bytes are those of a full compile.
 """
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import chain
+from math import fsum
 from typing import NamedTuple
 
 import orjson
@@ -177,9 +181,14 @@ class MissingGeometry(ValueError):
 class Compiled:
     body: bytes
     statistics: Statistics
-    # The encoded features of every trail by id and of the points, for the next compile.
-    encoded_trails: dict[str, "Encoded"]
+    # The plan with every trail's features, and the points' features, for the next compile.
+    plan: "Plan"
     encoded_points: EncodedPoints
+
+    @property
+    def encoded_trails(self) -> dict[str, "Encoded"]:
+        """Every trail's encoded features by id."""
+        return {p.trail.id: p.reused for p in self.plan.trails if p.reused is not None}
 
     @property
     def feature_collection(self) -> dict:
@@ -210,11 +219,11 @@ def ordered_activities(activities: Sequence[ActivityRow], language: str) -> list
 
 @dataclass(slots=True)
 class _TrailGroup:
-    """Trails with the same status and the same activity states."""
+    """Trails with the same status and the same activity states: the activity list they
+    publish, and the distance of each trail counted in the statistics, by id."""
 
     published: list[dict]
-    counted_trails: int = 0
-    counted_distance: float = 0.0
+    counted: dict[str, float] = field(default_factory=dict)
 
 
 def _surface_condition(value: str, language: str) -> dict:
@@ -316,22 +325,29 @@ def _published_point(lng: float, lat: float) -> list[float]:
 
 
 class _Totals:
-    """Counts and distances by status, for the system or one activity."""
+    """Counts and distances by status, for the system or one activity. Distances are summed
+    exactly (math.fsum), so that the figures do not depend on the order the trails were
+    counted in: an incremental compile counts again only the groups of the trails it plans."""
 
-    __slots__ = ("counts", "distances", "total", "total_distance")
+    __slots__ = ("counts", "distances", "total")
 
     def __init__(self) -> None:
         self.total = 0
-        self.total_distance = 0.0
         self.counts = dict.fromkeys(STATUSES, 0)
-        self.distances = dict.fromkeys(STATUSES, 0.0)
+        # The groups' distances, by status ("": any other status).
+        self.distances: dict[str, list[Iterable[float]]] = {s: [] for s in (*STATUSES, "")}
 
-    def add(self, status: str, distance: float, trails: int = 1) -> None:
+    def add(self, status: str, distances: Iterable[float], trails: int) -> None:
         self.total += trails
-        self.total_distance += distance
         if status in self.counts:
             self.counts[status] += trails
-            self.distances[status] += distance
+            self.distances[status].append(distances)
+        else:
+            self.distances[""].append(distances)
+
+    def distance(self, status: str | None = None) -> float:
+        groups = self.distances.values() if status is None else [self.distances[status]]
+        return fsum(chain.from_iterable(chain.from_iterable(groups)))
 
 
 def _km(value: float) -> float:
@@ -345,10 +361,10 @@ def _activity_total(value: str, totals: _Totals, language: str) -> dict:
         "openTrails": totals.counts[OPEN],
         "cautionTrails": totals.counts[CAUTION],
         "closedTrails": totals.counts[CLOSED],
-        "totalDistance": _km(totals.total_distance),
-        "openDistance": _km(totals.distances[OPEN]),
-        "cautionDistance": _km(totals.distances[CAUTION]),
-        "closedDistance": _km(totals.distances[CLOSED]),
+        "totalDistance": _km(totals.distance()),
+        "openDistance": _km(totals.distance(OPEN)),
+        "cautionDistance": _km(totals.distance(CAUTION)),
+        "closedDistance": _km(totals.distance(CLOSED)),
     }
 
 
@@ -358,16 +374,27 @@ class _PlannedTrail:
     key: FeatureKey
     group: _TrailGroup
     updates: dict
-    reused: Encoded | None  # the previous compile's features, when its key is the same
+    # The features: the previous compile's when its key is the same; set once encoded.
+    reused: Encoded | None
+
+
+GroupKey = tuple[str, tuple[ActivityRow, ...]]
 
 
 @dataclass(slots=True)
 class Plan:
-    """What a compile will publish, worked out without any geometry."""
+    """What a compile will publish, worked out without any geometry; with what the next plan
+    needs to plan only what changed."""
 
     trails: list[_PlannedTrail]
     statistics: Statistics
     points: EncodedPoints | None  # the previous compile's, when the point rows are the same
+    language: str
+    by_id: dict[str, _PlannedTrail]
+    groups: dict[GroupKey, _TrailGroup]
+    # A trail's status by its stored status and activities: derived once per distinct pair.
+    statuses: dict[GroupKey, str]
+    encoded_updates: dict[str, bytes]  # each trail's updates, encoded, for trails with any
 
     def to_encode(self) -> list[TrailRow]:
         """The trails whose features the previous compile cannot give: their geometry is
@@ -384,76 +411,111 @@ def plan_system(
     now: datetime,
     encoded: Mapping[str, Encoded] | None = None,
     encoded_points: EncodedPoints | None = None,
+    *,
+    previous: Plan | None = None,
+    changed: AbstractSet[str] | None = None,
 ) -> Plan:
     """Each trail's status, activities, updates and key, and the statistics; `encoded`: a
     previous compile's `encoded_trails`, whose features are reused where the key matches;
     `encoded_points`: its `encoded_points`, reused when the point rows are equal (comparing
-    a thousand rows costs a third of encoding them)."""
+    a thousand rows costs a third of encoding them).
+
+    `previous` with `changed`: the previous compile's plan and every trail whose row or
+    activities changed since (added and removed ones too). Only those trails, and those whose
+    updates changed, are planned again; the others keep their plan and features."""
     language = rows.language
-    encoded = encoded or {}
     updates_by_trail, system_updates = place_updates(
         rows.updates, [t.id for t in rows.trails], language, now
     )
-    # Trails grouped by status and activity states (a large system has a few dozen groups):
-    # each group's activity list is built once and shared, and the group is counted at once.
-    groups: dict[tuple[str, tuple[ActivityRow, ...]], _TrailGroup] = {}
-    # By stored status and activities: a status is derived once per distinct pair.
-    stored: dict[tuple[str, tuple[ActivityRow, ...]], tuple[str, _TrailGroup]] = {}
-    planned: list[_PlannedTrail] = []
-    for trail in rows.trails:
+    encoded_updates = {t: orjson.dumps(updates) for t, updates in updates_by_trail.items()}
+    if previous is not None and changed is not None and previous.language == language:
+        old = previous.encoded_updates
+        dirty = set(changed)
+        dirty.update(
+            t for t in old.keys() | encoded_updates.keys() if old.get(t) != encoded_updates.get(t)
+        )
+        by_id = dict(previous.by_id)
+        groups = {k: _TrailGroup(g.published, dict(g.counted)) for k, g in previous.groups.items()}
+        statuses = dict(previous.statuses)
+        before: dict[str, _PlannedTrail] = {}
+        for trail_id in dirty:
+            if (planned := by_id.pop(trail_id, None)) is not None:
+                before[trail_id] = planned
+                groups[planned.key.status, planned.key.activities].counted.pop(trail_id, None)
+        to_plan = [t for t in rows.trails if t.id not in by_id]
+    else:
+        by_id, groups, statuses, before = {}, {}, {}, {}
+        to_plan = rows.trails
+    encoded = encoded or {}
+    for trail in to_plan:
         activities = tuple(trail.activities)
-        found = stored.get((trail.status, activities))
-        if found is None:
+        status = statuses.get((trail.status, activities))
+        if status is None:
             status = resolve_status(trail.status, (a.status for a in activities))
-            group = groups.get((status, activities))
-            if group is None:
-                group = groups[status, activities] = _TrailGroup(
-                    ordered_activities(activities, language)
-                )
-            found = stored[trail.status, activities] = (status, group)
-        status, group = found
+            statuses[trail.status, activities] = status
+        group = groups.get((status, activities))
+        if group is None:
+            group = groups[status, activities] = _TrailGroup(
+                ordered_activities(activities, language)
+            )
         updates = updates_by_trail.get(trail.id) or {}
-        encoded_updates = orjson.dumps(updates) if updates else _NO_UPDATES
         # A plain tuple compares equal to the kept FeatureKey and is cheaper to build; most
         # trails of a large system are reused as they were.
-        values = (trail.version, status, activities, encoded_updates, language)
-        kept = encoded.get(trail.id)
+        values = (
+            trail.version,
+            status,
+            activities,
+            encoded_updates.get(trail.id, _NO_UPDATES),
+            language,
+        )
+        kept = encoded.get(trail.id) or getattr(before.get(trail.id), "reused", None)
         if kept is not None and kept.key == values:
-            planned.append(_PlannedTrail(trail, kept.key, group, updates, kept))
+            by_id[trail.id] = _PlannedTrail(trail, kept.key, group, updates, kept)
         else:
-            planned.append(_PlannedTrail(trail, FeatureKey._make(values), group, updates, None))
+            by_id[trail.id] = _PlannedTrail(trail, FeatureKey._make(values), group, updates, None)
         if trail.type != _LIFT and not trail.hidden:  # lifts and hidden: map only
-            group.counted_trails += 1
-            group.counted_distance += trail.distance
+            group.counted[trail.id] = trail.distance
+    if len(by_id) != len(rows.trails):  # trails gone that `changed` did not name
+        for trail_id in by_id.keys() - {t.id for t in rows.trails}:
+            planned = by_id.pop(trail_id)
+            groups[planned.key.status, planned.key.activities].counted.pop(trail_id, None)
     if encoded_points is not None and encoded_points.rows != rows.points:
         encoded_points = None
-    return Plan(planned, _statistics(groups, system_updates, language), encoded_points)
+    return Plan(
+        [by_id[t.id] for t in rows.trails],
+        _statistics(groups, system_updates, language),
+        encoded_points,
+        language,
+        by_id,
+        groups,
+        statuses,
+        encoded_updates,
+    )
 
 
 def _statistics(
-    groups: dict[tuple[str, tuple[ActivityRow, ...]], _TrailGroup],
+    groups: dict[GroupKey, _TrailGroup],
     system_updates: dict[str, list[dict]],
     language: str,
 ) -> Statistics:
     system_totals = _Totals()
     activity_totals: dict[str, _Totals] = defaultdict(_Totals)
     for (status, activities), group in groups.items():
-        if not group.counted_trails:
+        if not group.counted:
             continue  # lifts and hidden trails only
-        system_totals.add(status, group.counted_distance, group.counted_trails)
+        distances = group.counted.values()
+        system_totals.add(status, distances, len(distances))
         for activity in activities:
-            activity_totals[activity.value].add(
-                activity.status, group.counted_distance, group.counted_trails
-            )
+            activity_totals[activity.value].add(activity.status, distances, len(distances))
     ordered_values = sorted(activity_totals, key=lambda v: (_CATALOG_ORDER.get(v, len(CATALOG)), v))
     return Statistics(
         total_trails=system_totals.total,
         open_trails=system_totals.counts[OPEN],
         caution_trails=system_totals.counts[CAUTION],
         closed_trails=system_totals.counts[CLOSED],
-        total_distance=_km(system_totals.total_distance),
-        open_distance=_km(system_totals.distances[OPEN]),
-        caution_distance=_km(system_totals.distances[CAUTION]),
+        total_distance=_km(system_totals.distance()),
+        open_distance=_km(system_totals.distance(OPEN)),
+        caution_distance=_km(system_totals.distance(CAUTION)),
         activity_totals=[_activity_total(v, activity_totals[v], language) for v in ordered_values],
         published_updates=system_updates,
     )
@@ -471,21 +533,21 @@ def _encode_trail(planned: _PlannedTrail) -> bytes:
 
 def compile_rows(rows: SystemRows, now: datetime, plan: Plan | None = None) -> Compiled:
     """The published FeatureCollection (trails in the given order, then points) and the
-    statistics of one trail system. `plan`: plan_system(rows, now, encoded, encoded_points)
-    when the caller has it, with the previous compile's features to reuse."""
+    statistics of one trail system. `plan`: plan_system(rows, now, ...) when the caller has
+    it, with the previous compile's features to reuse; its trails keep their features, for
+    the next plan."""
     plan = plan or plan_system(rows, now)
-    encoded_trails: dict[str, Encoded] = {}
     parts: list[bytes] = []
     for planned in plan.trails:
-        entry = planned.reused or Encoded(planned.key, _encode_trail(planned))
-        encoded_trails[planned.trail.id] = entry
-        parts.append(entry.features)
+        if planned.reused is None:
+            planned.reused = Encoded(planned.key, _encode_trail(planned))
+        parts.append(planned.reused.features)
     points = plan.points or EncodedPoints(
         rows.points, b",".join(orjson.dumps(point_feature(p)) for p in rows.points)
     )
     if points.features:
         parts.append(points.features)
-    return Compiled(_feature_collection(parts), plan.statistics, encoded_trails, points)
+    return Compiled(_feature_collection(parts), plan.statistics, plan, points)
 
 
 _OPEN = b'{"type":"FeatureCollection","features":['

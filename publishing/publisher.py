@@ -14,7 +14,9 @@ import gc
 import hashlib
 import logging
 import threading
+import time
 from collections import OrderedDict
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -31,8 +33,8 @@ from core.dates import iso_ms
 from core.names import camel
 from publishing import metrics, storage
 from publishing.compile import (
-    Encoded,
     EncodedPoints,
+    Plan,
     Statistics,
     TrailRow,
     all_systems_collection,
@@ -42,13 +44,15 @@ from publishing.compile import (
 from publishing.models import CompileRequest
 from publishing.selectors import (
     load_active_systems,
+    load_changed_trail_ids,
     load_geometries,
     load_paths_replaced_between,
     load_previous_publication_time,
     load_recently_compiled_systems,
     load_replacement_times,
+    load_snapshot,
     load_system_rows,
-    load_trail_versions,
+    load_trail_places,
     load_trails,
     rows_are_versioned,
 )
@@ -106,21 +110,27 @@ def paused_gc():
 @dataclass(slots=True)
 class _KeptSystem:
     trails: dict[str, TrailRow]  # without geometry
-    encoded: dict[str, Encoded]
+    places: dict[str, tuple]  # the live trails in list order: load_trail_places
+    snapshot: str  # the database snapshot the trails were read after
+    kept_on: float  # time.monotonic()
+    plan: Plan  # with every trail's encoded features
     points: EncodedPoints
     size: int
 
 
 class KeptCompiles:
-    """Each system's trail rows (without geometry), encoded trail features and encoded points
-    from its last compile in this process, so the next compile reads only the trails whose row
-    version changed and encodes only the trails whose key did (and the points if any changed).
-    Least recently compiled systems leave first beyond MAX_BYTES; a process starts empty, so
-    its first compile of a system is a full one, and a deploy never reuses another version's
-    bytes."""
+    """Each system's trail rows (without geometry), their places in the list, encoded trail
+    features and encoded points from its last compile in this process, with the database
+    snapshot it read after: the next compile reads only the trails the change log names since
+    that snapshot and encodes only the trails whose key changed (and the points if any
+    changed). Least recently compiled systems leave first beyond MAX_BYTES; a process starts
+    empty, so its first compile of a system is a full one, and a deploy never reuses another
+    version's bytes. A kept compile older than TRUSTED_SECONDS is not used: the log is pruned
+    after a day."""
 
     MAX_BYTES = 256 * 1024 * 1024
-    ROW_BYTES = 600  # a TrailRow without geometry, roughly
+    ROW_BYTES = 900  # a TrailRow without geometry and its plan, roughly
+    TRUSTED_SECONDS = 3600.0
 
     def __init__(self) -> None:
         self._systems: OrderedDict[str, _KeptSystem] = OrderedDict()
@@ -129,18 +139,31 @@ class KeptCompiles:
 
     def get(self, system_id: str) -> _KeptSystem | None:
         with self._lock:
-            return self._systems.get(system_id)
+            kept = self._systems.get(system_id)
+        if kept is not None and time.monotonic() - kept.kept_on > self.TRUSTED_SECONDS:
+            return None
+        return kept
 
     def keep(
         self,
         system_id: str,
         trails: list[TrailRow],
-        encoded: dict[str, Encoded],
+        read: "_ReadTrails",
+        plan: Plan,
         points: EncodedPoints,
     ) -> None:
-        size = sum(len(e.features) for e in encoded.values()) + len(points.features)
+        size = sum(len(p.reused.features) for p in plan.trails if p.reused)
+        size += len(points.features)
         size += self.ROW_BYTES * (len(trails) + len(points.rows))
-        kept = _KeptSystem({t.id: t for t in trails}, encoded, points, size)
+        kept = _KeptSystem(
+            {t.id: t for t in trails},
+            read.places,
+            read.snapshot,
+            time.monotonic(),
+            plan,
+            points,
+            size,
+        )
         with self._lock:
             self._drop(system_id)
             self._systems[system_id] = kept
@@ -162,29 +185,65 @@ class KeptCompiles:
 kept_compiles = KeptCompiles()
 
 
-def _current_trails(system_id: str, kept: _KeptSystem | None) -> list[TrailRow]:
-    """The live trails in list order: kept rows where the row version is unchanged, the
-    others read (with their geometry)."""
-    versions = load_trail_versions(system_id)
-    known = kept.trails if kept else {}
-    changed = [
-        tid for tid, version in versions if getattr(known.get(tid), "version", None) != version
-    ]
-    fresh = load_trails(changed) if changed else {}
-    # A trail deleted since its version was read is in neither.
-    return [row for tid, _ in versions if (row := fresh.get(tid) or known.get(tid))]
+@dataclass(slots=True)
+class _ReadTrails:
+    trails: list[TrailRow]  # the live trails in list order
+    places: dict[str, tuple]
+    snapshot: str
+    changed: set[str] | None  # the trails read again; None: all of them
+
+
+def _current_trails(system_id: str, kept: _KeptSystem | None) -> _ReadTrails:
+    """The live trails in list order: the kept rows, except those the change log names since
+    the kept snapshot, which are read again (with their geometry) or left out when no longer
+    live in the system. The order is read again only when a trail joined the list or moved in
+    it. Without a kept compile, every trail is read."""
+    snapshot = load_snapshot()  # first: whatever commits later is read again next time
+    if kept is None:
+        places = load_trail_places(system_id)
+        return _read(places, load_trails(list(places)).get, snapshot, None)
+    changed = load_changed_trail_ids(system_id, kept.snapshot)
+    if not changed:
+        return _ReadTrails([kept.trails[t] for t in kept.places], kept.places, snapshot, changed)
+    live = load_trail_places(system_id, list(changed))
+    if any(kept.places.get(t) != place for t, place in live.items()):
+        places = load_trail_places(system_id)
+    else:
+        places = {t: place for t, place in kept.places.items() if t not in changed or t in live}
+    fresh = load_trails(list(live))
+    return _read(
+        places, lambda t: fresh.get(t) if t in changed else kept.trails.get(t), snapshot, changed
+    )
+
+
+def _read(
+    places: dict[str, tuple],
+    row: Callable[[str], TrailRow | None],
+    snapshot: str,
+    changed: set[str] | None,
+) -> _ReadTrails:
+    """The trails placed that have a row: one deleted, or added, after the log was read has
+    none here (the log names it to the next compile)."""
+    trails = [found for t in places if (found := row(t))]
+    if len(trails) < len(places):
+        places = {t.id: places[t.id] for t in trails}
+    return _ReadTrails(trails, places, snapshot, changed)
 
 
 def compile_incrementally(system_id: str, now: datetime) -> tuple[bytes, Statistics]:
-    """The system's file and statistics, reading the trails whose row changed and encoding
+    """The system's file and statistics, reading the trails the change log names and encoding
     those whose key changed since this process last compiled the system (everything where
     rows carry no version)."""
     if not rows_are_versioned():
         compiled = compile_rows(load_system_rows(system_id, now), now)
         return compiled.body, compiled.statistics
     kept = kept_compiles.get(system_id)
-    rows = load_system_rows(system_id, now, trails=_current_trails(system_id, kept))
-    plan = plan_system(rows, now, kept.encoded, kept.points) if kept else plan_system(rows, now)
+    read = _current_trails(system_id, kept)
+    rows = load_system_rows(system_id, now, trails=read.trails)
+    if kept is None:
+        plan = plan_system(rows, now)
+    else:
+        plan = plan_system(rows, now, None, kept.points, previous=kept.plan, changed=read.changed)
     # Trails read in full since the last compile come with their geometry.
     lacking = [trail for trail in plan.to_encode() if trail.geometry is None]
     if lacking:
@@ -194,7 +253,7 @@ def compile_incrementally(system_id: str, now: datetime) -> tuple[bytes, Statist
     compiled = compile_rows(rows, now, plan)
     for trail in rows.trails:
         trail.geometry = None
-    kept_compiles.keep(system_id, rows.trails, compiled.encoded_trails, compiled.encoded_points)
+    kept_compiles.keep(system_id, rows.trails, read, compiled.plan, compiled.encoded_points)
     return compiled.body, compiled.statistics
 
 

@@ -51,15 +51,50 @@ def _live_trails(system_id: str):
     return Trail.objects.filter(trail_system_id=system_id).order_by("order", "created_on", "id")
 
 
-def load_trail_versions(system_id: str) -> list[tuple[str, str]]:
-    """(id, row version) of the live trails in their list order: what changed since a
-    previous compile, without reading the trails. Fetched by the cursor itself: thousands of
-    rows of two strings need none of the ORM's per-row conversions."""
-    query = _live_trails(system_id).annotate(version=_row_version()).values_list("id", "version")
-    sql, params = query.query.sql_with_params()
+def load_snapshot() -> str:
+    """The database's current snapshot: which transactions a read made now can see."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_current_snapshot()::text")
+        return cursor.fetchone()[0]
+
+
+def load_changed_trail_ids(system_id: str, snapshot: str) -> set[str]:
+    """The trails written, deleted or moved out of the system by transactions that `snapshot`
+    could not see (publishing/migrations/0005_trail_change_log.py), and by this transaction
+    (a snapshot does not list its own): along the log's index, from the oldest transaction
+    running then."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT DISTINCT trail_id FROM publishing_trail_change WHERE system_id = %s"
+            " AND tx >= pg_snapshot_xmin(%s::pg_snapshot)"
+            " AND (NOT pg_visible_in_snapshot(tx, %s::pg_snapshot)"
+            " OR tx = pg_current_xact_id_if_assigned())",
+            [system_id, snapshot, snapshot],
+        )
+        return {trail_id for (trail_id,) in cursor.fetchall()}
+
+
+def prune_trail_changes(before: datetime) -> int:
+    """Log rows written before `before`: no kept compile is that old. (Only PostgreSQL has
+    the log.)"""
+    if not rows_are_versioned():
+        return 0
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM publishing_trail_change WHERE logged_on < %s", [before])
+        return cursor.rowcount
+
+
+def load_trail_places(system_id: str, trail_ids: list[str] | None = None) -> dict[str, tuple]:
+    """The system's live trails (among `trail_ids` when given) in their list order, each with
+    what places it there: (`order`, created on)."""
+    trails = _live_trails(system_id)
+    if trail_ids is not None:
+        trails = trails.filter(pk__in=trail_ids)
+    rows = trails.values_list("id", "order", "created_on")
+    sql, params = rows.query.sql_with_params()
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return cursor.fetchall()
+        return {trail_id: (order, created) for trail_id, order, created in cursor.fetchall()}
 
 
 def _trail_rows(trails, activities, *, with_geometry: bool) -> list[TrailRow]:

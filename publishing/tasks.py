@@ -3,6 +3,7 @@ so running one twice gives the same file, and a task lost with its worker is run
 (the beat sweep re-enqueues whatever is still pending)."""
 
 import logging
+from datetime import timedelta
 
 from celery import shared_task
 from django.utils import timezone
@@ -17,6 +18,7 @@ from publishing.publisher import (
     remove_all_files,
     sweep_replaced_files,
 )
+from publishing.selectors import prune_trail_changes
 
 logger = logging.getLogger(__name__)
 
@@ -25,6 +27,7 @@ logger = logging.getLogger(__name__)
 # is a countdown on the queued task, not in a worker process, which compiles other systems
 # meanwhile. A write after a quiet spell is compiled at once.
 SETTLE_SECONDS = 0.05
+CHANGE_LOG_KEPT = timedelta(days=1)
 
 
 @shared_task(acks_late=True)
@@ -60,6 +63,13 @@ def sweep_pending_compiles() -> int:
 def sweep_replaced_map_files() -> int:
     """Every grace period (beat): replaced map files of systems no longer being compiled."""
     return sweep_replaced_files(timezone.now())
+
+
+@shared_task(acks_late=True)
+def prune_trail_change_log() -> int:
+    """Hourly (beat): the change log's rows of more than a day ago, older than any kept
+    compile a worker trusts (publisher.KeptCompiles)."""
+    return prune_trail_changes(timezone.now() - CHANGE_LOG_KEPT)
 
 
 @shared_task(acks_late=True)

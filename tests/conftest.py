@@ -5,6 +5,7 @@ import pytest
 from django.conf import settings
 from django.contrib.staticfiles.handlers import StaticFilesHandler
 from django.core.servers.basehttp import ThreadedWSGIServer
+from django.db.backends.postgresql.operations import DatabaseOperations
 from django.test.testcases import LiveServerThread
 from rest_framework.test import APIClient
 
@@ -34,6 +35,37 @@ class NoDelayWSGIServer(ThreadedWSGIServer):
 # Every live server of the suite (pytest-django's live_server, service_url, the schema-driven
 # run's) is a LiveServerThread, which builds its server from this class attribute.
 LiveServerThread.server_class = NoDelayWSGIServer
+
+
+_truncate_tables = DatabaseOperations.sql_flush
+# What migrations wrote and post_migrate would write again after every flush (content types,
+# permissions): kept, so that it only finds them there.
+_MIGRATED_ROWS = {"django_content_type", "auth_permission"}
+
+
+def _delete_rows(self, style, tables, *, reset_sequences=False, allow_cascade=False):
+    """How a transactional test empties the database after itself: DELETE in one
+    transaction (foreign keys are checked at its commit) instead of one TRUNCATE of every
+    table, which makes new files for each table and index: 0.25 to 1.2 s per test on the
+    2-core machine, against 15 ms for the few rows a test writes. The tables end empty all
+    the same, but for the content types and permissions, which post_migrate writes again
+    after a flush (now it finds them); with `reset_sequences` they are truncated as Django
+    does."""
+    if reset_sequences or not tables:
+        return _truncate_tables(
+            self, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade
+        )
+    return [
+        "SET CONSTRAINTS ALL DEFERRED",
+        *(
+            f"DELETE FROM {self.quote_name(table)}"
+            for table in tables
+            if table not in _MIGRATED_ROWS
+        ),
+    ]
+
+
+DatabaseOperations.sql_flush = _delete_rows
 
 
 def _reachable(host: str, port: int) -> bool:

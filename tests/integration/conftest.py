@@ -54,15 +54,19 @@ def worker_environment(media_root) -> dict[str, str]:
 
 class Worker:
     """A `celery worker` subprocess; start() waits until it answers a ping. It consumes the
-    test's queue and its webhook queue both (production runs a worker for each)."""
+    test's queue (or `queue`) and its webhook queue both (production runs a worker for
+    each)."""
 
-    def __init__(self, media_root, log_path):
+    def __init__(self, media_root, log_path, queue: str = "", environment: dict | None = None):
         self.media_root = media_root
         self.log_path = log_path
+        self.queue = queue
+        self.environment = environment or {}
         self.name = f"test-{uuid.uuid4().hex[:8]}@localhost"
         self.process: subprocess.Popen | None = None
 
     def start(self) -> None:
+        queue = self.queue or celery_app.conf.task_default_queue
         log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
         self.process = subprocess.Popen(
             [
@@ -78,12 +82,11 @@ class Worker:
                 "--without-gossip",
                 "--without-mingle",
                 "-Q",
-                f"{celery_app.conf.task_default_queue},"
-                f"{webhook_queue(celery_app.conf.task_default_queue)}",
+                f"{queue},{webhook_queue(queue)}",
                 "-n",
                 self.name,
             ],
-            env=worker_environment(self.media_root),
+            env=worker_environment(self.media_root) | {"CELERY_QUEUE": queue} | self.environment,
             cwd=settings.BASE_DIR,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -108,6 +111,19 @@ class Worker:
     def stop(self) -> None:
         terminate(self.process)
 
+    def idle(self) -> bool:
+        """Nothing waits in its queues, and it runs, holds and schedules no task."""
+        with celery_app.connection_for_read() as broker_connection:
+            channel = broker_connection.default_channel
+            for queue in (self.queue, webhook_queue(self.queue)):
+                if channel.client.llen(queue):
+                    return False
+        inspect = celery_app.control.inspect(destination=[self.name], timeout=2)
+        for tasks in (inspect.active(), inspect.reserved(), inspect.scheduled()):
+            if tasks is None or any(tasks.values()):
+                return False
+        return True
+
 
 @pytest.fixture
 def broker(settings):
@@ -119,13 +135,36 @@ def broker(settings):
     return queue
 
 
-@pytest.fixture
-def celery_worker(broker, transactional_db, tmp_path, settings):
-    """A running worker process on this test's queue, stopped after the test."""
-    worker = Worker(settings.MEDIA_ROOT, tmp_path / "worker.log")
-    worker.start()
+@pytest.fixture(scope="session")
+def shared_worker(django_db_setup, django_db_blocker, tmp_path_factory):
+    """One worker process for every test that needs a running one (starting and stopping a
+    worker takes seconds), on a queue of its own and with media of its own. It sends email
+    and SMS to memory; its Delivery rows tell the result."""
+    folder = tmp_path_factory.mktemp("shared-worker")
+    worker = Worker(
+        folder / "media",
+        folder / "worker.log",
+        queue=f"test-shared-{uuid.uuid4().hex[:8]}",
+        environment={
+            "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
+            "SMS_BACKEND": "updates.sms.locmem.SmsBackend",
+        },
+    )
+    with django_db_blocker.unblock():
+        worker.start()
     yield worker
     worker.stop()
+
+
+@pytest.fixture
+def celery_worker(shared_worker, broker, transactional_db, settings):
+    """The running worker process, consuming what this test queues: the test's tasks go to
+    its queue and its files to its media. After the test, once it is idle (a task of one
+    test never runs in the next, nor against the emptied database)."""
+    settings.CELERY_TASK_DEFAULT_QUEUE = shared_worker.queue
+    settings.MEDIA_ROOT = shared_worker.media_root
+    yield shared_worker
+    wait_for(shared_worker.idle, timeout=60, interval=0.2)
 
 
 @pytest.fixture

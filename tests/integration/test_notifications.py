@@ -10,13 +10,6 @@ from updates.tasks import fan_out_update, notify_subscribers_on_commit
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture
-def locmem_backends(monkeypatch):
-    """The worker process sends email and SMS to memory; its Delivery rows tell the result."""
-    monkeypatch.setenv("EMAIL_BACKEND", "django.core.mail.backends.locmem.EmailBackend")
-    monkeypatch.setenv("SMS_BACKEND", "updates.sms.locmem.SmsBackend")
-
-
 def subscribers(system, count: int) -> None:
     Subscriber.objects.bulk_create(
         Subscriber(trail_system=system, email=f"s{n}@example.test", phone=f"+1514555{n:04d}")
@@ -29,7 +22,8 @@ def all_done(update, expected: int) -> bool:
     return done.count() == expected
 
 
-def test_a_notify_update_is_delivered_by_a_real_worker(locmem_backends, celery_worker):
+def test_a_notify_update_is_delivered_by_a_real_worker(celery_worker):
+    """The worker sends to memory (tests/integration/conftest.py, shared_worker)."""
     system = TrailSystemFactory()
     subscribers(system, 7)
 
@@ -41,7 +35,7 @@ def test_a_notify_update_is_delivered_by_a_real_worker(locmem_backends, celery_w
     assert set(Delivery.objects.filter(update=update).values_list("state", flat=True)) == {"sent"}
 
 
-def test_duplicated_fan_out_tasks_send_each_message_once(locmem_backends, celery_worker):
+def test_duplicated_fan_out_tasks_send_each_message_once(celery_worker):
     system = TrailSystemFactory()
     count = CHUNK_SIZE + 100  # two chunks per channel, sent by both worker processes
     subscribers(system, count)

@@ -110,6 +110,15 @@ class Reader:
         raise AssertionError(f"no {event} event within {timeout}s")
 
 
+def hub_answers_for(system_id: str, timeout: float = 5.0) -> None:
+    """Wait until the hub listens and has read the system in this listening session: a
+    commit from now on is heard, and compared with what the streams were sent."""
+    deadline = time.monotonic() + timeout
+    while live.hub.vouched(system_id) is None:
+        assert time.monotonic() < deadline, f"the hub did not read {system_id} in {timeout}s"
+        time.sleep(0.01)
+
+
 @pytest.fixture
 def open_stream(client):
     """Streams stay open until the test's end, when the hub is stopped (tests/conftest.py)
@@ -154,7 +163,7 @@ def test_a_compile_reaches_every_open_stream_with_what_changed(open_stream, syst
         reader.until("current")
     meadow = system.trails.get(name="Meadow Loop")
     secret = system.trails.get(name="Secret Path")
-    time.sleep(0.3)  # the hub reads the file the streams started from
+    hub_answers_for(system.pk)  # it read the file the streams started from
 
     set_status(meadow, "Closed")
 
@@ -180,7 +189,7 @@ def test_a_compile_reaches_every_open_stream_with_what_changed(open_stream, syst
 def test_a_reconnecting_stream_gets_the_events_it_missed_or_nothing(open_stream, client, system):
     reader = open_stream(system.pk)
     started_from = reader.until("current")["id"]
-    time.sleep(0.3)
+    hub_answers_for(system.pk)
     set_status(system.trails.get(name="Ridge Run"), "Open")
     published = reader.until("published")
 
@@ -207,7 +216,7 @@ def test_an_idle_stream_gets_heartbeats(open_stream, system, settings):
 def test_a_system_that_leaves_the_public_map_ends_its_streams(open_stream, system):
     reader = open_stream(system.pk)
     reader.next()
-    time.sleep(0.3)
+    hub_answers_for(system.pk)
 
     with transaction.atomic():
         TrailSystem.objects.filter(pk=system.pk).update(inactive=True)
@@ -228,7 +237,7 @@ def test_a_system_never_compiled_streams_its_first_compile(open_stream):
     TrailFactory(trail_system=system, name="First Light", status="Open")
     reader = open_stream(system.pk)
     assert reader.next() == [{"retry": "2000"}]
-    time.sleep(0.3)
+    hub_answers_for(system.pk)
 
     compile_now(system)
 

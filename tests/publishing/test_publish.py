@@ -18,6 +18,7 @@ from publishing.models import CompileRequest
 from publishing.publisher import (
     build_all_systems_file,
     compile_pending,
+    kept_compiles,
     read_all_systems_file,
     sweep_replaced_files,
 )
@@ -347,16 +348,24 @@ def test_compile_reads_a_fixed_number_of_queries_whatever_the_size(system):
             compile_pending(system.pk)
         return len(captured)
 
-    small = queries_for_one_compile()
-    for _ in range(20):
-        trail = TrailFactory(trail_system=system)
-        TrailActivityFactory(trail=trail)
-        UpdateFactory(trail_system=system, type="surfaceConditions", conditions=["icy"]).trails.add(
-            trail
-        )
-        PointFactory(trail_system=system)
+    def add(count: int) -> None:
+        for _ in range(count):
+            trail = TrailFactory(trail_system=system)
+            TrailActivityFactory(trail=trail)
+            update = UpdateFactory(
+                trail_system=system, type="surfaceConditions", conditions=["icy"]
+            )
+            update.trails.add(trail)
+            PointFactory(trail_system=system)
+
+    first = queries_for_one_compile()  # a process's first: every trail read
+    add(1)
+    small = queries_for_one_compile()  # what changed: the trail added
+    add(20)
 
     assert queries_for_one_compile() == small
+    kept_compiles.forget(system.pk)
+    assert queries_for_one_compile() == first
 
 
 def test_trashed_rows_and_expired_updates_are_not_read(system):

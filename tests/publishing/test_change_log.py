@@ -1,0 +1,139 @@
+"""A compile after changes reads what the change log names since the last compile, and
+publishes the bytes a full compile of the same rows gives, whatever the changes were: edits,
+activities, trash and restore, deletions, moves to another system, new trails, new order,
+updates naming trails, the system's language.
+
+Each change commits on its own (as the service's writes do), so the log's snapshots are
+exercised as in production, where a change is compiled after its commit.
+"""
+
+import random
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from publishing.compile import compile_rows
+from publishing.publisher import compile_incrementally, kept_compiles, paused_gc
+from publishing.selectors import load_system_rows, prune_trail_changes
+from tests.factories import (
+    TrailActivityFactory,
+    TrailFactory,
+    TrailSystemFactory,
+    UpdateFactory,
+    line,
+)
+from trails.models import Trail, TrailActivity, TrailSystem
+
+pytestmark = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="the change log is PostgreSQL's"
+)
+
+STATUSES = ("Open", "Caution", "Closed", "None")
+ACTIVITIES = ("skiing", "snowshoeing", "fat-biking")
+
+
+def full_compile(system_id: str, now) -> bytes:
+    return compile_rows(load_system_rows(system_id, now), now).body
+
+
+def change(rng: random.Random, system, other) -> str:
+    """One random change to the system's trails, committed; returns what it was."""
+    live = list(Trail.objects.filter(trail_system=system).order_by("id"))
+    trashed = list(Trail._base_manager.filter(trail_system=system, trashed_on__isnull=False))
+    kind = rng.choice(
+        ("status", "status", "activity", "activity gone", "trash", "restore", "delete",
+         "move out", "move in", "add", "order", "geometry", "hide", "distance", "update",
+         "language")
+    )  # fmt: skip
+    if kind in ("restore",) and not trashed:
+        kind = "add"
+    if kind not in ("add", "restore", "move in") and not live:
+        kind = "add"
+    trail = rng.choice(live) if live else None
+    if kind == "status":
+        Trail.objects.filter(pk=trail.pk).update(status=rng.choice(STATUSES))
+    elif kind == "activity":
+        TrailActivity.objects.update_or_create(
+            trail=trail,
+            value=rng.choice(ACTIVITIES),
+            defaults={"status": rng.choice(STATUSES[:3])},
+        )
+    elif kind == "activity gone":
+        TrailActivity.objects.filter(trail=trail).delete()
+    elif kind == "trash":
+        Trail.objects.filter(pk=trail.pk).update(trashed_on=timezone.now())
+    elif kind == "restore":
+        Trail._base_manager.filter(pk=rng.choice(trashed).pk).update(trashed_on=None)
+    elif kind == "delete":
+        Trail._base_manager.filter(pk=trail.pk).delete()
+    elif kind == "move out":
+        Trail.objects.filter(pk=trail.pk).update(trail_system=other)
+    elif kind == "move in":
+        moved = Trail.objects.filter(trail_system=other).first()
+        if moved is None:
+            moved = TrailFactory(trail_system=other)
+        Trail.objects.filter(pk=moved.pk).update(trail_system=system)
+    elif kind == "add":
+        added = TrailFactory(trail_system=system, order=rng.randrange(10))
+        TrailActivityFactory(trail=added, value=rng.choice(ACTIVITIES))
+    elif kind == "order":
+        Trail.objects.filter(pk=trail.pk).update(order=rng.randrange(10))
+    elif kind == "geometry":
+        shifted = line(-113.9 + rng.random() / 100, 45.6, n=rng.randrange(2, 6))
+        Trail.objects.filter(pk=trail.pk).update(geometry=shifted)
+    elif kind == "update":
+        UpdateFactory(trail_system=system, type="surfaceConditions", conditions=["icy"]).trails.add(
+            trail
+        )
+    elif kind == "language":
+        TrailSystem.objects.filter(pk=system.pk).update(
+            language="fr" if rng.random() < 0.5 else "en"
+        )
+    elif kind == "hide":
+        Trail.objects.filter(pk=trail.pk).update(hidden=not trail.hidden)
+    else:
+        Trail.objects.filter(pk=trail.pk).update(distance=rng.random() * 5)
+    return kind
+
+
+def test_random_changes_compile_to_the_bytes_of_a_full_compile(transactional_db):
+    rng = random.Random(32)
+    system, other = TrailSystemFactory(), TrailSystemFactory()
+    for i in range(12):
+        TrailActivityFactory(trail=TrailFactory(trail_system=system, order=i % 4))
+    kept_compiles.forget(system.pk)
+    done = []
+    with paused_gc():
+        for _ in range(120):
+            for _ in range(rng.choice((1, 1, 2, 5))):  # one change, or a burst between compiles
+                done.append(change(rng, system, other))
+            now = timezone.now()
+            body, _ = compile_incrementally(system.pk, now)
+            assert body == full_compile(system.pk, now), done[-5:]
+    assert {"delete", "move out", "move in", "add", "order", "restore", "update"} <= set(done)
+
+
+def test_a_compile_after_one_change_reads_that_trail_only(transactional_db):
+    system = TrailSystemFactory()
+    trails = [TrailFactory(trail_system=system) for _ in range(30)]
+    now = timezone.now()
+    compile_incrementally(system.pk, now)
+    Trail.objects.filter(pk=trails[7].pk).update(status="Closed")
+
+    with CaptureQueriesContext(connection) as captured:
+        body, _ = compile_incrementally(system.pk, now)
+
+    trail_reads = [q["sql"] for q in captured if 'FROM "trails_trail"' in q["sql"]]
+    assert trail_reads and all(trails[7].pk in sql for sql in trail_reads)
+    assert all(trails[8].pk not in sql for sql in trail_reads)
+    assert body == full_compile(system.pk, now)
+
+
+def test_the_log_is_pruned_of_what_no_kept_compile_needs(transactional_db):
+    TrailFactory(trail_system=TrailSystemFactory())
+
+    assert prune_trail_changes(timezone.now() - timedelta(days=1)) == 0
+    assert prune_trail_changes(timezone.now() + timedelta(seconds=1)) >= 1

@@ -19,7 +19,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import orjson
 from django.conf import settings
@@ -116,6 +116,10 @@ class _KeptSystem:
     plan: Plan  # with every trail's encoded features
     points: EncodedPoints
     size: int
+
+
+# The change log's rows are kept this long: far longer than any kept compile is trusted.
+CHANGE_LOG_KEPT = timedelta(days=1)
 
 
 class KeptCompiles:
@@ -340,6 +344,18 @@ def sweep_replaced_files(now: datetime) -> int:
         remove_stored_files(system_id, current, now)
         for system_id, current in load_recently_compiled_systems(since)
     )
+
+
+def delete_old_trail_changes(*, now: datetime) -> int:
+    """Delete the change log's rows older than CHANGE_LOG_KEPT: no kept compile is that old
+    (KeptCompiles trusts one for less). Only PostgreSQL has the log."""
+    if not rows_are_versioned():
+        return 0
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "DELETE FROM publishing_trail_change WHERE logged_on < %s", [now - CHANGE_LOG_KEPT]
+        )
+        return cursor.rowcount
 
 
 def remove_all_files(system_id: str) -> int:

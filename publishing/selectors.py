@@ -74,16 +74,6 @@ def load_changed_trail_ids(system_id: str, snapshot: str) -> set[str]:
         return {trail_id for (trail_id,) in cursor.fetchall()}
 
 
-def prune_trail_changes(before: datetime) -> int:
-    """Log rows written before `before`: no kept compile is that old. (Only PostgreSQL has
-    the log.)"""
-    if not rows_are_versioned():
-        return 0
-    with connection.cursor() as cursor:
-        cursor.execute("DELETE FROM publishing_trail_change WHERE logged_on < %s", [before])
-        return cursor.rowcount
-
-
 def load_trail_places(system_id: str, trail_ids: list[str] | None = None) -> dict[str, tuple]:
     """The system's live trails (among `trail_ids` when given) in their list order, each with
     what places it there: (`order`, created on)."""

@@ -3,7 +3,6 @@ so running one twice gives the same file, and a task lost with its worker is run
 (the beat sweep re-enqueues whatever is still pending)."""
 
 import logging
-from datetime import timedelta
 
 from celery import shared_task
 from django.utils import timezone
@@ -15,10 +14,10 @@ from publishing.publisher import (
     build_all_systems_file,
     compile_pending,
     compress_published_file,
+    delete_old_trail_changes,
     remove_all_files,
     sweep_replaced_files,
 )
-from publishing.selectors import prune_trail_changes
 
 logger = logging.getLogger(__name__)
 
@@ -27,7 +26,6 @@ logger = logging.getLogger(__name__)
 # is a countdown on the queued task, not in a worker process, which compiles other systems
 # meanwhile. A write after a quiet spell is compiled at once.
 SETTLE_SECONDS = 0.05
-CHANGE_LOG_KEPT = timedelta(days=1)
 
 
 @shared_task(acks_late=True)
@@ -67,9 +65,8 @@ def sweep_replaced_map_files() -> int:
 
 @shared_task(acks_late=True)
 def prune_trail_change_log() -> int:
-    """Hourly (beat): the change log's rows of more than a day ago, older than any kept
-    compile a worker trusts (publisher.KeptCompiles)."""
-    return prune_trail_changes(timezone.now() - CHANGE_LOG_KEPT)
+    """Hourly (beat); `manage.py prune_trail_change_log` where there is no beat."""
+    return delete_old_trail_changes(now=timezone.now())
 
 
 @shared_task(acks_late=True)

@@ -62,7 +62,7 @@ fi
 # sent and retried (never inside a request), grooming sessions ended and old rider reports
 # deleted by one process beside the server, each on its own period, stopped with the server.
 $py manage.py repeat apply_schedules=15 send_webhooks=1 sweep_grooming_sessions=15 \
-  purge_reports=3600 &
+  purge_reports=3600 prune_trail_change_log=3600 &
 background=$!
 print_welcome_when_serving &
 welcome_printer=$!

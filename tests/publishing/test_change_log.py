@@ -9,15 +9,22 @@ exercised as in production, where a change is compiled after its commit.
 
 import random
 from datetime import timedelta
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from publishing.compile import compile_rows
-from publishing.publisher import compile_incrementally, kept_compiles, paused_gc
-from publishing.selectors import load_system_rows, prune_trail_changes
+from publishing.publisher import (
+    compile_incrementally,
+    delete_old_trail_changes,
+    kept_compiles,
+    paused_gc,
+)
+from publishing.selectors import load_system_rows
 from tests.factories import (
     TrailActivityFactory,
     TrailFactory,
@@ -135,5 +142,22 @@ def test_a_compile_after_one_change_reads_that_trail_only(transactional_db):
 def test_the_log_is_pruned_of_what_no_kept_compile_needs(transactional_db):
     TrailFactory(trail_system=TrailSystemFactory())
 
-    assert prune_trail_changes(timezone.now() - timedelta(days=1)) == 0
-    assert prune_trail_changes(timezone.now() + timedelta(seconds=1)) >= 1
+    assert delete_old_trail_changes(now=timezone.now()) == 0
+    assert delete_old_trail_changes(now=timezone.now() + timedelta(days=1, seconds=1)) >= 1
+
+
+def test_the_embedded_defaults_background_process_prunes_the_log_too(transactional_db):
+    """`make run` has no beat: its `repeat` runs the command instead (docs/operators)."""
+    TrailFactory(trail_system=TrailSystemFactory())
+    out = StringIO()
+    call_command("prune_trail_change_log", stdout=out)
+    assert out.getvalue().strip() == "Change log rows deleted: 0"
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE publishing_trail_change SET logged_on = now() - interval '2 days'")
+        logged = cursor.rowcount
+    call_command("prune_trail_change_log", stdout=out)
+    assert logged >= 1
+    assert out.getvalue().splitlines()[-1] == f"Change log rows deleted: {logged}"
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM publishing_trail_change")
+        assert cursor.fetchone() == (0,)

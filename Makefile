@@ -11,6 +11,9 @@ BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.installed-run-$(shell sha1sum requirements.lock | cut -c1-12)
 DEV_STAMP := $(VENV)/.installed-dev-$(shell sha1sum requirements-dev.lock | cut -c1-12)
 ASSETS_STAMP := node_modules/.installed-$(shell sha1sum package-lock.json | cut -c1-12)
+# A stamp's name carries its lock's hash, so a changed lock makes a new stamp; the locks are
+# order-only prerequisites, so a lock that is merely newer than its stamp (a new worktree, a
+# branch switched there and back) installs nothing again.
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/trails
 HOST ?= 127.0.0.1
 PORT ?= 8000
@@ -30,7 +33,7 @@ endef
 # The running service's dependencies only: no test tools in a `make run` checkout's .venv.
 venv: $(RUN_STAMP)
 
-$(RUN_STAMP): requirements.lock
+$(RUN_STAMP): | requirements.lock
 	$(call install_lock,requirements.lock)
 	@rm -f $(VENV)/.installed-run-* && touch $@
 
@@ -38,14 +41,14 @@ $(RUN_STAMP): requirements.lock
 # it installs nothing.
 venv-dev: $(DEV_STAMP)
 
-$(DEV_STAMP): requirements-dev.lock
+$(DEV_STAMP): | requirements-dev.lock
 	$(call install_lock,requirements-dev.lock)
 	@rm -f $(VENV)/.installed-run-* $(VENV)/.installed-dev-* && touch $@ $(RUN_STAMP)
 
 # Browser libraries (Leaflet, the Firebase Web SDK) from the npm registry, exactly as locked.
 assets: venv $(ASSETS_STAMP)
 
-$(ASSETS_STAMP): package-lock.json | $(RUN_STAMP)
+$(ASSETS_STAMP): | package-lock.json $(RUN_STAMP)
 	npm ci --no-audit --no-fund --loglevel=error
 	@# WhiteNoise sends a file's .gz beside it to browsers that accept gzip: Leaflet is most
 	@# of a phone's first map load (docs/operators/streams.md).

@@ -44,7 +44,7 @@ def test_a_failing_pass_stops_neither_its_own_command_nor_the_others(system, rec
     background.start()
     try:
         trail = TrailFactory(trail_system=system, status="Open")
-        trail_services.change_trail(trail=trail, changes={"status": "Closed"}, actor=ACTOR)
+        trail_services.change_trail(trail=trail, status="Closed", actor=ACTOR)
         target.wait_for(1, timeout=30)  # sent by the loop beside the broken one
         wait_for(lambda: broken.tries >= 2, timeout=30)  # which keeps its own period
     finally:

@@ -3,6 +3,7 @@ so running one twice gives the same file, and a task lost with its worker is run
 (the beat sweep re-enqueues whatever is still pending)."""
 
 import logging
+import time
 
 from celery import shared_task
 from django.utils import timezone
@@ -21,10 +22,12 @@ from publishing.publisher import (
 
 logger = logging.getLogger(__name__)
 
-# While writes keep coming, a system is compiled again this long after the end of its previous
-# compile, so that a burst of writes is served by a few compiles instead of one each. The wait
-# is a countdown on the queued task, not in a worker process, which compiles other systems
-# meanwhile. A write after a quiet spell is compiled at once.
+# While writes keep coming, a system's compiles start at least this far apart, so that a burst
+# of writes is served by a few compiles instead of one each: the next compile waits what is
+# left of it after the previous one (a compile longer than it is followed at once; the writes
+# have waited that long already). The wait is a countdown on the queued task, not in a worker
+# process, which compiles other systems meanwhile. A write after a quiet spell is compiled at
+# once.
 SETTLE_SECONDS = 0.05
 
 
@@ -36,12 +39,15 @@ def compile_system(system_id: str) -> bool:
     running ends: that compile queues the next one after its commit if requests are pending,
     so it needs no retry of its own; a compile that fails leaves its requests to the sweep,
     busy or not. The published file's compressed copies come last, off the freshness path."""
+    started = time.monotonic()
     try:
         published = compile_pending(system_id)
     except SystemBusy:
         return False
     if published and CompileRequest.objects.pending().filter(trail_system_id=system_id).exists():
-        enqueue_compile(system_id, countdown=SETTLE_SECONDS)
+        enqueue_compile(
+            system_id, countdown=max(0.0, SETTLE_SECONDS - (time.monotonic() - started))
+        )
     if published:
         # After the next compile is queued: another worker process can take it meanwhile.
         compress_published_file(published)

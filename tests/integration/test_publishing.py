@@ -91,9 +91,9 @@ def test_a_burst_of_200_writes_coalesces_into_few_compiles_of_the_final_rows(cel
         .values_list("started_on", "done_on", "published_path")
         .distinct()
     )
-    # Writes coalesce: while writes keep coming, a system is compiled again only SETTLE_SECONDS
-    # after its previous compile ended, so a burst is compiled at most once per such window,
-    # not once per write. The slack covers the compiles at either end of the burst.
+    # Writes coalesce: while writes keep coming, a system's compiles start at least
+    # SETTLE_SECONDS apart, so a burst is compiled at most once per such window, not once per
+    # write. The slack covers the compiles at either end of the burst.
     assert len(compiles) <= burst_seconds / SETTLE_SECONDS + 4
     # One compile at a time: each starts after the previous one finished.
     assert all(later[0] >= earlier[1] for earlier, later in pairwise(compiles))

@@ -397,12 +397,13 @@ def compile_pending(system_id: str) -> str | None:
                 type=events.SYSTEM_PUBLISHED,
                 data=lambda: published_data(system_id, published, done),
             )
-            # Robust: a failed delete is logged and leaves the files to the sweep, never an
-            # error here, where it would look like a failed compile.
-            transaction.on_commit(lambda: remove_replaced_files(system_id, done), robust=True)
+            # The live maps of this process first; then the replaced files. Robust: a failed
+            # delete is logged and leaves the files to the sweep, never an error here, where
+            # it would look like a failed compile.
             transaction.on_commit(
                 lambda: map_published.send(sender=None, system_id=system_id), robust=True
             )
+            transaction.on_commit(lambda: remove_replaced_files(system_id, done), robust=True)
     except BaseException:
         storage.delete_file(published)
         raise

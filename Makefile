@@ -60,11 +60,19 @@ run: venv assets
 	@scripts/run.sh $(HOST) $(PORT)
 
 # The layer contracts (.importlinter), the docs site (a broken link or a missing page fails),
-# then the whole suite, on PostgreSQL, with a real Redis and Celery worker for tests/integration.
+# then the whole suite, on PostgreSQL, with a real Redis and Celery worker for tests/integration:
+# first in TEST_PROCESSES processes (pytest-xdist: most of the suite waits on servers, browsers
+# and workers), then, alone, the tests marked `serial` (they measure time). Exit status 5 is a
+# pass that PYTEST_ARGS left without a test.
+TEST_PROCESSES ?= 3
 test: venv-dev assets
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/mkdocs build --strict
-	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/pytest $(PYTEST_ARGS)
+	export DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)}; \
+	$(BIN)/pytest -n $(TEST_PROCESSES) --dist loadgroup -m "not serial" $(PYTEST_ARGS); \
+	parallel=$$?; [ $$parallel -eq 0 ] || [ $$parallel -eq 5 ] || exit $$parallel; \
+	$(BIN)/pytest -m serial $(PYTEST_ARGS); serial=$$?; \
+	[ $$serial -eq 0 ] || { [ $$serial -eq 5 ] && [ $$parallel -eq 0 ]; } || exit $$serial
 
 # The documentation site (mkdocs.yml, docs/) into site/, the API reference generated from the
 # code at every build; docs-serve rebuilds on every edit, on http://$(HOST):$(DOCS_PORT).

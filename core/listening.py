@@ -62,10 +62,12 @@ class ChannelListener:
             if self.thread is not None:
                 return
             params = connection.get_connection_params()
-            self.thread = threading.Thread(
+            thread = threading.Thread(
                 target=self._run, args=(params,), name=f"listen-{self.channel}", daemon=True
             )
-            self.thread.start()
+            # Started before it is seen: stop() in another thread joins it at once.
+            thread.start()
+            self.thread = thread
 
     def stop(self) -> None:
         """Close the connection and forget the subscribers; the next subscribe() listens

@@ -16,6 +16,7 @@ instead of 8000, which another developer's server may hold, and the commands'
 `make test` itself is not run here: it is the command that runs this test.
 """
 
+import contextlib
 import os
 import re
 import shutil
@@ -32,6 +33,9 @@ import pytest
 from django.conf import settings
 
 from tests.ports import free_port
+
+# One process of `make test` runs them all: `make run` makes the template database once.
+pytestmark = pytest.mark.xdist_group("docs-commands")
 
 ROOT = Path(settings.BASE_DIR)
 PAGES = [ROOT / "docs" / "quick-start.md", *sorted((ROOT / "docs" / "operators").glob("*.md"))]
@@ -57,11 +61,13 @@ def test_the_pages_show_commands_and_say_how_the_server_runs():
 
 
 class PostgreSQL:
-    """Databases beside the test database, on the same server."""
+    """Databases beside the test database, on the same server (named after the process of
+    `make test` too: the test database's name changes when its first test sets it up)."""
 
     def __init__(self):
         db = settings.DATABASES["default"]
-        self.prefix = f"{db['NAME']}_docs"
+        worker = os.environ.get("PYTEST_XDIST_WORKER")
+        self.prefix = "_".join(filter(None, (db["NAME"], "docs", worker)))
         self.admin = {
             "host": db.get("HOST") or "127.0.0.1",
             "port": db.get("PORT") or 5432,
@@ -79,6 +85,12 @@ class PostgreSQL:
     def create(self, name: str, template: str | None = None) -> str:
         self.drop(name)
         with psycopg.connect(**self.admin) as connection:
+            if template:  # a copy needs the template without sessions
+                connection.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    " WHERE datname = %s AND pid <> pg_backend_pid()",
+                    [template],
+                )
             copy = f' TEMPLATE "{template}"' if template else ""
             connection.execute(f'CREATE DATABASE "{name}"{copy}')
         return self.url(name)
@@ -148,6 +160,21 @@ def make_run(checkout: Path, env: dict[str, str]) -> Iterator[int]:
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
+        stopped(server.pid)
+
+
+def stopped(group: int) -> None:
+    """Every process of `make run` has exited (the server, the background loop): none holds
+    a session on the database the next page copies. What is left after 30 s is killed."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(group, signal.SIGKILL)
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,8 @@ from apikeys.tokens import mint_emulator_token
 from tests.integration.test_publishing import trail_statuses
 from tests.integration.topology import Topology, wait_until
 
-pytestmark = [pytest.mark.integration, pytest.mark.faults]
+# Alone, after the parallel pass of `make test`: the noisy neighbours' test compares latencies.
+pytestmark = [pytest.mark.integration, pytest.mark.faults, pytest.mark.serial]
 
 SUBSCRIBERS = 6
 

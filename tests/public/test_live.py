@@ -203,6 +203,7 @@ def test_a_reconnecting_stream_gets_the_events_it_missed_or_nothing(open_stream,
     assert unknown[1]["id"] == published["id"]
 
 
+@pytest.mark.serial  # measures time
 def test_an_idle_stream_gets_heartbeats(open_stream, system, settings):
     settings.STREAM_HEARTBEAT_SECONDS = 1
     reader = open_stream(system.pk)

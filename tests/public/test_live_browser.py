@@ -38,6 +38,7 @@ def small_system():
     return system
 
 
+@pytest.mark.serial  # measures time
 def test_a_change_through_the_api_shows_on_the_map_and_the_list_within_two_seconds(
     live, browser, client_for
 ):

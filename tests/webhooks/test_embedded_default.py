@@ -57,6 +57,7 @@ def background_loop(tmp_path):
     terminate(process)
 
 
+@pytest.mark.serial  # measures time
 def test_a_trail_patch_answers_within_half_a_second_with_a_hanging_receiver(
     system, manager, receiver
 ):

@@ -8,12 +8,27 @@ never the compiles and notifications on `CELERY_QUEUE`.
 import os
 
 from celery import Celery
+from celery.signals import task_postrun, task_prerun
+from django.db import close_old_connections
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("trails")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+def keep_connections_as_requests_do(sender=None, **kwargs) -> None:
+    """A task starts and ends as a request does: its database connection is kept while it
+    is younger than CONN_MAX_AGE and usable (settings.CELERY_DB_REUSE_MAX), not opened anew
+    for every task. Eager tasks run inside the caller's transaction and connection."""
+    if getattr(getattr(sender, "request", None), "is_eager", False):
+        return
+    close_old_connections()
+
+
+task_prerun.connect(keep_connections_as_requests_do, dispatch_uid="trails-task-prerun-db")
+task_postrun.connect(keep_connections_as_requests_do, dispatch_uid="trails-task-postrun-db")
 
 WEBHOOK_TASKS = frozenset({"webhooks.tasks.send_webhooks"})
 

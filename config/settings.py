@@ -296,6 +296,11 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Celery's Django fixup closes the database connection before and after every task unless
+# this is set; a new connection is a new PostgreSQL backend with cold catalogs, which cost a
+# compile more than its queries. Tasks keep theirs as requests do instead (config/celery.py:
+# CONN_MAX_AGE, health checks); the fixup's own recycling is left this rare.
+CELERY_DB_REUSE_MAX = 100_000
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 600}
 CELERY_TIMEZONE = "UTC"

@@ -44,13 +44,13 @@ from publishing.compile import (
 from publishing.models import CompileRequest
 from publishing.selectors import (
     load_active_systems,
-    load_changed_trail_ids,
     load_geometries,
     load_paths_replaced_between,
     load_previous_publication_time,
     load_recently_compiled_systems,
     load_replacement_times,
     load_snapshot,
+    load_snapshot_and_changes,
     load_system_rows,
     load_trail_places,
     load_trails,
@@ -202,11 +202,12 @@ def _current_trails(system_id: str, kept: _KeptSystem | None) -> _ReadTrails:
     the kept snapshot, which are read again (with their geometry) or left out when no longer
     live in the system. The order is read again only when a trail joined the list or moved in
     it. Without a kept compile, every trail is read."""
-    snapshot = load_snapshot()  # first: whatever commits later is read again next time
+    # The snapshot first: whatever commits later is read again next time.
     if kept is None:
+        snapshot = load_snapshot()
         places = load_trail_places(system_id)
         return _read(places, load_trails(list(places)).get, snapshot, None)
-    changed = load_changed_trail_ids(system_id, kept.snapshot)
+    snapshot, changed = load_snapshot_and_changes(system_id, kept.snapshot)
     if not changed:
         return _ReadTrails([kept.trails[t] for t in kept.places], kept.places, snapshot, changed)
     live = load_trail_places(system_id, list(changed))

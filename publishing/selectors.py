@@ -58,20 +58,23 @@ def load_snapshot() -> str:
         return cursor.fetchone()[0]
 
 
-def load_changed_trail_ids(system_id: str, snapshot: str) -> set[str]:
-    """The trails written, deleted or moved out of the system by transactions that `snapshot`
-    could not see (publishing/migrations/0005_trail_change_log.py), and by this transaction
-    (a snapshot does not list its own): along the log's index, from the oldest transaction
-    running then."""
+def load_snapshot_and_changes(system_id: str, since: str) -> tuple[str, set[str]]:
+    """The current snapshot, and the system's trails written, deleted or moved out of it by
+    transactions that the earlier snapshot `since` could not see
+    (publishing/migrations/0005_trail_change_log.py) and by this transaction (a snapshot does
+    not list its own): along the log's index, from the oldest transaction running then. One
+    statement, so the log is read under exactly the snapshot returned."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT DISTINCT trail_id FROM publishing_trail_change WHERE system_id = %s"
+            "SELECT pg_current_snapshot()::text, ARRAY(SELECT DISTINCT trail_id"
+            " FROM publishing_trail_change WHERE system_id = %s"
             " AND tx >= pg_snapshot_xmin(%s::pg_snapshot)"
             " AND (NOT pg_visible_in_snapshot(tx, %s::pg_snapshot)"
-            " OR tx = pg_current_xact_id_if_assigned())",
-            [system_id, snapshot, snapshot],
+            " OR tx = pg_current_xact_id_if_assigned()))",
+            [system_id, since, since],
         )
-        return {trail_id for (trail_id,) in cursor.fetchall()}
+        snapshot, changed = cursor.fetchone()
+        return snapshot, set(changed)
 
 
 def load_trail_places(system_id: str, trail_ids: list[str] | None = None) -> dict[str, tuple]:

@@ -189,10 +189,11 @@ def change_trail_system(
 _NO_LOCATION_SET = Q(location_derived=True) | Q(lat__isnull=True) | Q(lng__isnull=True)
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def derive_location(*, system_id: str) -> None:
     """A system whose location no manager set is placed at the centre of its trails (no
-    location without a trail): every compile calls this, so the place follows the trails.
+    location without a trail): every compile calls this, so the place follows the trails
+    (inside the compile's transaction, without a savepoint: a failure fails the compile).
     The legacy list, which leaves out a system without a location, is rebuilt on a change."""
     current = (
         TrailSystem.objects.filter(_NO_LOCATION_SET, pk=system_id).values("lat", "lng").first()

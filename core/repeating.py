@@ -3,6 +3,7 @@ where `make run` repeats them all in one process with `manage.py repeat`, or cro
 again every SECONDS with --every."""
 
 import logging
+import os
 import signal
 import threading
 from collections.abc import Sequence
@@ -62,6 +63,21 @@ def stop_on_signals() -> threading.Event:
     for number in (signal.SIGTERM, signal.SIGINT):
         signal.signal(number, lambda *_: stop.set())
     return stop
+
+
+def stop_when_parent_ends(parent: int, stop: threading.Event) -> None:
+    """Set `stop` once process `parent` is no longer this one's parent, looking every second
+    (in a thread of its own): it has ended, however (killed with SIGKILL, it ran no clean-up of
+    its own), and the work this process did beside it must not go on alone. Already set when
+    `parent` ended before this process got here."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            if stop.wait(1):
+                return
+        stop.set()
+
+    threading.Thread(target=watch, name="parent", daemon=True).start()
 
 
 def run_together(loops: Sequence[tuple[RepeatingCommand, float]], stop: threading.Event) -> None:

@@ -40,6 +40,22 @@ def terminate(process: subprocess.Popen | None) -> None:
             process.wait(timeout=10)
 
 
+def embedded_default_environment() -> dict[str, str]:
+    """A process of the embedded default (no broker: what `make run` starts beside the
+    server) on this test's database."""
+    environment = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("REDIS_URL", "CELERY_BROKER_URL", "DJANGO_SETTINGS_MODULE")
+    }
+    return environment | {
+        "DATABASE_URL": database_url(),
+        "SECRET_KEY": settings.SECRET_KEY,
+        "ENV_FILE": "",
+        "WEBHOOK_ALLOW_PRIVATE_TARGETS": "1",
+    }
+
+
 def worker_environment(media_root) -> dict[str, str]:
     return {
         **os.environ,

@@ -2,7 +2,6 @@
 webhook receiver, and the background process `make run` starts beside the server
 (`manage.py repeat ... send_webhooks=1 ...`) sends and retries on the documented schedule."""
 
-import os
 import subprocess
 import sys
 import time
@@ -12,7 +11,7 @@ from django.conf import settings
 
 from core.actors import Actor, Via
 from tests.factories import TrailFactory
-from tests.integration.conftest import database_url, terminate, wait_for
+from tests.integration.conftest import embedded_default_environment, terminate, wait_for
 from webhooks import services
 from webhooks.models import WebhookDelivery
 
@@ -23,32 +22,22 @@ ACTOR = Actor("manager", Via.WEB_APP)
 
 
 def make_run_loops() -> list[str]:
-    """The arguments scripts/run.sh gives `manage.py repeat`: what `make run` starts."""
+    """The loops scripts/run.sh gives `manage.py repeat` (its COMMAND=SECONDS arguments, not
+    the pid it watches): what `make run` starts."""
     script = (settings.BASE_DIR / "scripts" / "run.sh").read_text().replace("\\\n", " ")
     (line,) = [line for line in script.splitlines() if "manage.py repeat " in line]
-    return line.partition("manage.py repeat ")[2].rstrip(" &").split()
+    return [word for word in line.partition("manage.py repeat ")[2].split() if "=" in word]
 
 
 @pytest.fixture
 def background_loop(tmp_path):
     """The embedded default's background process as `make run` starts it (scripts/run.sh):
     a process of its own on this test's database, with no broker."""
-    environment = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in ("REDIS_URL", "CELERY_BROKER_URL", "DJANGO_SETTINGS_MODULE")
-    }
-    environment |= {
-        "DATABASE_URL": database_url(),
-        "SECRET_KEY": settings.SECRET_KEY,
-        "ENV_FILE": "",
-        "WEBHOOK_ALLOW_PRIVATE_TARGETS": "1",
-    }
     log = tmp_path / "repeat.log"
     with open(log, "wb") as output:
         process = subprocess.Popen(
             [sys.executable, "manage.py", "repeat", *make_run_loops()],
-            env=environment,
+            env=embedded_default_environment(),
             cwd=settings.BASE_DIR,
             stdout=output,
             stderr=subprocess.STDOUT,

@@ -1,11 +1,18 @@
 """Several repeating commands in one process: the embedded default's background work (`make
-run`) without a Python process, and its memory, per command."""
+run`) without a Python process, and its memory, per command. `make run` passes its script's
+pid (`--parent`): the loop ends with the script however the script ends, even killed outright
+(no trap of its own then runs), instead of running on as an orphan."""
 
 import math
 
 from django.core.management.base import BaseCommand, CommandError
 
-from core.repeating import repeating_command, run_together, stop_on_signals
+from core.repeating import (
+    repeating_command,
+    run_together,
+    stop_on_signals,
+    stop_when_parent_ends,
+)
 
 
 def _loop(argument: str) -> tuple[str, float]:
@@ -29,11 +36,21 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("loops", nargs="+", metavar="COMMAND=SECONDS")
+        parser.add_argument(
+            "--parent",
+            type=int,
+            metavar="PID",
+            help="Stop too once process PID (the one that started this) is no longer its "
+            "parent: it has ended, even killed with SIGKILL.",
+        )
 
-    def handle(self, *args, loops: list[str], **options):
+    def handle(self, *args, loops: list[str], parent: int | None = None, **options):
         commands = []
         for name, every in map(_loop, loops):
             command = repeating_command(name)
             command.stdout, command.stderr = self.stdout, self.stderr
             commands.append((command, every))
-        run_together(commands, stop_on_signals())
+        stop = stop_on_signals()
+        if parent is not None:
+            stop_when_parent_ends(parent, stop)
+        run_together(commands, stop)

@@ -340,7 +340,7 @@ def change_trail(
     if "trail_system" in changes and changes["trail_system"].pk != locked.trail_system_id:
         request_compile(locked.trail_system_id, "trail moved to another system")
     write_fields(Trail, trail.pk, changes, actor.uid)
-    request_compile(changes.get("trail_system", locked.trail_system), "trail changed")
+    request_compile(changes.get("trail_system", locked.trail_system_id), "trail changed")
     if "geometry" in changes:
         request_elevations_on_commit(trail.pk)
 
@@ -524,7 +524,7 @@ def change_point(*, point: Point, actor: Actor, **changes: Unpack[PointFields]) 
     if "trail_system" in changes and changes["trail_system"].pk != locked.trail_system_id:
         request_compile(locked.trail_system_id, "point moved to another system")
     write_fields(Point, point.pk, changes, actor.uid)
-    request_compile(changes.get("trail_system", locked.trail_system), "point changed")
+    request_compile(changes.get("trail_system", locked.trail_system_id), "point changed")
 
 
 # Members

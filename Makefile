@@ -62,9 +62,9 @@ run: venv assets
 # The layer contracts (.importlinter), the docs site (a broken link or a missing page fails),
 # then the whole suite, on PostgreSQL, with a real Redis and Celery worker for tests/integration:
 # first in TEST_PROCESSES processes (pytest-xdist: most of the suite waits on servers, browsers
-# and workers), then, alone, the tests marked `serial` (they measure time). Exit status 5 is a
-# pass that PYTEST_ARGS left without a test.
-TEST_PROCESSES ?= 3
+# and workers; the tests marked `slow` start first), then, alone, the tests marked `serial`
+# (they measure time). Exit status 5 is a pass that PYTEST_ARGS left without a test.
+TEST_PROCESSES ?= 4
 test: venv-dev assets
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/mkdocs build --strict

@@ -90,6 +90,32 @@ def pytest_sessionstart(session):
         pytest.exit(f"Not reachable: {', '.join(down)}. Start them with:\n{hints}", returncode=3)
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """The tests marked `slow` first, each kind keeping its order: pytest-xdist hands the
+    parallel pass's tests out in this order (its groups first, the largest first), so a
+    minute-long test starts at the beginning instead of running alone at the end while the
+    other processes have nothing left.
+
+    And the `xdist_group` of each test in its ID, which is how `--dist loadgroup` keeps a
+    group in one process: pytest-xdist 3.8 writes it where pytest 9.2 no longer reads it, so
+    every test went to any process (pytest-xdist issue 1386). Done here after pytest-xdist,
+    only where its own suffix is missing."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    if not getattr(config.option, "loadgroup", False):  # set in pytest-xdist's processes
+        return
+    for item in items:
+        groups = sorted(
+            {
+                str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+                for mark in item.iter_markers("xdist_group")
+            }
+        )
+        suffix = "@" + "_".join(groups)
+        if groups and not item.nodeid.endswith(suffix):
+            item._id = type(item._id).parse(item.nodeid + suffix)
+
+
 @pytest.fixture(autouse=True)
 def _media_root(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"

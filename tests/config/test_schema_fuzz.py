@@ -185,6 +185,7 @@ def run_both(live_api: str, accounts: dict, tmp_path: Path, phases: str, budget)
     return failed
 
 
+@pytest.mark.slow
 def test_no_server_error_and_no_schema_violation(live_api, queued_tasks, accounts, tmp_path):
     for phases, budget in phase_budgets():
         failed = run_both(live_api, accounts, tmp_path, phases, budget)

@@ -41,6 +41,7 @@ def sweep_loop(transactional_db, settings, tmp_path):
     log.close()
 
 
+@pytest.mark.slow
 def test_a_replayed_track_is_groomed_in_the_file_and_the_read_route_within_a_minute(
     celery_worker, sweep_loop, client
 ):

@@ -181,6 +181,7 @@ def enrich(system: TrailSystem) -> None:
     )  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.integration
 def test_a_system_moves_between_two_instances_through_the_legacy_interface(
     transactional_db, second_database, start_instance, tmp_path

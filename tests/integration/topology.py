@@ -224,9 +224,15 @@ class Service:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(timeout=30)
 
-    def stop(self) -> None:
+    def terminate(self) -> None:
+        """SIGTERM to the whole group, as a deploy stops it; returns at once."""
         if self.process and self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGTERM)
+
+    def stop(self) -> None:
+        """Terminated, then waited for: 20 s at most, then killed."""
+        self.terminate()
+        if self.process:
             try:
                 self.process.wait(timeout=20)
             except subprocess.TimeoutExpired:
@@ -339,7 +345,12 @@ class Topology:
         wait_until(lambda: answers(self.web_port), 60, "gunicorn")
 
     def stop(self) -> None:
-        for service in (self.beat, self.webhooks, self.worker, self.web):
+        """The services told to stop all at once, so that their shutdowns (a Celery worker's
+        takes seconds) overlap, then waited for."""
+        services = (self.beat, self.webhooks, self.worker, self.web)
+        for service in services:
+            service.terminate()
+        for service in services:
             service.stop()
         self.smtp.stop()
         self.redis.stop()

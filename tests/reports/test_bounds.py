@@ -11,6 +11,7 @@ from reports.models import Report
 pytestmark = pytest.mark.django_db
 
 
+@pytest.mark.slow
 def test_300_reports_from_60_addresses_store_at_most_reports_per_day(system, file_report):
     system.reports_per_day = 50
     system.save()

@@ -68,6 +68,7 @@ window.fetch = function (url, options) {
 }"""
 
 
+@pytest.mark.slow
 def test_a_rider_reports_a_fallen_tree_and_the_crew_closes_the_trail(
     live, browser, tmp_path, django_capture_on_commit_callbacks
 ):

@@ -187,6 +187,7 @@ def looked_at(page, name: str) -> dict[str, list[str]]:
     return {name: found} if found else {}
 
 
+@pytest.mark.slow
 def test_every_page_fits_a_phone_for_an_owner_and_a_crew_member(live_server, browser):
     world = World()
     ReportFactory(trail_system=world.system)  # the Reports page and the board list one

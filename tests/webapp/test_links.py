@@ -24,6 +24,7 @@ def pages_of(world: World) -> list[str]:
     return pages
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("person", MANAGERS)
 def test_no_link_leads_a_manager_to_a_forbidden_page(person):
     world = World()

@@ -43,6 +43,7 @@ def along_accord_path() -> list[tuple[float, float]]:
     return points
 
 
+@pytest.mark.slow
 def test_the_recorder_offline_for_part_of_the_way_ends_in_the_uploads_pass(live_server, browser):
     groomer = UserFactory(uid="groomer")
     system = blue_hills_system(UserFactory(uid="owner"))

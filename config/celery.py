@@ -20,8 +20,9 @@ app.autodiscover_tasks()
 
 def keep_connections_as_requests_do(sender=None, **kwargs) -> None:
     """A task starts and ends as a request does: its database connection is kept while it
-    is younger than CONN_MAX_AGE and usable (settings.CELERY_DB_REUSE_MAX), not opened anew
-    for every task. Eager tasks run inside the caller's transaction and connection."""
+    is younger than CONN_MAX_AGE and usable, not opened anew for every task as Celery's own
+    fixup would (settings.CELERY_DB_REUSE_MAX). Eager tasks run inside the caller's
+    transaction and connection."""
     if getattr(getattr(sender, "request", None), "is_eager", False):
         return
     close_old_connections()

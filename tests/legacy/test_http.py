@@ -309,6 +309,7 @@ def test_legacy_answers_are_counted_per_route_in_the_metrics(client, system):
                 if (
                     sample.name == "django_http_responses_total_by_status_view_method_total"
                     and sample.labels["view"] == "legacy.views.trail_list"
+                    and sample.labels["method"] == "GET"
                     and sample.labels["status"] == status
                 ):
                     return sample.value

@@ -33,6 +33,7 @@ def review_timber_trail_track(page, live_server, system, on_overview=None) -> No
     page.set_input_files("#id_file", str(TRACK))
     page.select_option("#id_condition", "classicGroomed")
     page.click("#check-coverage")
+    expect(page.locator("#save-form")).to_be_attached()
 
 
 @pytest.mark.parametrize("viewport", [(390, 844), (1280, 900)], ids=["phone", "desk"])

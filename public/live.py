@@ -533,9 +533,8 @@ class Hub:
             if known.path == current.path:
                 feed.summary = summary  # the first read of a new feed's file
             else:
-                changes = (
-                    changes_between(feed.summary, summary) if feed.summary is not None else None
-                )
+                before = feed.summary if feed.summary is not None else self._summary_of(known.path)
+                changes = changes_between(before, summary) if before is not None else None
                 body = current.event(system_id, "published", changes)
                 with self.lock:
                     feed.publication, feed.summary = current, summary
@@ -543,6 +542,14 @@ class Hub:
                     streams = list(feed.streams)
                 self._send(streams, body)
         feed.checked_in = session
+
+    @staticmethod
+    def _summary_of(path: str) -> Summary | None:
+        """The summary of the file a new feed's streams started from, when a compile came
+        before the hub's first read of it: their changes are still counted from what they
+        show. None when there is none, or it is gone."""
+        collection = read_published(path) if path else None
+        return summarize(collection) if collection is not None else None
 
     def _end(self, system_id: str) -> None:
         """The system left the public map (inactive or deleted): its streams are told and end."""

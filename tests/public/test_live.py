@@ -186,6 +186,23 @@ def test_a_compile_reaches_every_open_stream_with_what_changed(open_stream, syst
     assert changes == {"trails": [], "points": [], "otherChanges": True}
 
 
+def test_a_compile_before_the_hub_first_reads_a_stream_still_says_what_changed(system):
+    """A rider who opens the map as a change is made: the hub had not yet read the file the
+    stream started from when the compile came. The event still lists the change."""
+    stream = live.Stream()
+    live.hub.open(system.pk, live.Publication.of(system), stream)  # the hub's thread not running
+    meadow = system.trails.get(name="Meadow Loop")
+    set_status(meadow, "Closed")
+
+    live.hub.start()
+
+    [event] = parse(stream.queue.get(timeout=5))
+    assert event["event"] == "published"
+    assert event["data"]["changes"]["trails"] == [
+        {"trailId": meadow.pk, "name": "Meadow Loop", "status": "Closed", "previous": "Open"}
+    ]
+
+
 def test_a_reconnecting_stream_gets_the_events_it_missed_or_nothing(open_stream, client, system):
     reader = open_stream(system.pk)
     started_from = reader.until("current")["id"]

@@ -69,9 +69,20 @@ $py manage.py repeat apply_schedules=15 send_webhooks=1 sweep_grooming_sessions=
 background=$!
 print_welcome_when_serving &
 welcome_printer=$!
-trap 'kill "$background" "$welcome_printer" 2>/dev/null' EXIT
 # Django's development server, without the system checks (migrate ran them) and its warning
 # banner (this is a developer's machine; production runs gunicorn), unbuffered so that its
-# lines come before the welcome even into a pipe.
+# lines come before the welcome even into a pipe. Waited for in the background, so that the
+# trap stops it too when this script is stopped (Ctrl-C, SIGTERM).
 DJANGO_RUNSERVER_HIDE_WARNING=true PYTHONUNBUFFERED=1 \
-  $py manage.py runserver --skip-checks "$host:$port"
+  $py manage.py runserver --skip-checks "$host:$port" &
+server=$!
+# Every process this script started: the loop, the welcome's printer, the autoreloader's child
+# and the autoreloader (its children as the kernel lists them: no procps needed).
+stop_all() {
+  local children
+  children=$(cat /proc/"$server"/task/*/children 2>/dev/null || true)
+  # shellcheck disable=SC2086 # one word per process id
+  kill "$background" "$welcome_printer" $children "$server" 2>/dev/null || true
+}
+trap stop_all EXIT
+wait "$server"

@@ -141,8 +141,9 @@ def environment(tmp_path: Path, checkout: Path, database_url: str | None) -> dic
 
 
 @contextmanager
-def make_run(checkout: Path, env: dict[str, str]) -> Iterator[int]:
-    """`make run` serving in the background on a free port, stopped afterwards."""
+def make_run(checkout: Path, env: dict[str, str]) -> Iterator[tuple[int, subprocess.Popen]]:
+    """`make run` serving in the background on a free port, stopped afterwards: its port and
+    make's process (the leader of its process group)."""
     port = free_port()
     log = checkout.parent / "make-run.log"
     with log.open("w") as output:
@@ -156,25 +157,28 @@ def make_run(checkout: Path, env: dict[str, str]) -> Iterator[int]:
         )
     try:
         wait_until_serving(port, server, log)
-        yield port
+        yield port, server
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
         stopped(server.pid)
 
 
-def stopped(group: int) -> None:
-    """Every process of `make run` has exited (the server, the background loop): none holds
-    a session on the database the next page copies. What is left after 30 s is killed."""
-    deadline = time.monotonic() + 30
+def stopped(group: int, seconds: float = 30) -> bool:
+    """Whether every process of `make run` exited within `seconds` (the server, the background
+    loop): none holds a session on the database the next page copies. What is left then is
+    killed."""
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
             os.killpg(group, 0)
         except ProcessLookupError:
-            return
+            return True
         time.sleep(0.1)
     with contextlib.suppress(ProcessLookupError):
         os.killpg(group, signal.SIGKILL)
+    return False
 
 
 @pytest.fixture(scope="module")
@@ -190,23 +194,31 @@ def after_quick_start(tmp_path_factory) -> Iterator[tuple[str, Path]]:
     postgresql.drop(template)
 
 
+def checkout_after_quick_start(tmp_path: Path, request) -> tuple[Path, dict[str, str]]:
+    """A scratch checkout and its shell, on a copy of what `make run` made of an empty
+    database (and its var/)."""
+    checkout = scratch_checkout(tmp_path)
+    template, var = request.getfixturevalue("after_quick_start")
+    postgresql = PostgreSQL()
+    database_url = postgresql.create(f"{postgresql.prefix}_page", template=template)
+    request.addfinalizer(lambda: postgresql.drop(f"{postgresql.prefix}_page"))
+    (checkout / "var").rmdir()
+    shutil.copytree(var, checkout / "var", symlinks=True)
+    return checkout, environment(tmp_path, checkout, database_url)
+
+
 @pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT / "docs")) for p in PAGES])
 def test_every_command_of_the_page_works_as_shown(page, tmp_path, request):
     shown = commands(page)
     if not shown:
         pytest.skip(f"{page.name} shows no command")
     blocks = [b for b in shown if b.strip() not in (SERVER, RUNS_THIS_TEST)]
-    checkout = scratch_checkout(tmp_path)
-    database_url = None
-    if page.name != "quick-start.md":
-        template, var = request.getfixturevalue("after_quick_start")
-        postgresql = PostgreSQL()
-        database_url = postgresql.create(f"{postgresql.prefix}_page", template=template)
-        request.addfinalizer(lambda: postgresql.drop(f"{postgresql.prefix}_page"))
-        (checkout / "var").rmdir()
-        shutil.copytree(var, checkout / "var", symlinks=True)
-    env = environment(tmp_path, checkout, database_url)
-    with make_run(checkout, env) as port:
+    if page.name == "quick-start.md":
+        checkout = scratch_checkout(tmp_path)
+        env = environment(tmp_path, checkout, None)
+    else:
+        checkout, env = checkout_after_quick_start(tmp_path, request)
+    with make_run(checkout, env) as (port, _make):
         for number, block in enumerate(blocks, start=1):
             script = "set -euo pipefail\n" + block.replace(SHOWN_ADDRESS, f"127.0.0.1:{port}")
             result = subprocess.run(
@@ -222,3 +234,18 @@ def test_every_command_of_the_page_works_as_shown(page, tmp_path, request):
                 f"{block}\n--- stdout\n{result.stdout[-3000:]}\n--- stderr\n"
                 f"{result.stderr[-3000:]}"
             )
+
+
+def test_make_run_ends_every_process_when_its_script_alone_is_stopped(tmp_path, request):
+    """A supervisor's or a developer's `kill` stops the script alone (SIGTERM to it, not to its
+    process group as Ctrl-C does): the server and the loop beside it stop with it, none left
+    holding the port or a database session."""
+    checkout, env = checkout_after_quick_start(tmp_path, request)
+    with make_run(checkout, env) as (port, make):
+        [script] = Path(f"/proc/{make.pid}/task/{make.pid}/children").read_text().split()
+        os.kill(int(script), signal.SIGTERM)
+
+        make.wait(timeout=20)
+        assert stopped(make.pid, seconds=20), "a process of `make run` outlived its script"
+        with pytest.raises(OSError):
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2)

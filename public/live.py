@@ -526,10 +526,9 @@ class Hub:
         current = Publication(row[0] or "", row[1])
         known = feed.publication
         if current.path and (known.path != current.path or feed.summary is None):
-            collection = read_published(current.path)
-            if collection is None:
+            summary = self._summary_of(current.path)
+            if summary is None:
                 return  # replaced meanwhile: the next compile's notification comes
-            summary = summarize(collection)
             if known.path == current.path:
                 feed.summary = summary  # the first read of a new feed's file
             else:
@@ -545,9 +544,9 @@ class Hub:
 
     @staticmethod
     def _summary_of(path: str) -> Summary | None:
-        """The summary of the file a new feed's streams started from, when a compile came
-        before the hub's first read of it: their changes are still counted from what they
-        show. None when there is none, or it is gone."""
+        """A published file's summary; None without a path, or when the file is gone. Also
+        read for the file a new feed's streams started from, when a compile came before the
+        hub's first read of it: their changes are still counted from what they show."""
         collection = read_published(path) if path else None
         return summarize(collection) if collection is not None else None
 

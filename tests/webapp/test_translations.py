@@ -9,11 +9,6 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-# makemessages writes each template's Python rendering beside it in the source tree and
-# deletes it after: two checks at once, in two test processes, read each other's half-written
-# or vanished files. One process runs them all.
-pytestmark = pytest.mark.xdist_group("translations")
-
 
 def test_every_string_of_the_web_app_is_translated_into_french():
     call_command("translations", check=True)

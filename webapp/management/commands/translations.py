@@ -22,25 +22,48 @@ SOURCE_FOLDERS |= {"reports"}
 SOURCE_FOLDERS |= {"public", "webapp"}
 
 
-def skipped_folders() -> list[str]:
+# What makemessages reads of them (the `django` domain).
+SOURCE_SUFFIXES = (".py", ".html", ".txt")
+
+
+def skipped_folders(root: Path) -> list[str]:
     """Top-level folders to skip (not `templates`: the pattern would skip the apps' own too),
     and `locale`, so that makemessages writes to LOCALE_PATHS[0] only, never to a catalog it
     comes across (webapp/locale while `--check` collects into a copy)."""
-    base = Path(settings.BASE_DIR)
-    folders = (path.name for path in base.iterdir() if path.is_dir())
+    folders = (path.name for path in root.iterdir() if path.is_dir())
     return sorted({"locale", *folders} - SOURCE_FOLDERS - {"templates"})
 
 
-def collect(locale_dir: Path) -> None:
-    with override_settings(LOCALE_PATHS=[locale_dir]), contextlib.chdir(settings.BASE_DIR):
+def collect(locale_dir: Path, root: Path) -> None:
+    """makemessages over the source folders under `root` into the catalog in `locale_dir`."""
+    with override_settings(LOCALE_PATHS=[locale_dir]), contextlib.chdir(root):
         call_command(
             "makemessages",
             locale=["fr"],
             no_location=True,
             no_obsolete=True,
-            ignore_patterns=skipped_folders(),
+            ignore_patterns=skipped_folders(root),
             verbosity=0,
         )
+
+
+def copy_sources(target: Path) -> None:
+    """The files of the source folders that makemessages reads, for `--check` to collect from:
+    makemessages writes each template's Python rendering beside it and deletes it after, so
+    two checks over the checkout at once (two test processes, say) read each other's
+    half-written or vanished files."""
+    base = Path(settings.BASE_DIR)
+    for name in sorted(SOURCE_FOLDERS | {"templates"}):
+        if (base / name).is_dir():
+            shutil.copytree(base / name, target / name, ignore=_unread_files)
+
+
+def _unread_files(directory: str, names: list[str]) -> list[str]:
+    return [
+        name
+        for name in names
+        if not name.endswith(SOURCE_SUFFIXES) and not Path(directory, name).is_dir()
+    ]
 
 
 class Command(BaseCommand):
@@ -57,13 +80,15 @@ class Command(BaseCommand):
     def handle(self, *args, check: bool = False, **options):
         locale_dir = Path(settings.LOCALE_PATHS[0])
         if not check:
-            collect(locale_dir)
+            collect(locale_dir, Path(settings.BASE_DIR))
             call_command("compilemessages", locale=["fr"], verbosity=0)
             return
         with tempfile.TemporaryDirectory() as scratch:
             copy = Path(scratch) / "locale"
             shutil.copytree(locale_dir, copy)
-            collect(copy)
+            sources = Path(scratch) / "sources"
+            copy_sources(sources)
+            collect(copy, sources)
             catalog = copy / "fr" / "LC_MESSAGES"
             statistics = msgfmt(catalog / "django.po", Path(scratch) / "collected.mo")
             if "fuzzy" in statistics or "untranslated" in statistics:

@@ -177,3 +177,34 @@ def test_the_map_on_a_phone(live, browser):
     expect(page.get_by_label("E-mail")).to_be_in_viewport()
     save_screenshot(page, "map-phone-alerts", docs=True, full_page=False)
     context.close()
+
+
+def test_what_changed_shows_whole_on_a_phone_clear_of_the_map_controls(live, browser):
+    """390 x 844: the note saying what changed sits clear of the zoom buttons, the view switch
+    and the live status line (the switch hid the end of "Closed")."""
+    system, _ = load_demo()
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, locale="en-US"
+    )
+    page = context.new_page()
+    page.goto(f"{live.url}/map/{system.pk}")
+    expect(page.locator("#map-status")).to_have_text(LIVE)
+
+    with transaction.atomic():
+        Trail.objects.filter(trail_system=system, name="Chair 1").update(status="Closed")
+        request_compile(system, reason="test")
+
+    note = page.locator("#map-changes")
+    expect(note).to_have_text("Chair 1: Closed")
+    shown = note.bounding_box()
+    for control in (".view-switch", ".leaflet-control-zoom", "#map-status"):
+        other = page.locator(control).bounding_box()
+        apart = (
+            shown["x"] + shown["width"] <= other["x"]
+            or other["x"] + other["width"] <= shown["x"]
+            or shown["y"] + shown["height"] <= other["y"]
+            or other["y"] + other["height"] <= shown["y"]
+        )
+        assert apart, f"the note overlaps {control}"
+    save_screenshot(page, "map-phone-change", full_page=False)
+    context.close()

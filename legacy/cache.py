@@ -9,9 +9,10 @@ served from the first request after its commit.
 """
 
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from cachetools import LRUCache
 
 from legacy import listener
 from legacy.http import Answer
@@ -26,22 +27,21 @@ class _Entry:
     answer: Answer
 
 
-_entries: OrderedDict[tuple[str, str], _Entry] = OrderedDict()
-_size = 0
+def _body_bytes(entry: _Entry) -> int:
+    return len(entry.answer.body)
+
+
+# Least recently served bodies leave first beyond MAX_BYTES. The cache is not thread-safe.
+_entries: LRUCache[tuple[str, str], _Entry] = LRUCache(MAX_BYTES, getsizeof=_body_bytes)
 _lock = threading.Lock()
 
 
 def _store(key: tuple[str, str], entry: _Entry) -> None:
-    global _size
     with _lock:
-        old = _entries.pop(key, None)
-        if old is not None:
-            _size -= len(old.answer.body)
-        _entries[key] = entry
-        _size += len(entry.answer.body)
-        while _size > MAX_BYTES and len(_entries) > 1:
-            _, evicted = _entries.popitem(last=False)
-            _size -= len(evicted.answer.body)
+        try:
+            _entries[key] = entry
+        except ValueError:  # a body larger than the whole cache is served, never kept
+            _entries.pop(key, None)
 
 
 def current(
@@ -58,9 +58,7 @@ def current(
     key = (route, system_id)
     stamp = listener.stamp(system_id)
     with _lock:
-        entry = _entries.get(key)
-        if entry is not None:
-            _entries.move_to_end(key)
+        entry = _entries.get(key)  # now the most recently served
     if entry is not None and stamp is not None and entry.stamp == stamp:
         return entry.answer
     version = version_of(system_id)

@@ -7,9 +7,9 @@ from datetime import date, datetime, time, timedelta
 
 from django.conf import settings
 from django.contrib.syndication.views import Feed
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
-from django.utils import timezone, translation
+from django.utils import timezone
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.html import escape, linebreaks
 from django.utils.translation import gettext
@@ -27,8 +27,8 @@ from public.feed_entries import (
     current_and_upcoming,
     status_label,
 )
-from public.selectors import public_system
 from public.texts import label_colon
+from public.views import of_public_system
 from schedules.models import Action, Repeat, Schedule
 from schedules.occurrences import instant, occurrences
 from trails.enums import TrailStatus
@@ -37,13 +37,6 @@ from trails.selectors import unconfirmed_statuses
 from trails.timezones import zone_of
 
 FEED_MAX_AGE = 60
-
-
-def _public_or_404(system_id: str) -> TrailSystem:
-    system = public_system(system_id)
-    if system is None:
-        raise Http404("No public trail map at this address.")
-    return system
 
 
 def _absolute(path: str) -> str:
@@ -58,14 +51,9 @@ class SystemAtomFeed(Feed):
     def __call__(self, request, *args, **kwargs):
         return readable_from_any_origin(super().__call__(request, *args, **kwargs))
 
-    def get_object(self, request: HttpRequest, system_id: str) -> TrailSystem:
-        system = _public_or_404(system_id)
+    def get_object(self, request: HttpRequest, system: TrailSystem) -> TrailSystem:
         system.feed_zone = zone_of(system)
         return system
-
-    def get_feed(self, obj: TrailSystem, request: HttpRequest):
-        with translation.override(obj.language):  # the feed's xml:lang
-            return super().get_feed(obj, request)
 
     def title(self, system: TrailSystem) -> str:
         return gettext("%(name)s: trail status and updates") % {"name": system.name}
@@ -110,7 +98,10 @@ class SystemAtomFeed(Feed):
         return max(entry.updated, entry.published)
 
 
-atom_view = require_GET(cache_control(public=True, max_age=FEED_MAX_AGE)(SystemAtomFeed()))
+# In the system's language, which is the feed's xml:lang.
+atom_view = require_GET(
+    cache_control(public=True, max_age=FEED_MAX_AGE)(of_public_system(SystemAtomFeed()))
+)
 
 
 # iCalendar
@@ -208,10 +199,9 @@ def _calendar(system: TrailSystem) -> Calendar:
 
 @require_GET
 @cache_control(public=True, max_age=FEED_MAX_AGE)
-def calendar_view(request: HttpRequest, system_id: str) -> HttpResponse:
-    system = _public_or_404(system_id)
-    with translation.override(system.language):
-        calendar = _calendar(system)
+@of_public_system
+def calendar_view(request: HttpRequest, system: TrailSystem) -> HttpResponse:
+    calendar = _calendar(system)
     response = HttpResponse(calendar.to_ical(), content_type="text/calendar; charset=utf-8")
     response["Content-Disposition"] = f'inline; filename="{system.pk}.ics"'
     return readable_from_any_origin(response)
@@ -222,8 +212,8 @@ def calendar_view(request: HttpRequest, system_id: str) -> HttpResponse:
 
 @require_GET
 @cache_control(public=True, max_age=FEED_MAX_AGE)
-def schedules_json_view(request: HttpRequest, system_id: str) -> JsonResponse:
-    system = _public_or_404(system_id)
+@of_public_system
+def schedules_json_view(request: HttpRequest, system: TrailSystem) -> JsonResponse:
     changes = current_and_upcoming(system)
     body = {
         "trailSystemId": system.pk,
@@ -249,11 +239,11 @@ def schedules_json_view(request: HttpRequest, system_id: str) -> JsonResponse:
 
 @require_GET
 @cache_control(public=True, max_age=FEED_MAX_AGE)
-def confirmations_json_view(request: HttpRequest, system_id: str) -> JsonResponse:
+@of_public_system
+def confirmations_json_view(request: HttpRequest, system: TrailSystem) -> JsonResponse:
     """The trails whose status nobody confirmed within the system's `unconfirmedAfterHours`
     (none while it is off), each with when it was last confirmed (null: never). Apart from the
     published file, whose shape is fixed, and which a confirmation does not recompile."""
-    system = _public_or_404(system_id)
     unconfirmed = unconfirmed_statuses(system, now=timezone.now())
     body = {
         "trailSystemId": system.pk,

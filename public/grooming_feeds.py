@@ -10,7 +10,9 @@ from django.views.decorators.http import require_GET
 from core.dates import iso_ms
 from core.preflight import readable_from_any_origin
 from grooming import selectors
-from public.feeds import FEED_MAX_AGE, _public_or_404
+from public.feeds import FEED_MAX_AGE
+from public.views import of_public_system
+from trails.models import TrailSystem
 from trails.timezones import zone_name, zone_of
 from updates.types import SURFACE_CONDITION_CATALOG
 
@@ -20,10 +22,10 @@ GROOMERS_MAX_AGE = 5
 
 @require_GET
 @cache_control(public=True, max_age=FEED_MAX_AGE)
-def grooming_json_view(request: HttpRequest, system_id: str) -> JsonResponse:
+@of_public_system
+def grooming_json_view(request: HttpRequest, system: TrailSystem) -> JsonResponse:
     """Every trail ever groomed: when, with which condition (in the system's language), and
     its bucket of time since groomed in the system's time zone."""
-    system = _public_or_404(system_id)
     zone, now = zone_of(system), timezone.now()
     trails = []
     for entry in selectors.last_groomed(system.pk):
@@ -45,9 +47,9 @@ def grooming_json_view(request: HttpRequest, system_id: str) -> JsonResponse:
 
 @require_GET
 @cache_control(public=True, max_age=GROOMERS_MAX_AGE)
-def groomers_json_view(request: HttpRequest, system_id: str) -> JsonResponse:
+@of_public_system
+def groomers_json_view(request: HttpRequest, system: TrailSystem) -> JsonResponse:
     """The machines grooming now (name and last position); `[]` unless `groomersLive`."""
-    system = _public_or_404(system_id)
     groomers = [groomer.document() for groomer in selectors.groomers_now(system)]
     body = {"trailSystemId": system.pk, "groomers": groomers}
     return readable_from_any_origin(JsonResponse(body))

@@ -10,7 +10,6 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils import translation
 from django.utils.translation import gettext, ngettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
@@ -19,8 +18,7 @@ from core import ratelimit
 from core.clients import counted_client
 from core.errors import Invalid
 from public.report_texts import categories
-from public.selectors import public_system
-from public.views import not_found
+from public.views import of_public_system
 from reports.metrics import reports_received, reports_refused
 from reports.photos import PHOTO_BYTES_MAX, PhotoRefused
 from reports.services import ReportsPaused, file_report
@@ -156,17 +154,10 @@ def _refused(request: HttpRequest, system: TrailSystem, refusal: Refusal) -> Htt
 
 @csrf_exempt
 @require_http_methods(["GET", "HEAD", "POST"])
-def report_view(request: HttpRequest, system_id: str) -> HttpResponse:
+@of_public_system
+def report_view(request: HttpRequest, system: TrailSystem) -> HttpResponse:
     """GET: the form as a page of its own (without script); POST: file the report. In the
     system's language, its answers included."""
-    system = public_system(system_id)
-    if system is None:
-        return not_found(request)
-    with translation.override(system.language):
-        return _report(request, system)
-
-
-def _report(request: HttpRequest, system: TrailSystem) -> HttpResponse:
     if request.method != "POST":
         return render(request, "public/report.html", _form_context(request, system))
     try:

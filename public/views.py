@@ -5,6 +5,7 @@ script element, so a strict Content-Security-Policy holds. The embeds may be fra
 site; every other page keeps the site-wide X-Frame-Options.
 """
 
+from functools import wraps
 from urllib.parse import urlsplit
 
 import phonenumbers
@@ -119,6 +120,21 @@ def page_not_found(request: HttpRequest) -> HttpResponse:
     return render(request, "public/message.html", context, status=404)
 
 
+def of_public_system(view):
+    """A page of one system on the public map: the view gets the system (not its id) and
+    speaks the system's language; an id that is not on the map gets the not-found page."""
+
+    @wraps(view)
+    def page(request: HttpRequest, system_id: str, **kwargs) -> HttpResponse:
+        system = public_system(system_id)
+        if system is None:
+            return not_found(request)
+        with translation.override(system.language):
+            return view(request, system, **kwargs)
+
+    return page
+
+
 def server_error() -> HttpResponse:
     """handler500's page, rendered without the request: the database may be what failed."""
     context = _message(
@@ -159,20 +175,16 @@ def _map_config(system: TrailSystem) -> dict:
     }
 
 
-def _map_page(request: HttpRequest, system_id: str, *, embed: bool) -> HttpResponse:
-    system = public_system(system_id)
-    if system is None:
-        return not_found(request)
-    with translation.override(system.language):
-        context = {
-            "system": system,
-            "embed": embed,
-            "title": map_title(system.name),
-            "config": _map_config(system),
-            "list_url": reverse("public-embed-list", args=[system.pk]),
-            "sms": sms_sign_up_state(system) if not embed else "",
-        }
-        return _allow_map_sources(render(request, "public/map.html", context))
+def _map_page(request: HttpRequest, system: TrailSystem, *, embed: bool) -> HttpResponse:
+    context = {
+        "system": system,
+        "embed": embed,
+        "title": map_title(system.name),
+        "config": _map_config(system),
+        "list_url": reverse("public-embed-list", args=[system.pk]),
+        "sms": sms_sign_up_state(system) if not embed else "",
+    }
+    return _allow_map_sources(render(request, "public/map.html", context))
 
 
 @require_GET
@@ -183,14 +195,16 @@ def index_view(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-def map_view(request: HttpRequest, system_id: str) -> HttpResponse:
-    return _map_page(request, system_id, embed=False)
+@of_public_system
+def map_view(request: HttpRequest, system: TrailSystem) -> HttpResponse:
+    return _map_page(request, system, embed=False)
 
 
 @require_GET
 @frameable
-def embed_view(request: HttpRequest, system_id: str) -> HttpResponse:
-    return _map_page(request, system_id, embed=True)
+@of_public_system
+def embed_view(request: HttpRequest, system: TrailSystem) -> HttpResponse:
+    return _map_page(request, system, embed=True)
 
 
 def every_activity_closed(trail: dict) -> bool:
@@ -207,17 +221,10 @@ def every_activity_closed(trail: dict) -> bool:
 @require_GET
 @frameable
 @cache_control(public=True, max_age=60)
-def embed_list_view(request: HttpRequest, system_id: str) -> HttpResponse:
+@of_public_system
+def embed_list_view(request: HttpRequest, system: TrailSystem) -> HttpResponse:
     """The status table; its script follows the live stream and, on a change, swaps in the
     table of this same page read again (one renderer: the template)."""
-    system = public_system(system_id)
-    if system is None:
-        return not_found(request)
-    with translation.override(system.language):
-        return _embed_list(request, system)
-
-
-def _embed_list(request: HttpRequest, system: TrailSystem) -> HttpResponse:
     now = timezone.now()
     unconfirmed = unconfirmed_statuses(system, now=now)
     trails = [
@@ -380,16 +387,9 @@ def _too_many(request: HttpRequest, system: TrailSystem) -> HttpResponse:
 
 
 @require_POST
-def subscribe_view(request: HttpRequest, system_id: str) -> HttpResponse:
+@of_public_system
+def subscribe_view(request: HttpRequest, system: TrailSystem) -> HttpResponse:
     """The map's form. Whatever the contact's state, the answer is the same page."""
-    system = public_system(system_id)
-    if system is None:
-        return not_found(request)
-    with translation.override(system.language):
-        return _subscribe(request, system)
-
-
-def _subscribe(request: HttpRequest, system: TrailSystem) -> HttpResponse:
     email, phone = request.POST.get("email", ""), request.POST.get("phone", "")
     context = {"system": system, "email": email, "phone": phone}
     try:
@@ -540,10 +540,8 @@ def unsubscribe_view(request: HttpRequest, token: str) -> HttpResponse:
 
 
 @require_POST
-def confirm_code_view(request: HttpRequest, system_id: str) -> HttpResponse:
-    system = public_system(system_id)
-    if system is None:
-        return not_found(request)
+@of_public_system
+def confirm_code_view(request: HttpRequest, system: TrailSystem) -> HttpResponse:
     if not ratelimit.allow(
         "subscribe-code",
         counted_client(request),

@@ -15,13 +15,14 @@ import hashlib
 import logging
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from operator import attrgetter
 
 import orjson
+from cachetools import LRUCache
 from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import connection, transaction
@@ -127,7 +128,8 @@ class KeptCompiles:
     features and encoded points from its last compile in this process, with the database
     snapshot it read after: the next compile reads only the trails the change log names since
     that snapshot and encodes only the trails whose key changed (and the points if any
-    changed). Least recently compiled systems leave first beyond MAX_BYTES; a process starts
+    changed). Least recently compiled systems leave first beyond MAX_BYTES (a system larger
+    than that is not kept); a process starts
     empty, so its first compile of a system is a full one, and a deploy never reuses another
     version's bytes. A kept compile older than TRUSTED_SECONDS is not used: the log is pruned
     after a day."""
@@ -137,9 +139,10 @@ class KeptCompiles:
     TRUSTED_SECONDS = 3600.0
 
     def __init__(self) -> None:
-        self._systems: OrderedDict[str, _KeptSystem] = OrderedDict()
-        self._size = 0
-        self._lock = threading.Lock()
+        self._systems: LRUCache[str, _KeptSystem] = LRUCache(
+            self.MAX_BYTES, getsizeof=attrgetter("size")
+        )
+        self._lock = threading.Lock()  # the cache is not thread-safe
 
     def get(self, system_id: str) -> _KeptSystem | None:
         with self._lock:
@@ -169,21 +172,15 @@ class KeptCompiles:
             size,
         )
         with self._lock:
-            self._drop(system_id)
-            self._systems[system_id] = kept
-            self._size += size
-            while self._size > self.MAX_BYTES and len(self._systems) > 1:
-                self._drop(next(iter(self._systems)))
+            try:
+                self._systems[system_id] = kept
+            except ValueError:  # larger than MAX_BYTES alone
+                self._systems.pop(system_id, None)
 
     def forget(self, system_id: str) -> None:
         """The next compile of the system in this process is a full one (benchmarks)."""
         with self._lock:
-            self._drop(system_id)
-
-    def _drop(self, system_id: str) -> None:
-        dropped = self._systems.pop(system_id, None)
-        if dropped is not None:
-            self._size -= dropped.size
+            self._systems.pop(system_id, None)
 
 
 kept_compiles = KeptCompiles()

@@ -54,9 +54,3 @@ def report_or_404(report_id: str) -> Report:
     if report is None:
         raise NotFound("report_not_found", f"No report {report_id!r}.")
     return report
-
-
-def new_report_count(system: TrailSystem) -> int:
-    return Report.objects.filter(
-        trail_system=system, duplicate_of__isnull=True, state="new"
-    ).count()

@@ -113,8 +113,3 @@ def record_trail_change(
 ) -> None:
     """Record one change of a trail or of one of its activities (nothing when old == new)."""
     save_changes([trail_change(trail, actor, field, old, new, activity)])
-
-
-def record_point_change(*, point: Point, actor: Actor, field: str, old, new) -> None:
-    """Record one change of a point (nothing when old == new)."""
-    save_changes([point_change(point, actor, field, old, new)])

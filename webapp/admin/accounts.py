@@ -52,8 +52,7 @@ class UserAdmin(DeleteThroughService, ServiceAdmin):
             change_account(user=obj, **self.changed_fields(form))
             return
         user = create_account(**form.cleaned_data)
-        obj.pk = user.pk
-        obj._state.adding = False
+        self.stand_for(obj, user)
 
 
 ACCESS_LABELS = {"write": _("Read and write"), "read": _("Read only")}

@@ -85,6 +85,14 @@ class ServiceAdmin(RoleScopedAdmin):
         """What the person changed, as the services take it."""
         return {name: form.cleaned_data[name] for name in form.changed_data}
 
+    @staticmethod
+    def stand_for(obj, created) -> None:
+        """The admin's unsaved object becomes the row a service created: Django's admin reads
+        its pk and adding state after `save_model` for the log entry, the message and the
+        redirect, and the service, not the admin, saved the row."""
+        obj.pk = created.pk
+        obj._state.adding = False
+
 
 class RefusedForm(forms.BaseForm):
     """A form a service refused: the refusal is its error (webapp.refusals), so it is invalid."""

@@ -243,8 +243,7 @@ class ScheduleAdmin(TrailPickerMixin, DeleteThroughService, ServiceAdmin):
         schedule = services.create_schedule(
             system=form.cleaned_data["trail_system"], **fields, actor=web_actor(request)
         )
-        obj.pk = schedule.pk
-        obj._state.adding = False
+        self.stand_for(obj, schedule)
 
     def save_related(self, request, form, formsets, change):
         """The service has set the schedule's trails."""

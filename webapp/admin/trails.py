@@ -219,8 +219,7 @@ class TrailSystemAdmin(StatusHistoryMixin, DeleteThroughService, ServiceAdmin):
             actor=web_actor(request),
             **fields,
         )
-        obj.pk = system.pk
-        obj._state.adding = False
+        self.stand_for(obj, system)
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         form = super().get_form(request, obj, change, **kwargs)
@@ -519,8 +518,7 @@ class TrailAdmin(StatusHistoryMixin, ToTrashAdmin, ServiceAdmin):
             actor=web_actor(request),
             activity_list=activities or (),
         )
-        form.instance.pk = trail.pk
-        form.instance._state.adding = False
+        self.stand_for(form.instance, trail)
 
     def construct_change_message(self, request, form, formsets, add=False):
         """The trail's own fields; the inline is written by the service, not by its formset."""
@@ -556,8 +554,7 @@ class PointAdmin(StatusHistoryMixin, ToTrashAdmin, ServiceAdmin):
         point = services.create_point(
             system=fields.pop("trail_system"), **fields, actor=web_actor(request)
         )
-        obj.pk = point.pk
-        obj._state.adding = False
+        self.stand_for(obj, point)
 
 
 class TrashAdmin(SystemLinkOnViewMixin, BulkDeleteThroughService):

@@ -207,8 +207,7 @@ class UpdateAdmin(TrailPickerMixin, DeleteThroughService, ServiceAdmin):
             actor=web_actor(request),
             source=Update.Source.WEB,
         )
-        obj.pk = update.pk
-        obj._state.adding = False
+        self.stand_for(obj, update)
 
     def save_related(self, request, form, formsets, change):
         """The service has set the update's trails."""
@@ -231,7 +230,7 @@ class SubscriberForm(forms.ModelForm):
                     cleaned["trail_system"],
                     email=cleaned.get("email", ""),
                     phone=cleaned.get("phone", ""),
-                    exclude_id=None if self.instance._state.adding else self.instance.pk,
+                    exclude_id=self.instance.pk,
                 )
             except ValidationError as error:
                 raise ValidationError(error.messages) from None
@@ -312,8 +311,7 @@ class SubscriberAdmin(SystemLinkOnViewMixin, DeleteThroughService, ServiceAdmin)
             change_subscriber(
                 subscriber=created, unsubscribed_on=form.cleaned_data["unsubscribed_on"]
             )
-        obj.pk = created.pk
-        obj._state.adding = False
+        self.stand_for(obj, created)
 
 
 @admin.register(Delivery)

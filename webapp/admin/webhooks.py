@@ -146,8 +146,7 @@ class WebhookEndpointAdmin(DeleteThroughService, ServiceAdmin):
             active=data["active"],
             actor=web_actor(request),
         )
-        obj.pk = created.endpoint.pk
-        obj._state.adding = False
+        self.stand_for(obj, created.endpoint)
         request.new_webhook_secret = created.secret
 
     def response_add(self, request, obj, post_url_continue=None):

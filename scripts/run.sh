@@ -58,14 +58,14 @@ if [ -n "${DATABASE_URL:-}" ] && [ -n "${REDIS_URL:-${CELERY_BROKER_URL:-}}" ]; 
   print_welcome_when_serving &
   exec .venv/bin/honcho start -f Procfile
 fi
-# Embedded default: no beat and no worker, so scheduled status changes are applied, webhooks
-# sent and retried (never inside a request), grooming sessions ended and old rider reports
-# deleted by one process beside the server, each on its own period, stopped with the server:
-# by the trap below when this script exits (the server stopped or failed to start, Ctrl-C,
-# SIGTERM), and by itself within a second when this script is gone without running the trap
-# (killed with SIGKILL): --parent.
-$py manage.py repeat apply_schedules=15 send_webhooks=1 sweep_grooming_sessions=15 \
-  purge_reports=3600 prune_trail_change_log=3600 --parent $$ &
+# Embedded default: no beat and no worker, so what beat would run (scheduled status changes
+# applied, webhooks sent and retried never inside a request, grooming sessions ended, ...) is
+# done by one process beside the server: `repeat` without arguments runs every such pass, each
+# on its own period (the list is in webapp/management/commands/repeat.py). It stops with the
+# server: by the trap below when this script exits (the server stopped or failed to start,
+# Ctrl-C, SIGTERM), and by itself within a second when this script is gone without running the
+# trap (killed with SIGKILL): --parent.
+$py manage.py repeat --parent $$ &
 background=$!
 print_welcome_when_serving &
 welcome_printer=$!

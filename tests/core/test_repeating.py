@@ -1,18 +1,21 @@
 """The embedded default's background work: `manage.py repeat` runs several repeating commands
 in one process, each on its own period, and a pass that fails stops none of them."""
 
+import json
 import os
 import shlex
 import signal
 import subprocess
 import sys
 import threading
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.utils import timezone
 
 from core.actors import Actor, Via
 from core.repeating import (
@@ -21,9 +24,16 @@ from core.repeating import (
     run_together,
     stop_when_parent_ends,
 )
+from grooming.models import GroomingSession
+from schedules.models import ScheduleRun
+from schedules.services import create_schedule
 from tests.factories import TrailFactory
-from tests.integration.conftest import embedded_default_environment, wait_for
+from tests.grooming.replay import IDLE, send_osmand_query
+from tests.integration.conftest import embedded_default_environment, terminate, wait_for
 from trails import services as trail_services
+from trails.models import Trail, TrailSystem
+from trails.timezones import zone_of
+from webapp.management.commands.repeat import EMBEDDED_DEFAULT_PASSES
 from webhooks import services as webhook_services
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -63,6 +73,71 @@ def test_a_failing_pass_stops_neither_its_own_command_nor_the_others(system, rec
         stop.set()
         background.join(timeout=30)
     assert not background.is_alive()  # stopped at once, mid-wait
+
+
+def test_make_run_starts_repeat_without_arguments_and_every_listed_pass_repeats():
+    script = (settings.BASE_DIR / "scripts" / "run.sh").read_text()
+    (line,) = [line for line in script.splitlines() if "manage.py repeat" in line]
+    assert line.split("manage.py repeat")[1].split() == ["--parent", "$$", "&"]
+    for name, every in EMBEDDED_DEFAULT_PASSES:
+        assert repeating_command(name) and every > 0
+
+
+def test_repeat_alone_sends_webhooks_applies_schedules_and_ends_grooming_sessions(
+    system, manager, client, receiver, tmp_path
+):
+    """`manage.py repeat` with no argument, as `make run` starts it beside the server (here the
+    test's): a scheduled closure is applied, an idle grooming session ended, and the webhooks
+    of both sent."""
+    target = receiver()
+    webhook_services.create_endpoint(
+        system=system,
+        url=target.url,
+        events=["trail.status_changed", "grooming.ended"],
+        actor=ACTOR,
+    )
+    trail = TrailFactory(trail_system=system, status="Open")
+    due = (timezone.now() + timedelta(seconds=2)).replace(microsecond=0)
+    create_schedule(
+        system=system,
+        trail_ids=[trail.pk],
+        status="Closed",
+        repeat="once",
+        starts_at=due.astimezone(zone_of(system)).replace(tzinfo=None),
+        actor=ACTOR,
+    )
+    TrailSystem.objects.filter(pk=system.pk).update(lat=45.69, lng=-113.95)
+    tracker = manager.post(
+        f"/api/v1/trail-systems/{system.pk}/trackers", {"name": "PistenBully"}, "json"
+    ).json()
+    position = (-113.95, 45.69, timezone.now())
+    assert send_osmand_query(client, tracker["secret"], position).status_code == 200
+    # Its last position came 16 minutes ago, as if the machine had stopped then.
+    assert GroomingSession.objects.filter(ended_on=None).update(
+        last_received_on=timezone.now() - IDLE
+    )
+
+    log = tmp_path / "repeat.log"
+    with open(log, "wb") as output:
+        process = subprocess.Popen(
+            [sys.executable, "manage.py", "repeat"],
+            env=embedded_default_environment(),
+            cwd=settings.BASE_DIR,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        sent = target.wait_for(2, timeout=60)  # each pass within 15 s, sent within 1 s more
+        events = {json.loads(webhook.body)["type"]: json.loads(webhook.body) for webhook in sent}
+        assert events["trail.status_changed"]["data"]["trailId"] == trail.pk
+        assert events["grooming.ended"]["data"]["trackerId"] == tracker["id"]
+        assert Trail.objects.get(pk=trail.pk).status == "Closed"
+        assert ScheduleRun.objects.filter(schedule__trail_system=system).count() == 1
+        # Near no trail, the ended session leaves no pass (its session goes with it).
+        assert not GroomingSession.objects.filter(ended_on=None).exists()
+    finally:
+        terminate(process)
+    assert "Traceback" not in log.read_text()
 
 
 def test_only_repeating_commands_with_a_period_are_taken():

@@ -1,6 +1,6 @@
 """The embedded default (no broker: tasks in-process): a manager's write never waits for a
 webhook receiver, and the background process `make run` starts beside the server
-(`manage.py repeat ... send_webhooks=1 ...`) sends and retries on the documented schedule."""
+(`manage.py repeat`) sends and retries on the documented schedule."""
 
 import subprocess
 import sys
@@ -21,22 +21,15 @@ EVENTS = ["trail.status_changed"]
 ACTOR = Actor("manager", Via.WEB_APP)
 
 
-def make_run_loops() -> list[str]:
-    """The loops scripts/run.sh gives `manage.py repeat` (its COMMAND=SECONDS arguments, not
-    the pid it watches): what `make run` starts."""
-    script = (settings.BASE_DIR / "scripts" / "run.sh").read_text().replace("\\\n", " ")
-    (line,) = [line for line in script.splitlines() if "manage.py repeat " in line]
-    return [word for word in line.partition("manage.py repeat ")[2].split() if "=" in word]
-
-
 @pytest.fixture
 def background_loop(tmp_path):
-    """The embedded default's background process as `make run` starts it (scripts/run.sh):
-    a process of its own on this test's database, with no broker."""
+    """The embedded default's background process as `make run` starts it (scripts/run.sh,
+    `manage.py repeat` without arguments): a process of its own on this test's database, with
+    no broker."""
     log = tmp_path / "repeat.log"
     with open(log, "wb") as output:
         process = subprocess.Popen(
-            [sys.executable, "manage.py", "repeat", *make_run_loops()],
+            [sys.executable, "manage.py", "repeat"],
             env=embedded_default_environment(),
             cwd=settings.BASE_DIR,
             stdout=output,

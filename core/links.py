@@ -2,6 +2,10 @@
 
 import re
 from collections.abc import Mapping
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.urls import reverse
 
 from core.errors import Invalid
 from core.names import camel
@@ -24,3 +28,10 @@ def check_links(fields: Mapping, *names: str) -> None:
         url = fields.get(name)
         if url and not is_http_url(url):
             raise Invalid("invalid_field", "must be an http:// or https:// URL.", field=camel(name))
+
+
+def absolute(url_name: str, *args: object, query: Mapping[str, str] | None = None) -> str:
+    """The address of one of the site's routes as people open it from a message, a feed or
+    another site: PUBLIC_BASE_URL, the route's path, and `query` when given."""
+    url = settings.PUBLIC_BASE_URL + reverse(url_name, args=args)
+    return f"{url}?{urlencode(query)}" if query else url

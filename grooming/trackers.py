@@ -7,13 +7,13 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
 from core.actors import Actor
 from core.errors import Invalid, NotFound
+from core.links import absolute
 from grooming.models import GroomingSession, Tracker
 from grooming.services import DEFAULT_CONDITION
 from grooming.sessions import end_running_session
@@ -50,7 +50,7 @@ def tracking_addresses(secret: str) -> dict:
     """Where each app sends positions: Traccar Client's server URL (it adds the secret as
     `id`, or `device_id` in its JSON), OsmAnd's and GPSLogger's URL templates, OwnTracks' URL
     (the secret is its HTTP Basic password)."""
-    osmand = f"{settings.PUBLIC_BASE_URL}/track/osmand?id={secret}"
+    osmand = absolute("track-osmand", query={"id": secret})
     return {
         "tracking_url": osmand,
         "url_templates": {
@@ -59,7 +59,7 @@ def tracking_addresses(secret: str) -> dict:
             "gpslogger": osmand + "&lat=%LAT&lon=%LON&timestamp=%TIMESTAMP&accuracy=%ACC"
             "&altitude=%ALT&speed=%SPD&bearing=%DIR",
         },
-        "owntracks_url": f"{settings.PUBLIC_BASE_URL}/track/owntracks",
+        "owntracks_url": absolute("track-owntracks"),
     }
 
 

@@ -2,11 +2,11 @@
 
 from dataclasses import dataclass
 
-from django.conf import settings
 from django.utils import translation
 from django.utils.html import format_html
 from django.utils.translation import gettext
 
+from core.links import absolute
 from public.texts import map_title
 from trails.models import TrailSystem
 
@@ -23,7 +23,6 @@ def embed_snippets(system: TrailSystem, label_language: str = "") -> list[EmbedS
     The iframes speak the system's language; the labels the reader's (`label_language`, by
     default the system's too).
     """
-    base = settings.PUBLIC_BASE_URL
     frame = (
         '<iframe src="{}" title="{}" width="100%" height="{}" loading="lazy" '
         'style="border:0"></iframe>'
@@ -33,10 +32,10 @@ def embed_snippets(system: TrailSystem, label_language: str = "") -> list[EmbedS
     with translation.override(label_language or system.language):
         return [
             EmbedSnippet(
-                gettext("Map"), format_html(frame, f"{base}/embed/{system.pk}", title, 500)
+                gettext("Map"), format_html(frame, absolute("public-embed", system.pk), title, 500)
             ),
             EmbedSnippet(
                 gettext("Status list"),
-                format_html(frame, f"{base}/embed/{system.pk}/list", system.name, 400),
+                format_html(frame, absolute("public-embed-list", system.pk), system.name, 400),
             ),
         ]

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET
 from icalendar import Calendar, Event
 
 from core.dates import iso_ms
+from core.links import absolute
 from core.preflight import readable_from_any_origin
 from public.feed_entries import (
     Entry,
@@ -37,10 +38,6 @@ from trails.selectors import unconfirmed_statuses
 from trails.timezones import zone_of
 
 FEED_MAX_AGE = 60
-
-
-def _absolute(path: str) -> str:
-    return settings.PUBLIC_BASE_URL + path
 
 
 class SystemAtomFeed(Feed):
@@ -68,7 +65,7 @@ class SystemAtomFeed(Feed):
         return reverse("feed-atom", args=[system.pk])
 
     def feed_guid(self, system: TrailSystem) -> str:
-        return _absolute(reverse("feed-atom", args=[system.pk]))
+        return absolute("feed-atom", system.pk)
 
     def author_name(self, system: TrailSystem) -> str:
         return system.name
@@ -87,7 +84,7 @@ class SystemAtomFeed(Feed):
         return reverse("public-map", args=[entry.system_id])
 
     def item_guid(self, entry: Entry) -> str:
-        return f"{_absolute(reverse('public-map', args=[entry.system_id]))}#{entry.key}"
+        return f"{absolute('public-map', entry.system_id)}#{entry.key}"
 
     item_guid_is_permalink = False
 
@@ -154,7 +151,7 @@ def _closure_event(schedule: Schedule, system: TrailSystem) -> Event:
         description.append(gettext("Until further notice."))
     if description:
         event.add("description", "\n".join(description))
-    event.add("url", _absolute(reverse("public-map", args=[system.pk])))
+    event.add("url", absolute("public-map", system.pk))
     if daily:
         rule = {"freq": "daily"}
         if schedule.last_date:

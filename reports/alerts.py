@@ -2,18 +2,13 @@
 place and nearest trail, and a link to the system's Reports page (never the reporter's
 address or photo: the page shows those to whoever may see them), in the system's language."""
 
-import logging
-
-from django.conf import settings
-from django.core import mail
 from django.utils import translation
 
-from core.messages import render_message, subject_line
+from core.links import absolute
+from core.messages import send_email
 from reports.models import Report, ReportAlert
 from trails.enums import Role
 from trails.selectors import role_for
-
-logger = logging.getLogger(__name__)
 
 
 def alert_administrators(report_id: str) -> int:
@@ -38,22 +33,10 @@ def alert_administrators(report_id: str) -> int:
         "description": report.description,
         "trail_name": report.trail.name if report.trail else "",
         "metres": round(report.trail_distance_km * 1000) if report.trail_distance_km else None,
-        "reports_url": f"{settings.PUBLIC_BASE_URL}/admin/trail-systems/{system.pk}/reports/",
+        "reports_url": absolute("admin:trail_system_reports", system.pk),
     }
-    subject, body = (
-        render_message(f"reports/{name}", context, language=system.language)
-        for name in ("alert_subject.txt", "alert_email.txt")
+    # One message per Administrator: none sees another's address.
+    return sum(
+        send_email("reports/alert", context, [address], language=system.language, about=report.pk)
+        for address in recipients
     )
-    sent = 0
-    for address in recipients:
-        try:
-            mail.send_mail(
-                subject_line(subject),
-                body,
-                None,
-                [address],
-            )
-            sent += 1
-        except Exception:
-            logger.exception("Report alert of %s to an Administrator failed", report.pk)
-    return sent

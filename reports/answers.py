@@ -2,16 +2,11 @@
 address is claimed (answered_on) in the database before its message is sent, so a retried
 task never sends twice; an address is used for nothing else. In the system's language."""
 
-import logging
-
-from django.core import mail
 from django.db.models import Q
 from django.utils import timezone, translation
 
-from core.messages import render_message, subject_line
+from core.messages import send_email
 from reports.models import Report, State
-
-logger = logging.getLogger(__name__)
 
 
 def _claim(group_id: str) -> list[Report]:
@@ -49,18 +44,7 @@ def answer_group(group_id: str) -> int:
             "received_on": report.created_on,
             "note": group.note,
         }
-        try:
-            mail.send_mail(
-                subject_line(
-                    render_message(
-                        "reports/resolved_subject.txt", context, language=system.language
-                    )
-                ),
-                render_message("reports/resolved_email.txt", context, language=system.language),
-                None,
-                [report.email],
-            )
-            sent += 1
-        except Exception:
-            logger.exception("Resolution e-mail of report %s failed", report.pk)
+        sent += send_email(
+            "reports/resolved", context, [report.email], language=system.language, about=report.pk
+        )
     return sent

@@ -12,14 +12,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from django.conf import settings
-from django.core import mail
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
 
-from core.messages import render_message, subject_line
+from core.links import absolute
+from core.messages import render_message, send_email
 from trails.countries import sms_countries
 from trails.models import TrailSystem
 from updates import sms, sms_budget
@@ -52,7 +51,7 @@ class Confirmation:
 
 
 def confirmation_url(token: str) -> str:
-    return f"{settings.PUBLIC_BASE_URL}/subscribe/confirm/{token}"
+    return absolute("subscribe-confirm", token)
 
 
 def _code_digest(pending_id: str, code: str) -> str:
@@ -130,23 +129,19 @@ def _send_confirmations(pending: PendingSubscription, token: str, code: str) -> 
         "code": code,
     }
 
-    def part(name: str) -> str:
-        return render_message(f"subscriptions/{name}", context, language=system.language)
-
     if token:
-        try:
-            mail.send_mail(
-                subject_line(part("confirm_subject.txt")),
-                part("confirm_email.txt"),
-                None,
-                [pending.email],
-            )
-        except Exception:
-            logger.exception("Confirmation e-mail for pending subscription %s failed", pending.pk)
+        send_email(
+            "subscriptions/confirm",
+            context,
+            [pending.email],
+            language=system.language,
+            about=pending.pk,
+        )
     if code:
         context["system_name"] = sms_name(system.name)
+        text = render_message("subscriptions/confirm_sms.txt", context, language=system.language)
         try:
-            sms.send_sms(pending.phone, part("confirm_sms.txt"))
+            sms.send_sms(pending.phone, text)
         except Exception:
             logger.exception("Confirmation SMS for pending subscription %s failed", pending.pk)
 

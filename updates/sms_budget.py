@@ -10,22 +10,19 @@ system's Administrators get one e-mail that day; trails_sms_confirmations_refuse
 the refusals. Notifications to confirmed subscribers are never capped.
 """
 
-import logging
 from datetime import UTC, date, datetime, time, timedelta
 
 from django.conf import settings
-from django.core import mail
 from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
 from core import ratelimit
-from core.messages import render_message, subject_line
+from core.links import absolute
+from core.messages import send_email
 from trails.models import TrailSystem
 from trails.selectors import administrators_emails
 from updates.metrics import sms_confirmations_refused
-
-logger = logging.getLogger(__name__)
 
 SYSTEM_SCOPE = "sms-confirmations-system"
 SITE_SCOPE = "sms-confirmations-site"
@@ -95,18 +92,8 @@ def tell_administrators(system: TrailSystem, spent: str) -> None:
         "system_name": system.name,
         "site_wide": spent == SITE,
         "budget": budget,
-        "settings_url": f"{settings.PUBLIC_BASE_URL}/admin/trails/trailsystem/{system.pk}/change/",
+        "settings_url": absolute("admin:trails_trailsystem_change", system.pk),
     }
-
-    def part(name: str) -> str:
-        return render_message(f"subscriptions/{name}", context, language=system.language)
-
-    try:
-        mail.send_mail(
-            subject_line(part("sms_paused_subject.txt")),
-            part("sms_paused.txt"),
-            None,
-            recipients,
-        )
-    except Exception:
-        logger.exception("The SMS budget e-mail to the Administrators of %s failed", system.pk)
+    send_email(
+        "subscriptions/sms_paused", context, recipients, language=system.language, about=system.pk
+    )

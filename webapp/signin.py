@@ -27,6 +27,7 @@ from sesame.utils import get_token
 from apikeys.models import User
 from core import ratelimit
 from core.clients import counted_client
+from core.links import absolute
 
 LINK_MINUTES = settings.SESAME_MAX_AGE // 60
 
@@ -127,7 +128,7 @@ def token_login(request: HttpRequest) -> HttpResponse:
 def signin_link(user: User, next_url: str = "") -> str:
     """A one-time address that signs `user` in (valid SESAME_MAX_AGE seconds)."""
     query = {"sesame": get_token(user), **({"next": next_url} if next_url else {})}
-    return f"{settings.PUBLIC_BASE_URL}{reverse('admin:login_link_use')}?{urlencode(query)}"
+    return absolute("admin:login_link_use", query=query)
 
 
 def send_signin_link(user: User, next_url: str = "") -> None:

@@ -2,7 +2,6 @@
 
 import segno
 from django import forms
-from django.conf import settings
 from django.contrib import messages
 from django.core.files.storage import default_storage
 from django.db.models import Q
@@ -13,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from apikeys.services import invite_member
 from core.errors import DomainError
+from core.links import absolute
 from publishing.models import CompileRequest
 from trails.enums import Role, TrailType, role_label
 from trails.importing import InvalidInput, validate_role
@@ -36,7 +36,7 @@ def system_or_404(request, system_id: str, who: str) -> TrailSystem:
 
 
 def public_map_url(system: TrailSystem) -> str:
-    return f"{settings.PUBLIC_BASE_URL}/map/{system.pk}"
+    return absolute("public-map", system.pk)
 
 
 def last_compile(system: TrailSystem) -> CompileRequest | None:

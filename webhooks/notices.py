@@ -3,23 +3,12 @@ failures, in the system's language (templates/webhooks/)."""
 
 import logging
 
-from django.conf import settings
-from django.core import mail
-from django.urls import NoReverseMatch, reverse
-
-from core.messages import render_message, subject_line
+from core.links import absolute
+from core.messages import send_email
 from trails.selectors import administrators_emails
 from webhooks.models import WebhookEndpoint
 
 logger = logging.getLogger(__name__)
-
-
-def endpoint_page(endpoint: WebhookEndpoint) -> str:
-    try:
-        path = reverse("admin:webhooks_webhookendpoint_change", args=[endpoint.pk])
-    except NoReverseMatch:  # no web app in this process
-        path = "/admin/"
-    return f"{settings.PUBLIC_BASE_URL}{path}"
 
 
 def tell_paused(endpoint_id: str) -> int:
@@ -35,16 +24,12 @@ def tell_paused(endpoint_id: str) -> int:
     context = {
         "system_name": system.name,
         "url": endpoint.url,
-        "page": endpoint_page(endpoint),
+        "page": absolute("admin:webhooks_webhookendpoint_change", endpoint.pk),
         "paused_on": endpoint.paused_on,
         "reason": endpoint.pause_reason,
         "failures": endpoint.failures,
     }
-
-    def part(name: str) -> str:
-        return render_message(f"webhooks/{name}", context, language=system.language)
-
-    mail.send_mail(
-        subject_line(part("paused_subject.txt")), part("paused_email.txt"), None, recipients
+    sent = send_email(
+        "webhooks/paused", context, recipients, language=system.language, about=endpoint_id
     )
-    return len(recipients)
+    return len(recipients) if sent else 0

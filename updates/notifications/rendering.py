@@ -5,11 +5,11 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.conf import settings
 from django.core import mail
 from django.utils import timezone
 from django.utils.html import escape
 
+from core.links import absolute
 from core.messages import render_message, subject_line
 from core.names import camel
 from updates import sms
@@ -28,11 +28,11 @@ DEPTH_UNITS = {"inches": "in", "centimeters": "cm"}
 
 
 def public_map_url(system_id: str) -> str:
-    return f"{settings.PUBLIC_BASE_URL}/map/{system_id}"
+    return absolute("public-map", system_id)
 
 
 def unsubscribe_url(token: str) -> str:
-    return f"{settings.PUBLIC_BASE_URL}/unsubscribe/{token}"
+    return absolute("unsubscribe", token)
 
 
 def _number(value: float) -> str:

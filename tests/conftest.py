@@ -13,7 +13,7 @@ from apikeys.tokens import mint_emulator_token
 from public import live
 from tests.factories import create_api_key
 
-pytest_plugins = ["tests.browser", "tests.webhooks.receiver"]
+pytest_plugins = ["tests.browser", "tests.embedded", "tests.webhooks.receiver"]
 
 START_HINT = {
     "PostgreSQL": "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start",

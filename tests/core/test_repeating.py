@@ -29,7 +29,7 @@ from schedules.models import ScheduleRun
 from schedules.services import create_schedule
 from tests.factories import TrailFactory
 from tests.grooming.replay import IDLE, send_osmand_query
-from tests.integration.conftest import embedded_default_environment, terminate, wait_for
+from tests.integration.conftest import embedded_default_environment, wait_for
 from trails import services as trail_services
 from trails.models import Trail, TrailSystem
 from trails.timezones import zone_of
@@ -84,7 +84,7 @@ def test_make_run_starts_repeat_without_arguments_and_every_listed_pass_repeats(
 
 
 def test_repeat_alone_sends_webhooks_applies_schedules_and_ends_grooming_sessions(
-    system, manager, client, receiver, tmp_path
+    system, manager, client, receiver, tmp_path, request
 ):
     """`manage.py repeat` with no argument, as `make run` starts it beside the server (here the
     test's): a scheduled closure is applied, an idle grooming session ended, and the webhooks
@@ -117,27 +117,16 @@ def test_repeat_alone_sends_webhooks_applies_schedules_and_ends_grooming_session
         last_received_on=timezone.now() - IDLE
     )
 
-    log = tmp_path / "repeat.log"
-    with open(log, "wb") as output:
-        process = subprocess.Popen(
-            [sys.executable, "manage.py", "repeat"],
-            env=embedded_default_environment(),
-            cwd=settings.BASE_DIR,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        sent = target.wait_for(2, timeout=60)  # each pass within 15 s, sent within 1 s more
-        events = {json.loads(webhook.body)["type"]: json.loads(webhook.body) for webhook in sent}
-        assert events["trail.status_changed"]["data"]["trailId"] == trail.pk
-        assert events["grooming.ended"]["data"]["trackerId"] == tracker["id"]
-        assert Trail.objects.get(pk=trail.pk).status == "Closed"
-        assert ScheduleRun.objects.filter(schedule__trail_system=system).count() == 1
-        # Near no trail, the ended session leaves no pass (its session goes with it).
-        assert not GroomingSession.objects.filter(ended_on=None).exists()
-    finally:
-        terminate(process)
-    assert "Traceback" not in log.read_text()
+    request.getfixturevalue("background_loop")  # started now, with everything in place
+    sent = target.wait_for(2, timeout=60)  # each pass within 15 s, sent within 1 s more
+    events = {json.loads(webhook.body)["type"]: json.loads(webhook.body) for webhook in sent}
+    assert events["trail.status_changed"]["data"]["trailId"] == trail.pk
+    assert events["grooming.ended"]["data"]["trackerId"] == tracker["id"]
+    assert Trail.objects.get(pk=trail.pk).status == "Closed"
+    assert ScheduleRun.objects.filter(schedule__trail_system=system).count() == 1
+    # Near no trail, the ended session leaves no pass (its session goes with it).
+    assert not GroomingSession.objects.filter(ended_on=None).exists()
+    assert "Traceback" not in (tmp_path / "repeat.log").read_text()
 
 
 def test_only_repeating_commands_with_a_period_are_taken():

@@ -2,8 +2,6 @@
 webhook receiver, and the background process `make run` starts beside the server
 (`manage.py repeat`) sends and retries on the documented schedule."""
 
-import subprocess
-import sys
 import time
 
 import pytest
@@ -11,7 +9,7 @@ from django.conf import settings
 
 from core.actors import Actor, Via
 from tests.factories import TrailFactory
-from tests.integration.conftest import embedded_default_environment, terminate, wait_for
+from tests.integration.conftest import wait_for
 from webhooks import services
 from webhooks.models import WebhookDelivery
 
@@ -19,24 +17,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 EVENTS = ["trail.status_changed"]
 ACTOR = Actor("manager", Via.WEB_APP)
-
-
-@pytest.fixture
-def background_loop(tmp_path):
-    """The embedded default's background process as `make run` starts it (scripts/run.sh,
-    `manage.py repeat` without arguments): a process of its own on this test's database, with
-    no broker."""
-    log = tmp_path / "repeat.log"
-    with open(log, "wb") as output:
-        process = subprocess.Popen(
-            [sys.executable, "manage.py", "repeat"],
-            env=embedded_default_environment(),
-            cwd=settings.BASE_DIR,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
-    yield process
-    terminate(process)
 
 
 @pytest.mark.serial  # measures time

@@ -1,4 +1,5 @@
-"""The management error envelope: every error is {"error": {"code", "message"}}.
+"""The management API's errors in the one envelope (core.errors.envelope): every error is
+{"error": {"code", "message"}}.
 
 One exception handler maps every error raised under /api/v1, DRF's own included, to the
 spec's codes (section 7). Anything unexpected becomes a logged 500 `internal_error` whose
@@ -14,7 +15,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
-from core.errors import DomainError, Forbidden, Invalid, NotAuthenticated, NotFound
+from core.errors import DomainError, TooMany, envelope, http_status
 from core.names import camel
 
 logger = logging.getLogger(__name__)
@@ -37,20 +38,6 @@ PASS_THROUGH_CODES = frozenset(
 UNAVAILABLE_RETRY_AFTER = 5
 # DRF's own validation codes that mean "a required field is absent".
 MISSING_CODES = frozenset({"required"})
-
-
-# The HTTP status of each kind of domain error (core.errors).
-DOMAIN_STATUS: dict[type[DomainError], int] = {
-    Invalid: status.HTTP_400_BAD_REQUEST,
-    NotFound: status.HTTP_404_NOT_FOUND,
-    Forbidden: status.HTTP_403_FORBIDDEN,
-    NotAuthenticated: status.HTTP_401_UNAUTHORIZED,
-}
-
-
-def envelope(code: str, message: str, field: str = "") -> dict:
-    """The body of an error; one about a field names it first: `expirationDate: must be ...`."""
-    return {"error": {"code": code, "message": f"{field}: {message}" if field else message}}
 
 
 def _join(path: str, key) -> str:
@@ -134,8 +121,10 @@ def api_exception_handler(exc, context) -> Response:
     """DRF's exception handler, rewritten to the spec's envelope and codes."""
     set_rollback()
     if isinstance(exc, DomainError):
-        http_status = next(code for kind, code in DOMAIN_STATUS.items() if isinstance(exc, kind))
-        return _error_response(exc.code, exc.message, http_status, exc.field)
+        response = _error_response(exc.code, exc.message, http_status(exc), exc.field)
+        if isinstance(exc, TooMany) and exc.retry_after:
+            response["Retry-After"] = str(exc.retry_after)
+        return response
     if isinstance(exc, exceptions.ValidationError):
         return _validation_response(exc)
     if isinstance(exc, exceptions.APIException):

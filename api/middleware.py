@@ -3,7 +3,7 @@
 from django.conf import settings
 from django.http import JsonResponse
 
-from api.errors import envelope
+from core.errors import envelope
 
 API_PREFIX = "/api/v1/"
 

@@ -12,8 +12,7 @@ from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerSpli
 from rest_framework.decorators import api_view, authentication_classes, permission_classes
 from rest_framework.permissions import AllowAny
 
-from api.errors import envelope
-from core.errors import Invalid, NotFound
+from core.errors import Invalid, NotFound, envelope
 
 EMPTY_SYSTEM_ID = re.compile(r"^/api/v1/trail-systems//")
 

@@ -5,8 +5,8 @@ import logging
 from django.http import HttpRequest, HttpResponse, HttpResponseNotFound, JsonResponse
 from django.middleware.gzip import GZipMiddleware
 
-from api.errors import envelope
 from api.middleware import API_PREFIX
+from core.errors import envelope
 from core.ids import CONTROL_CHARACTER
 from legacy.middleware import LEGACY_PREFIX
 

@@ -12,6 +12,7 @@ import math
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
+from core.errors import Invalid
 from core.jsdate import InvalidDate, parse_js_date
 from grooming.sessions import Position
 
@@ -20,8 +21,12 @@ MAX_BATCH = 100  # positions in one request
 MILLISECONDS_FROM = 1e11
 
 
-class MalformedPosition(ValueError):
-    """The request holds no usable position; the message says why."""
+class MalformedPosition(Invalid):
+    """The request holds no usable position; the message says why, in English: it is read by
+    whoever sets up a tracker app, in the logs of the app or of its requests."""
+
+    def __init__(self, message: str):
+        super().__init__("invalid_position", message)
 
 
 def _number(value, name: str, low: float, high: float) -> float:

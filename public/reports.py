@@ -10,20 +10,20 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.text import capfirst
 from django.utils.translation import gettext, ngettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from core import ratelimit
 from core.clients import counted_client
-from core.errors import Invalid
+from core.errors import DomainError, Forbidden, Invalid, TooLarge, TooMany, envelope, http_status
 from public.report_texts import categories
 from public.views import of_public_system
 from reports.metrics import reports_received, reports_refused
 from reports.photos import PHOTO_BYTES_MAX, PhotoRefused
 from reports.services import ReportsPaused, file_report
 from trails.models import TrailSystem
-from updates.sms_budget import seconds_to_tomorrow
 
 # The form's fields and a photo at its limit, with room for the multipart framing.
 BODY_MAX = PHOTO_BYTES_MAX + 256 * 1024
@@ -34,22 +34,6 @@ TEN_MINUTES, DAY, HOUR = 600, 86_400, 3600
 
 def _wants_json(request: HttpRequest) -> bool:
     return "application/json" in request.headers.get("Accept", "")
-
-
-def _contact(system: TrailSystem) -> str:
-    return " · ".join(c for c in (system.phone_number, system.website) if c)
-
-
-class Refusal(Exception):
-    def __init__(self, status: int, code: str, message: str, reason: str, *, retry: int = 0):
-        super().__init__(message)
-        self.status, self.code, self.message, self.reason, self.retry = (
-            status,
-            code,
-            message,
-            reason,
-            retry,
-        )
 
 
 def _form_context(request: HttpRequest, system: TrailSystem) -> dict:
@@ -75,38 +59,25 @@ def _check_bounds(request: HttpRequest) -> None:
             "report-client-day", client, limit=settings.REPORTS_PER_CLIENT_DAY, window_seconds=DAY
         )
     ):
+        reports_refused.labels("client_limit").inc()
         message = gettext("Too many reports from this connection; please try again later.")
-        raise Refusal(429, "too_many_reports", message, "client_limit", retry=600)
+        raise TooMany("too_many_reports", message, retry_after=TEN_MINUTES)
     if not ratelimit.allow(
         "report-site", "all", limit=settings.REPORTS_PER_HOUR, window_seconds=HOUR
     ):
+        reports_refused.labels("site_limit").inc()
         message = gettext("Too many reports right now; please try again later.")
-        raise Refusal(429, "too_many_reports", message, "site_limit", retry=HOUR)
+        raise TooMany("too_many_reports", message, retry_after=HOUR)
 
 
-def _paused(system: TrailSystem) -> Refusal:
-    contact = _contact(system)
-    words = {"name": system.name, "contact": contact}
-    message = (
-        gettext(
-            "%(name)s has received all the reports it can take today. Please tell the crew "
-            "directly: %(contact)s."
-        )
-        if contact
-        else gettext(
-            "%(name)s has received all the reports it can take today. Please tell the crew "
-            "directly."
-        )
-    ) % words
-    return Refusal(429, "reports_paused", message, "system_paused", retry=seconds_to_tomorrow())
-
-
-def _photo_too_large() -> Refusal:
+def _photo_too_large() -> TooLarge:
+    reports_refused.labels("too_large").inc()
     message = gettext("The photo is too large (over 8 MB); choose a smaller one.")
-    return Refusal(413, "photo_too_large", message, "too_large")
+    return TooLarge("photo_too_large", message)
 
 
 def _file(request: HttpRequest, system: TrailSystem):
+    """The report filed, or the refusal (a DomainError), counted by its reason."""
     try:
         length = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
@@ -114,10 +85,12 @@ def _file(request: HttpRequest, system: TrailSystem):
     if length > BODY_MAX:
         raise _photo_too_large()
     if request.POST.get(HONEYPOT):
-        raise Refusal(400, "refused", gettext("This report could not be accepted."), "honeypot")
+        reports_refused.labels("honeypot").inc()
+        raise Invalid("refused", gettext("This report could not be accepted."))
     if not system.reports_per_day:
+        reports_refused.labels("system_paused").inc()
         message = gettext("%(name)s does not take reports on this map.") % {"name": system.name}
-        raise Refusal(403, "reports_off", message, "system_paused")
+        raise Forbidden("reports_off", message)
     _check_bounds(request)
     upload = request.FILES.get("photo")
     if upload is not None and upload.size > PHOTO_BYTES_MAX:
@@ -128,27 +101,31 @@ def _file(request: HttpRequest, system: TrailSystem):
             photo=upload.read() if upload is not None else None,
             **{name: request.POST.get(name, "") for name in FIELDS},
         )
-    except Invalid as error:
-        raise Refusal(400, error.code, str(error), "invalid") from None
-    except PhotoRefused as error:
-        status = 413 if error.code == "photo_too_large" else 400
-        raise Refusal(status, error.code, str(error), "photo") from None
+    except PhotoRefused:
+        reports_refused.labels("photo").inc()
+        raise
     except ReportsPaused:
-        raise _paused(system) from None
+        reports_refused.labels("system_paused").inc()
+        raise
+    except Invalid:
+        reports_refused.labels("invalid").inc()
+        raise
 
 
-def _refused(request: HttpRequest, system: TrailSystem, refusal: Refusal) -> HttpResponse:
-    reports_refused.labels(refusal.reason).inc()
+def _refused(request: HttpRequest, system: TrailSystem, refusal: DomainError) -> HttpResponse:
+    """The refusal's message alone (the form shows it above the fields, without the field's
+    name), in the system's language; as JSON, in the error envelope."""
+    message = capfirst(refusal.message)
     if _wants_json(request):
-        body = {"error": {"code": refusal.code, "message": refusal.message}}
-        if refusal.code == "reports_paused":
+        body = envelope(refusal.code, message)
+        if isinstance(refusal, ReportsPaused):
             body["contact"] = {"phoneNumber": system.phone_number, "website": system.website}
-        response = JsonResponse(body, status=refusal.status)
+        response = JsonResponse(body, status=http_status(refusal))
     else:
-        context = _form_context(request, system) | {"error": refusal.message}
-        response = render(request, "public/report.html", context, status=refusal.status)
-    if refusal.retry:
-        response["Retry-After"] = str(refusal.retry)
+        context = _form_context(request, system) | {"error": message}
+        response = render(request, "public/report.html", context, status=http_status(refusal))
+    if isinstance(refusal, TooMany) and refusal.retry_after:
+        response["Retry-After"] = str(refusal.retry_after)
     return response
 
 
@@ -162,7 +139,7 @@ def report_view(request: HttpRequest, system: TrailSystem) -> HttpResponse:
         return render(request, "public/report.html", _form_context(request, system))
     try:
         filed = _file(request, system)
-    except Refusal as refusal:
+    except DomainError as refusal:
         return _refused(request, system, refusal)
     reports_received.inc()
     group = filed.group

@@ -10,7 +10,10 @@ import re
 import warnings
 from dataclasses import dataclass
 
+from django.utils.translation import gettext
 from PIL import Image, ImageOps, UnidentifiedImageError
+
+from core.errors import Invalid, TooLarge
 
 PHOTO_BYTES_MAX = 8 * 1024 * 1024
 PHOTO_SIDE_MAX = 1600  # what the map's form sends; a bigger upload is scaled down here too
@@ -24,12 +27,19 @@ _MARKUP = re.compile(r"<\s*/?\s*[a-z!?]|javascript:|\bon[a-z]+\s*=", re.IGNORECA
 _XML_CHUNKS = frozenset({"XML:com.adobe.xmp"})
 
 
-class PhotoRefused(ValueError):
-    """The upload is not a photo we keep; `code` says why (its message is the rider's)."""
+class PhotoRefused(Invalid):
+    """The upload is not a photo we keep; `code` says why (its message is the rider's, in the
+    active language)."""
 
     def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
+        super().__init__(code, message, field="photo")
+
+
+class PhotoTooLarge(PhotoRefused, TooLarge):
+    """Over PHOTO_BYTES_MAX or PHOTO_PIXELS_MAX."""
+
+    def __init__(self, message: str):
+        super().__init__("photo_too_large", message)
 
 
 @dataclass(frozen=True)
@@ -58,23 +68,26 @@ def _opened(data: bytes) -> Image.Image:
             image = Image.open(io.BytesIO(data), formats=ACCEPTED_FORMATS)
             width, height = image.size
             if width * height > PHOTO_PIXELS_MAX:
-                raise PhotoRefused(
-                    "photo_too_large",
-                    f"The photo has too many pixels ({width} x {height}); "
-                    "send one of at most 50 megapixels.",
+                raise PhotoTooLarge(
+                    gettext(
+                        "The photo has too many pixels (%(width)d x %(height)d); "
+                        "send one of at most 50 megapixels."
+                    )
+                    % {"width": width, "height": height},
                 )
             if any(_MARKUP.search(text) for text in _text_metadata(image)):
                 raise PhotoRefused(
-                    "photo_invalid", "The photo carries markup in its metadata; send another."
+                    "photo_invalid",
+                    gettext("The photo carries markup in its metadata; send another."),
                 )
             image.load()
     except PhotoRefused:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as error:
-        raise PhotoRefused("photo_too_large", "The photo has too many pixels.") from error
+        raise PhotoTooLarge(gettext("The photo has too many pixels.")) from error
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as error:
         raise PhotoRefused(
-            "photo_invalid", "The photo could not be read: send a JPEG, PNG or WebP image."
+            "photo_invalid", gettext("The photo could not be read: send a JPEG, PNG or WebP image.")
         ) from error
     return image
 
@@ -82,7 +95,7 @@ def _opened(data: bytes) -> Image.Image:
 def clean_photo(data: bytes) -> CleanPhoto:
     """The photo as we keep it, or PhotoRefused."""
     if len(data) > PHOTO_BYTES_MAX:
-        raise PhotoRefused("photo_too_large", "The photo is over 8 MB.")
+        raise PhotoTooLarge(gettext("The photo is over 8 MB."))
     image = _opened(data)
     upright = ImageOps.exif_transpose(image)
     if upright.mode != "RGB":

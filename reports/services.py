@@ -11,11 +11,12 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from core import events
 from core.actors import Actor, Via
 from core.dates import iso_ms
-from core.errors import Invalid
+from core.errors import Invalid, TooMany
 from reports import photos, storage
 from reports.models import Category, Report, ReportAlert, State
 from reports.nearest import metres_between, nearest_trail
@@ -24,6 +25,7 @@ from trails.enums import TrailStatus
 from trails.models import TrailSystem
 from trails.selectors import trails_of_system
 from trails.services import change_trail
+from updates.sms_budget import seconds_to_tomorrow
 
 DESCRIPTION_MAX = 1000  # characters: "a short description"
 NOTE_MAX = 2000
@@ -35,8 +37,25 @@ GROUP_HOURS = 24
 EMAIL_MAX = 254
 
 
-class ReportsPaused(Exception):
-    """The system has received its reportsPerDay today (UTC)."""
+class ReportsPaused(TooMany):
+    """The system has received its reportsPerDay today (UTC): the rider is told whom to tell
+    instead, and when reports open again."""
+
+    def __init__(self, system: TrailSystem):
+        contact = " · ".join(c for c in (system.phone_number, system.website) if c)
+        words = {"name": system.name, "contact": contact}
+        message = (
+            gettext(
+                "%(name)s has received all the reports it can take today. Please tell the crew "
+                "directly: %(contact)s."
+            )
+            if contact
+            else gettext(
+                "%(name)s has received all the reports it can take today. Please tell the crew "
+                "directly."
+            )
+        ) % words
+        super().__init__("reports_paused", message, retry_after=seconds_to_tomorrow())
 
 
 @dataclass(frozen=True)
@@ -45,48 +64,52 @@ class Filed:
     group: Report  # the report itself, or the open report it joined
 
 
-def _number(value: str, name: str, limit: float) -> float:
+def _number(value: str, name: str, limit: float, message: str) -> float:
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise Invalid("invalid_field", "a number is needed.", field=name) from None
+        number = math.nan
     if not math.isfinite(number) or not -limit <= number <= limit:
-        raise Invalid("invalid_field", f"must be from {-limit:g} to {limit:g}.", field=name)
+        raise Invalid("invalid_field", message, field=name)
     return number
 
 
 def clean_fields(*, category: str, description: str, lat: str, lng: str, email: str) -> dict:
-    """The form's fields as the report keeps them, or Invalid naming the first one at fault."""
+    """The form's fields as the report keeps them, or Invalid naming the first one at fault
+    (its message the rider's, whole, in the active language)."""
     if category not in Category.values:
-        raise Invalid("invalid_field", "choose what you saw.", field="category")
+        raise Invalid("invalid_field", gettext("Choose what you saw."), field="category")
     description = description.strip()
     if len(description) > DESCRIPTION_MAX:
-        raise Invalid(
-            "invalid_field", f"at most {DESCRIPTION_MAX} characters, please.", field="description"
-        )
+        message = gettext("The description is too long: at most %(count)d characters, please.")
+        raise Invalid("invalid_field", message % {"count": DESCRIPTION_MAX}, field="description")
     if "\x00" in description:
-        raise Invalid("invalid_field", "must be text.", field="description")
-    if not lat or not lng:
         raise Invalid(
-            "invalid_field", "where is it? Allow your position or tap the map.", field="lat"
+            "invalid_field", gettext("The description must be text."), field="description"
         )
+    if not lat or not lng:
+        message = gettext("Where is it? Allow your position or tap the map.")
+        raise Invalid("invalid_field", message, field="lat")
     email = email.strip()
-    if email:
-        try:
-            validate_email(email)
-        except ValidationError:
-            raise Invalid(
-                "invalid_field", "this is not an e-mail address.", field="email"
-            ) from None
-        if len(email) > EMAIL_MAX:
-            raise Invalid("invalid_field", "too long.", field="email")
+    if email and (len(email) > EMAIL_MAX or not _is_email(email)):
+        raise Invalid("invalid_field", gettext("This is not an e-mail address."), field="email")
     return {
         "category": category,
         "description": description,
-        "lat": _number(lat, "lat", 90),
-        "lng": _number(lng, "lng", 180),
+        "lat": _number(lat, "lat", 90, gettext("The latitude must be a number from -90 to 90.")),
+        "lng": _number(
+            lng, "lng", 180, gettext("The longitude must be a number from -180 to 180.")
+        ),
         "email": email,
     }
+
+
+def _is_email(text: str) -> bool:
+    try:
+        validate_email(text)
+    except ValidationError:
+        return False
+    return True
 
 
 def start_of_utc_day(now: datetime) -> datetime:
@@ -128,10 +151,9 @@ def _check_distance(system: TrailSystem, fields: Mapping, nearest) -> None:
     else:
         far = False
     if far:
+        message = gettext("This place is more than %(km)s km from the trails of %(name)s.")
         raise Invalid(
-            "too_far",
-            f"this place is more than {FARTHEST_KM:g} km from the trails of {system.name}.",
-            field="lat",
+            "too_far", message % {"km": f"{FARTHEST_KM:g}", "name": system.name}, field="lat"
         )
 
 
@@ -177,7 +199,7 @@ def file_report(
             TrailSystem.objects.select_for_update().filter(pk=system.pk).first()
             now = timezone.now()
             if reports_left_today(system, now) <= 0:
-                raise ReportsPaused
+                raise ReportsPaused(system)
             group = _open_group(system, fields["category"], fields["lat"], fields["lng"], now)
             report = Report(
                 trail_system=system,

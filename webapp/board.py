@@ -27,7 +27,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.gzip import gzip_page
 
 from core.dates import iso_ms
-from core.errors import DomainError
+from core.errors import DomainError, Invalid
 from trails import services
 from trails.enums import ActivityStatus, TrailStatus, TrailType
 from trails.models import Trail, TrailSystem
@@ -274,8 +274,11 @@ def board_url(system: TrailSystem) -> str:
     return reverse("admin:trail_system_board", args=[system.pk])
 
 
-class Refused(Exception):
+class Refused(Invalid):
     """A post the board cannot apply (unknown trail, status or action): said to the person."""
+
+    def __init__(self, message: str):
+        super().__init__("refused", message)
 
 
 def _tap_status(value: str, *, for_activity: bool) -> str:
@@ -360,7 +363,7 @@ def _post(request, system: TrailSystem) -> HttpResponse:
     wants_json = "application/json" in request.headers.get("Accept", "")
     try:
         ids, done = apply_post(system, request.POST, web_actor(request))
-    except (Refused, DomainError) as error:
+    except DomainError as error:
         message = str(error)
         if wants_json:
             return JsonResponse({"error": message}, status=400)

@@ -202,3 +202,49 @@ def test_a_system_with_reports_off_has_no_button(system, client):
     system.reports_per_day = 0
     system.save()
     assert "Report a problem" not in client.get(f"/map/{system.pk}").content.decode()
+
+
+FRENCH_REFUSALS = [
+    ({"category": "bears"}, "Choisissez ce que vous avez vu."),
+    ({"lat": ""}, "Où est-ce ? Autorisez votre position ou touchez la carte."),
+    ({"lat": "nan"}, "La latitude doit être un nombre de -90 à 90."),
+    ({"lng": "200"}, "La longitude doit être un nombre de -180 à 180."),
+    ({"email": "not an address"}, "Ce n'est pas une adresse courriel."),
+    ({"description": "x" * 1001}, "La description est trop longue"),
+    ({"description": "a\x00b"}, "La description doit être du texte."),
+    ({"lat": "46.5"}, "Cet endroit est à plus de 3 km des sentiers de Lost Trail."),
+    ({"photo_body": b"<svg onload=alert(1)>"}, "La photo est illisible"),
+    ({"photo_body": photo() + b"\x00" * (9 * 1024 * 1024)}, "La photo est trop lourde"),
+    ({"website": "http://spam.example"}, "Ce signalement n'a pas pu être accepté."),
+]
+
+
+@pytest.mark.parametrize(("fields", "french"), FRENCH_REFUSALS)
+@pytest.mark.parametrize("as_json", [True, False])
+def test_every_refusal_on_a_french_system_is_french_without_a_field_prefix(
+    system, file_report, fields, french, as_json
+):
+    system.language = "fr"
+    system.save(update_fields=["language"])
+    response = file_report(system, json=as_json, **fields)
+    assert response.status_code in (400, 413)
+    if as_json:
+        message = response.json()["error"]["message"]
+        assert message.startswith(french), message
+    else:
+        assert french in html.unescape(response.content.decode())
+    for field in ("category:", "lat:", "lng:", "email:", "description:", "photo:"):
+        assert field not in (message if as_json else response.content.decode())
+
+
+def test_past_reports_per_day_the_french_form_says_so_in_french(system, file_report):
+    system.language, system.reports_per_day = "fr", 1
+    system.save(update_fields=["language", "reports_per_day"])
+    assert file_report(system).status_code == 201
+    paused = file_report(system, lat="45.70", lng="-113.95")
+    assert paused.status_code == 429
+    assert paused.json()["error"]["message"] == (
+        "Lost Trail a reçu tous les signalements possibles aujourd'hui. Prévenez l'équipe "
+        "directement : +1 406-555-0100."
+    )
+    assert int(paused["Retry-After"]) > 0

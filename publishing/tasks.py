@@ -10,6 +10,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 
+from core.queueing import queue
 from publishing import weather
 from publishing.models import CompileRequest
 from publishing.publisher import (
@@ -84,7 +85,7 @@ def make_copies(system_id: str, waiting_since: float) -> bool:
     waited = now - waiting_since
     if quiet < COPIES_QUIET_SECONDS and waited < COPIES_MAX_WAIT_SECONDS:
         wait = min(COPIES_QUIET_SECONDS - quiet, COPIES_MAX_WAIT_SECONDS - waited)
-        if _queue(make_copies, system_id, waiting_since, countdown=wait):
+        if queue(make_copies, system_id, waiting_since, countdown=wait):
             return False
     # Released before the file is read: a compile that publishes after this read queues
     # copies of its own file, after a pause.
@@ -129,21 +130,10 @@ def remove_system_files(system_id: str) -> int:
     return remove_all_files(system_id)
 
 
-def _queue(task, *arguments: object, countdown: float = 0.0) -> bool:
-    """Never fails the caller, whose transaction has committed: a broker error (or, in-process,
-    an error of the task) is logged; returns whether the task was queued."""
-    try:
-        task.apply_async(arguments, countdown=countdown or None)
-    except Exception:
-        logger.exception("%s%r not queued or failed", task.name, arguments)
-        return False
-    return True
-
-
 def enqueue_compile(system_id: str, countdown: float = 0.0) -> None:
     """The request stays pending until a compile serves it, so a failure only delays it: the
     sweep queues it again."""
-    _queue(compile_system, system_id, countdown=countdown)
+    queue(compile_system, system_id, countdown=countdown)
 
 
 def _copies_claim(system_id: str) -> str:
@@ -169,7 +159,7 @@ def enqueue_copies(system_id: str, path: str) -> None:
             waiting_since, countdown = time.time(), COPIES_QUIET_SECONDS
         else:
             waiting_since, countdown = time.time() - COPIES_MAX_WAIT_SECONDS, 0.0
-        if not _queue(make_copies, system_id, waiting_since, countdown=countdown):
+        if not queue(make_copies, system_id, waiting_since, countdown=countdown):
             cache.delete(claim)
     except Exception:  # the cache unreachable: the file stays as written, readable by all
         logger.exception("compressed copies of %s not queued", path)
@@ -178,13 +168,13 @@ def enqueue_copies(system_id: str, path: str) -> None:
 def enqueue_unpublish(system_id: str) -> None:
     """A deleted system's files and the all-systems file; if either is not queued, the
     all-systems file waits for its 3-hourly rebuild and the files stay."""
-    _queue(remove_system_files, system_id)
+    queue(remove_system_files, system_id)
     enqueue_listing_rebuild()
 
 
 def enqueue_listing_rebuild() -> None:
     """If it is not queued, the all-systems file waits for its 3-hourly rebuild."""
-    _queue(rebuild_all_systems_file)
+    queue(rebuild_all_systems_file)
 
 
 @shared_task

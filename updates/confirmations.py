@@ -125,7 +125,7 @@ def _send_confirmations(pending: PendingSubscription, token: str, code: str) -> 
     context = {
         "system_name": system.name,
         "map_url": public_map_url(system.pk),
-        "confirm_url": confirmation_url(token),
+        "confirm_url": confirmation_url(token) if token else "",
         "code": code,
     }
 

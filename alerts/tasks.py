@@ -3,7 +3,6 @@ config.celery): fanning a system's recorded events out to its followers, sending
 due alerts, and the sweep that queues what a lost task, a broker outage, a coalesced message
 or the end of quiet hours left due."""
 
-import logging
 from datetime import datetime, timedelta
 
 from celery import shared_task
@@ -12,8 +11,7 @@ from django.utils import timezone
 
 from alerts import delivery, fanout
 from alerts.models import AlertEvent
-
-logger = logging.getLogger(__name__)
+from core import queueing
 
 # A wait longer than this is left to the sweep (as webhooks.tasks does).
 COUNTDOWN_MAX = timedelta(minutes=5)
@@ -60,17 +58,12 @@ def sweep_alerts() -> int:
 
 
 def _enqueue(task, argument: str, countdown: float = 0.0) -> bool:
-    """Never fails the caller, whose transaction has committed: a broker error is logged and
-    the sweep queues the work later. Without a broker (the embedded default) nothing runs
-    here, inside a request: `manage.py send_alerts --every 1` does it in the background."""
+    """Never fails the caller (core.queueing): the sweep queues the work later. Without a
+    broker (the embedded default) nothing runs here, inside a request: `manage.py
+    send_alerts --every 1`, which `make run` starts, does it in the background."""
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return False
-    try:
-        task.apply_async((argument,), countdown=countdown or None)
-    except Exception:
-        logger.exception("%s of %s not queued", task.name, argument)
-        return False
-    return True
+    return queueing.queue(task, argument, countdown=countdown)
 
 
 def enqueue_fan_out(system_id: str) -> bool:

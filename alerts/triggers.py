@@ -5,17 +5,17 @@ out to the followers once it commits, so no "notify" box is needed and nothing i
 broker outage (the sweep fans out what was left).
 
 Trail closures (another app) hook in the same way: announcing `closure.started` and
-`closure.ended` with `trailId`, `activity`, `trailName`, `reason` and `danger` (a closure
-for danger is never held by quiet hours)."""
+`closure.ended` (alerts.changes) with `trailId`, `activity`, `trailName`, `reason` and `danger`
+(a closure for danger is never held by quiet hours)."""
 
 from collections.abc import Callable
 
-from django.db import transaction
 from django.utils import timezone
 
 from alerts.changes import FOLLOWED_EVENTS
 from alerts.models import AlertEvent, Follower
 from alerts.tasks import enqueue_fan_out
+from core import queueing
 
 
 def has_followers(system_id: str) -> bool:
@@ -42,4 +42,4 @@ def on_events_announced(
         if event.type in FOLLOWED_EVENTS
     )
     if recorded:
-        transaction.on_commit(lambda: enqueue_fan_out(system_id), robust=True)
+        queueing.on_commit(lambda: enqueue_fan_out(system_id))

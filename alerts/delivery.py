@@ -10,17 +10,14 @@ longer each time, at most 2 hours apart, each within 20 % (core.retries), or the
 service's Retry-After when that is longer. Another refusal (400, 403, 413) refuses that alert
 only. An alert not sent within its TTL is given up (refused)."""
 
-import hashlib
 import json
 import time
 from collections import defaultdict
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import DatabaseError, connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from alerts import tally
@@ -29,6 +26,7 @@ from alerts.push import Outcome, PushSender
 from alerts.services import manage_url
 from alerts.texts import payload, tag, topic
 from core import retries
+from core.locks import session_lock
 
 RETRY_FACTOR = 3
 RETRY_MAX = timedelta(hours=2)
@@ -40,27 +38,6 @@ PENDING = Alert.State.PENDING
 def retry_delay(failures: int) -> timedelta:
     first = timedelta(seconds=settings.ALERTS_RETRY_SECONDS)
     return retries.retry_delay(failures, first=first, factor=RETRY_FACTOR, longest=RETRY_MAX)
-
-
-@contextmanager
-def queue_lock(queue: str) -> Iterator[bool]:
-    if connection.vendor != "postgresql":
-        yield True
-        return
-    digest = hashlib.blake2b(f"alerts-queue:{queue}".encode(), digest_size=8).digest()
-    key = int.from_bytes(digest, "big", signed=True)
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
-        held = cursor.fetchone()[0]
-    try:
-        yield held
-    finally:
-        if held:
-            try:
-                with connection.cursor() as cursor:
-                    cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
-            except DatabaseError:
-                connection.close()
 
 
 def due(queue: str, now: datetime):
@@ -86,7 +63,7 @@ def send_due(queue: str, now: datetime | None = None) -> Run:
     """Send the queue's due alerts (due by `now`, else by the clock as it runs)."""
     run = Run()
     started = time.monotonic()
-    with queue_lock(queue) as held:
+    with session_lock(f"alerts-queue:{queue}") as held:
         if not held:
             run.busy = True
             return run

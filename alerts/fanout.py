@@ -10,40 +10,24 @@ most one message per day (in the system's zone).
 One fan-out per system at a time (a PostgreSQL session lock), so two commits a moment apart
 cannot both send "at once"."""
 
-import hashlib
 from collections import defaultdict
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from alerts import push, tally
 from alerts.changes import Change, changes_of
 from alerts.models import Alert, AlertEvent, Channel, Follower, Rule, SystemAlerts
 from alerts.texts import CLOSES
+from core.locks import try_transaction_lock
 from trails.models import TrailSystem
 from trails.timezones import zone_of
 
 EVENTS_PER_RUN = 500
 CHUNK = 5000
-
-
-@contextmanager
-def system_lock(system_id: str) -> Iterator[bool]:
-    if connection.vendor != "postgresql":
-        yield True
-        return
-    digest = hashlib.blake2b(f"alerts:{system_id}".encode(), digest_size=8).digest()
-    key = int.from_bytes(digest, "big", signed=True)
-    with transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [key])
-            held = cursor.fetchone()[0]
-        yield held
 
 
 def queue_of(follower: Follower) -> str:
@@ -77,13 +61,13 @@ def quiet_until(follower: Follower, now: datetime, zone: ZoneInfo) -> datetime |
     return datetime.combine(day, end, tzinfo=zone)
 
 
-def fan_out(system_id: str, now: datetime | None = None) -> dict[str, datetime]:
+def fan_out(system_id: str, now: datetime | None = None) -> dict[str, datetime] | None:
     """Fan out the system's recorded events; returns each queue given messages, with the
-    earliest time one of them is due."""
+    earliest time one of them is due (None: another fan-out of the system holds its lock)."""
     now = now or timezone.now()
-    with system_lock(system_id) as held:
-        if not held:
-            return {}  # the holder looks again before it lets go
+    with transaction.atomic():
+        if not try_transaction_lock(f"alerts:{system_id}"):
+            return None
         due: dict[str, datetime] = {}
         while batch := list(
             AlertEvent.objects.filter(trail_system_id=system_id, fanned_out_on=None).order_by("id")[

@@ -17,11 +17,15 @@ from core import queueing
 COUNTDOWN_MAX = timedelta(minutes=5)
 # An event not fanned out this long after it was recorded is taken as one whose task was lost.
 FAN_OUT_LOST_AFTER = timedelta(seconds=5)
+BUSY_RETRY_SECONDS = 0.5
 
 
 @shared_task(acks_late=True)
 def fan_out_alerts(system_id: str) -> int:
     due = fanout.fan_out(system_id)
+    if due is None:  # another fan-out holds the system: look again once it has committed
+        enqueue_fan_out(system_id, countdown=BUSY_RETRY_SECONDS)
+        return 0
     now = timezone.now()
     for queue, at in due.items():
         enqueue_sending(queue, countdown=max((at - now).total_seconds(), 0.0))
@@ -66,8 +70,8 @@ def _enqueue(task, argument: str, countdown: float = 0.0) -> bool:
     return queueing.queue(task, argument, countdown=countdown)
 
 
-def enqueue_fan_out(system_id: str) -> bool:
-    return _enqueue(fan_out_alerts, system_id)
+def enqueue_fan_out(system_id: str, countdown: float = 0.0) -> bool:
+    return _enqueue(fan_out_alerts, system_id, countdown)
 
 
 def enqueue_sending(queue: str, countdown: float = 0.0) -> bool:

@@ -46,6 +46,8 @@ def webhook_queue(default_queue: str) -> str:
 
 def copies_queue(default_queue: str) -> str:
     return f"{default_queue}-copies"
+
+
 def alert_queue(default_queue: str) -> str:
     return f"{default_queue}-alerts"
 

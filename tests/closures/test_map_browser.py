@@ -42,7 +42,7 @@ def test_a_closed_stretch_on_the_public_map_and_in_the_lists(
         record_compile_request(system, reason="test")
     page.set_viewport_size(PHONE)
     page.goto(f"{live_server.url}/map/{system.pk}")
-    expect(page.locator(f"path.trail-line[data-trail-id=\"{ridge.pk}\"]")).to_have_count(1)
+    expect(page.locator(f'path.trail-line[data-trail-id="{ridge.pk}"]')).to_have_count(1)
     ends = timezone.now() + timedelta(hours=3)
     closure = create_closure(
         trail=ridge,

@@ -15,6 +15,15 @@ if [ -z "${SECRET_KEY:-}" ]; then
   scripts/dev_env.sh
   scripts/dev_env.sh --address "$PUBLIC_BASE_URL"
 fi
+# Web Push (riders' alerts) signs with a VAPID key pair: one is made once and kept in .env
+# unless the environment gives one (docs/operators/alerts.md).
+if [ -z "${VAPID_PRIVATE_KEY:-}" ] && ! grep -qs '^VAPID_PRIVATE_KEY=' .env; then
+  $py -c 'from alerts.vapid import generate_keys; print("\n".join(
+    ["# The VAPID key pair of Web Push, made by `make run` (docs/operators/alerts.md)."]
+    + [f"VAPID_{name}_KEY={key}" for name, key in zip(("PRIVATE", "PUBLIC"), generate_keys())]))' \
+    >> .env
+  echo "Wrote a VAPID key pair (Web Push) into .env."
+fi
 # A developer's webhook receiver listens on this machine (docs/developers/webhooks.md).
 export WEBHOOK_ALLOW_PRIVATE_TARGETS=${WEBHOOK_ALLOW_PRIVATE_TARGETS:-1}
 

@@ -22,7 +22,7 @@ from core import limits
 from core.actors import Via
 from core.ids import ID_MAX_LENGTH
 from core.limits import HISTORY_LIMIT, TEXT_LIMIT
-from core.links import HTTP_URL_PATTERN
+from core.links import HTTP_URL_PATTERN, absolute
 from core.text import WHITESPACE
 from trails import activities as catalog
 from trails import enums
@@ -94,6 +94,10 @@ class TrailSystemSerializer(TrailSystemListSerializer):
     activities = serializers.JSONField(source="activity_totals")
     updates = serializers.JSONField(source="published_updates")
     owner_id = serializers.CharField()
+    closures_url = serializers.SerializerMethodField(
+        help_text="The stretches of trail closed now: a GeoJSON FeatureCollection compiled "
+        "with the published file (docs/developers/closures.md)."
+    )
     geolocation_derived = serializers.BooleanField(
         source="location_derived",
         read_only=True,
@@ -108,7 +112,7 @@ class TrailSystemSerializer(TrailSystemListSerializer):
             "geolocation_derived",
             *(name for name in TRAIL_SYSTEM.declared(API) if name not in LIST_FIELDS),
             "total_distance", "open_distance", "activities", "updates", "weather",
-            "subscription", "created_on", "updated_by", "owner_id",
+            "subscription", "created_on", "updated_by", "owner_id", "closures_url",
         )  # fmt: skip
 
     @extend_schema_field({"type": "array", "items": {"type": "string"}})
@@ -117,6 +121,9 @@ class TrailSystemSerializer(TrailSystemListSerializer):
 
     def get_time_zone(self, system: TrailSystem) -> str:
         return zone_name(system)
+
+    def get_closures_url(self, system: TrailSystem) -> str:
+        return absolute("feed-closures", system.pk)
 
     def to_representation(self, instance) -> dict:
         data = super().to_representation(instance)

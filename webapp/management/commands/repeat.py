@@ -20,6 +20,7 @@ from core.repeating import (
 EMBEDDED_DEFAULT_PASSES: list[tuple[str, float]] = [
     ("apply_schedules", 15),
     ("send_webhooks", 1),
+    ("send_alerts", 1),
     ("sweep_grooming_sessions", 15),
     ("purge_reports", 3600),
     ("prune_trail_change_log", 3600),

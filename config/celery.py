@@ -31,7 +31,7 @@ def keep_connections_as_requests_do(sender=None, **kwargs) -> None:
 task_prerun.connect(keep_connections_as_requests_do, dispatch_uid="trails-task-prerun-db")
 task_postrun.connect(keep_connections_as_requests_do, dispatch_uid="trails-task-postrun-db")
 
-WEBHOOK_TASKS = frozenset({"webhooks.tasks.send_webhooks"})
+WEBHOOK_TASKS = frozenset({"webhooks.tasks.send_webhooks", "webhooks.tasks.dispatch_webhooks"})
 
 
 def webhook_queue(default_queue: str) -> str:

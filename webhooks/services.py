@@ -116,7 +116,7 @@ def _due_now(endpoint: WebhookEndpoint) -> None:
     WebhookDelivery.objects.filter(endpoint=endpoint, state=WebhookDelivery.State.PENDING).update(
         next_attempt_on=now, give_up_on=now + outbox.RETRY_WINDOW
     )
-    transaction.on_commit(lambda: outbox.enqueue_sending(endpoint.pk), robust=True)
+    transaction.on_commit(lambda: outbox.queue_sending([endpoint.pk]), robust=True)
 
 
 @transaction.atomic
@@ -206,6 +206,5 @@ def send_again(*, deliveries: Iterable[WebhookDelivery], actor: Actor) -> int:
     paused = WebhookEndpoint.objects.filter(pk__in=endpoint_ids).exclude(paused_on=None)
     for endpoint in paused:
         resume_endpoint(endpoint=endpoint, actor=actor)
-    for endpoint_id in sorted(endpoint_ids):
-        transaction.on_commit(lambda e=endpoint_id: outbox.enqueue_sending(e), robust=True)
+    transaction.on_commit(lambda: outbox.queue_sending(endpoint_ids), robust=True)
     return len(ids)

@@ -164,11 +164,13 @@ class FairQueue:
         self.channel, self.keys, self.due = channel, keys, due
         self.enqueue, self.limits = enqueue, limits
 
-    def _lock_channel(self) -> None:
-        """Dispatches, finishes and sweeps of the channel one at a time (to the commit)."""
+    def _lock_channel(self, shared: bool = False) -> None:
+        """Dispatches, finishes and sweeps of the channel one at a time (to the commit);
+        shared: only waits for the one in progress (a look that changes nothing)."""
         if connection.vendor == "postgresql":
+            function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
             with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_lock_id(self.channel)])
+                cursor.execute(f"SELECT {function}(%s)", [_lock_id(self.channel)])
 
     def claimed(self):
         return self.keys.objects.exclude(claim="")
@@ -176,12 +178,39 @@ class FairQueue:
     def dispatch(self, among: Collection[str] | None = None) -> int:
         """Claim free slots for keys with work due (of `among` only, when given: the keys a
         commit just made due), fairly, and queue their tasks; returns how many."""
-        if among is not None and self.claimed().filter(pk__in=among).count() == len(set(among)):
-            return 0  # each has a task, which looks for due work again before it ends
+        if among is not None:
+            with transaction.atomic():
+                self._lock_channel(shared=True)
+                if self._none_could_be_claimed(among, timezone.now()):
+                    return 0
         with transaction.atomic():
             self._lock_channel()
             picked = self._claim(timezone.now(), among)
         return self._queue(picked)
+
+    def _none_could_be_claimed(self, among: Collection[str], now: datetime) -> bool:
+        """Whether no key of `among` can have a slot now: each is claimed (its task looks
+        for due work before it ends) or resting, its tenant holds its share, or its lane is
+        full. Under the channel's lock shared: writes with keys due, many a second, wait only
+        for the dispatch in progress, not for one another; a slot freed after this look is
+        dispatched, these keys' work due by then, by the task that frees it."""
+        limits = self.limits()
+        claimed = list(self.claimed().values_list("pk", "tenant", "slow"))
+        if len(claimed) >= limits.slots:
+            return True
+        rows = list(self.keys.objects.filter(pk__in=among))
+        if len(rows) < len(set(among)):
+            return False  # a key never claimed
+        busy = {key for key, _, _ in claimed}
+        per_tenant = Counter(tenant for _, tenant, _ in claimed)
+        slow_lane_full = sum(slow for _, _, slow in claimed) >= limits.slow_slots
+        return all(
+            row.pk in busy
+            or (row.rest_until is not None and row.rest_until > now)
+            or per_tenant[row.tenant] >= limits.per_tenant
+            or (row.slow and slow_lane_full)
+            for row in rows
+        )
 
     def sweep(self) -> int:
         """Free the claims of lost tasks and dead runners, then dispatch; returns how many
@@ -209,20 +238,26 @@ class FairQueue:
         freed and the slot dispatched. Returns the share served (its `rest_until` says when
         a slow key may go again) and what `work` returned; None when the claim is not (or no
         longer) the key's, or another runner holds the key."""
-        with key_lock(self.channel, key) as held:
-            if not held:
-                return None
-            mine = self.keys.objects.filter(pk=key, claim=claim)
-            row = mine.first()
-            if row is None:
-                return None
-            mine.update(started_on=timezone.now())
-            share = Share(slow=row.slow)
-            try:
+        row = share = None
+        try:
+            with key_lock(self.channel, key) as held:
+                row = self._start(key, claim) if held else None
+                if row is None:
+                    return None
+                share = Share(slow=row.slow)
                 result = work(share)
-            finally:
+        finally:
+            if row is not None:
+                # Once the key's lock is released: a task queued for it now finds it free.
                 self._queue(self._finish(row, share))
         return share, result
+
+    def _start(self, key: str, claim: str) -> ChannelKey | None:
+        mine = self.keys.objects.filter(pk=key, claim=claim)
+        row = mine.first()
+        if row is not None:
+            mine.update(started_on=timezone.now())
+        return row
 
     def _finish(self, row: ChannelKey, share: Share) -> list[tuple[str, str]]:
         """The run's use recorded, the claim freed and the freed slot claimed, in one

@@ -148,7 +148,11 @@ def _fail_pending(endpoint: WebhookEndpoint, reason: str) -> None:
 
 @transaction.atomic
 def delete_endpoint(*, endpoint: WebhookEndpoint, actor: Actor) -> None:
-    """Gone at once, with its deliveries; nothing more is sent to it."""
+    """Gone at once, with its deliveries; nothing more is sent to it. Its waiting deliveries
+    are locked first: an attempt being recorded meanwhile is recorded before they go, or
+    not at all (the sender then stops), never left pointing at a deleted delivery."""
+    waiting = WebhookDelivery.objects.filter(endpoint=endpoint, state=WebhookDelivery.State.PENDING)
+    list(waiting.select_for_update().values_list("pk", flat=True))
     WebhookEndpoint.objects.filter(pk=endpoint.pk).delete()
 
 

@@ -431,8 +431,11 @@ print(json.dumps({"noisy": [system_with(urls) for urls in %(noisy)r],
 """
 REMOVE_ENDPOINTS = """
 import json
+from core.actors import Actor, Via
 from webhooks.models import WebhookEndpoint
-WebhookEndpoint.objects.filter(trail_system_id__in=%r).delete()
+from webhooks.services import delete_endpoint
+for endpoint in WebhookEndpoint.objects.filter(trail_system_id__in=%r):
+    delete_endpoint(endpoint=endpoint, actor=Actor("faults", Via.WEB_APP))
 print(json.dumps({}))
 """
 # Answered 200 after this long: just under an attempt's 5 s deadline.

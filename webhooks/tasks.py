@@ -2,7 +2,6 @@
 config.celery) through the channel's fair queue (core.fairqueue), the sweep that recovers
 what a lost task or broker outage left, and the purge of old messages."""
 
-import logging
 from collections.abc import Collection
 from datetime import timedelta
 
@@ -11,10 +10,9 @@ from django.conf import settings
 from django.utils import timezone
 
 from core.fairqueue import QUEUED_LEASE, FairQueue, Limits
+from core.queueing import queue
 from webhooks import delivery
 from webhooks.models import EndpointShare, WebhookDelivery, WebhookMessage
-
-logger = logging.getLogger(__name__)
 
 # A retry or rest further away than this is left to the sweep: Redis hands a task held
 # longer than its visibility timeout to another worker, and a worker holds every countdown
@@ -29,15 +27,10 @@ def webhook_limits() -> Limits:
 
 
 def enqueue_sending(endpoint_id: str, claim: str) -> bool:
-    """Never fails the caller, whose transaction has committed: a broker error is logged,
-    and the claim freed for the next dispatch or sweep. A task not started within the
-    claim's lease is dropped by the worker: its claim is given to a new task by then."""
-    try:
-        send_webhooks.apply_async((endpoint_id, claim), expires=QUEUED_LEASE.total_seconds())
-    except Exception:
-        logger.exception("webhooks of %s not queued", endpoint_id)
-        return False
-    return True
+    """Never fails the caller (core.queueing): a claim whose task could not be queued is
+    freed for the next dispatch or sweep. A task not started within the claim's lease is
+    dropped by the worker: its claim is given to a new task by then."""
+    return queue(send_webhooks, endpoint_id, claim, expires=QUEUED_LEASE.total_seconds())
 
 
 fair_queue = FairQueue(
@@ -74,7 +67,7 @@ def send_webhooks(endpoint_id: str, claim: str = "") -> int:
     if wakes:
         wait = min(wakes) - timezone.now()
         if wait <= COUNTDOWN_MAX:
-            dispatch_webhooks.apply_async(countdown=max(wait.total_seconds(), 0.0))
+            queue(dispatch_webhooks, countdown=max(wait.total_seconds(), 0.0))
     return run.attempts
 
 

@@ -383,7 +383,8 @@ def test_slow_webhook_receivers_of_other_systems_hold_up_neither_publishing_nor_
     before = publications.latencies(MEASURED_SECONDS)
     # The other systems' changes (their compiles done: only their webhooks are left).
     topology.python(NEIGHBOURS_CHANGE % noisy["neighbours"])
-    wait_until(lambda: all(each.received for each in slow), 30, "every slow receiver engaged")
+    # Slow endpoints hold half the webhook threads at most: 25 of them are tried in turn.
+    wait_until(lambda: all(each.received for each in slow), 60, "every slow receiver engaged")
     wait_until(lambda: nothing_left_to_compile(topology), 30, "the other systems compiled")
     noticed_in = notice_reaches_every_subscriber(topology, noisy, publications.session)
     with_them = publications.latencies(MEASURED_SECONDS)

@@ -37,20 +37,19 @@ the key's (queued again after its lease) does nothing. Without PostgreSQL (the e
 default's SQLite, tasks in-process) there are no locks and nothing to dispatch to.
 """
 
-import hashlib
 import secrets
 import time
 from collections import Counter
-from collections.abc import Callable, Collection, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TypeVar
 
-from django.db import DatabaseError, connection, transaction
+from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from core.locks import session_lock, transaction_lock
 from core.models import ChannelKey
 
 # A run's share of a worker, then its key goes behind the others.
@@ -109,31 +108,10 @@ class Share:
         return time.monotonic() - self.started
 
 
-def _lock_id(name: str) -> int:
-    digest = hashlib.blake2b(name.encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big", signed=True)
-
-
-@contextmanager
-def key_lock(channel: str, key: str) -> Iterator[bool]:
-    """The key's serving lock for this database session, or False when another holds it.
-    SQLite (embedded default, tasks in-process, one at a time) needs none."""
-    if connection.vendor != "postgresql":
-        yield True
-        return
-    lock = _lock_id(f"{channel}:{key}")
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_lock(%s)", [lock])
-        held = cursor.fetchone()[0]
-    try:
-        yield held
-    finally:
-        if held:
-            try:
-                with connection.cursor() as cursor:
-                    cursor.execute("SELECT pg_advisory_unlock(%s)", [lock])
-            except DatabaseError:
-                connection.close()  # the lock goes with the session
+def key_lock(channel: str, key: str):
+    """The key's serving lock for this database session (core.locks.session_lock: False
+    when another runner holds it)."""
+    return session_lock(f"{channel}:{key}")
 
 
 def _runner_lives(channel: str, key: str, started_on: datetime, now: datetime) -> bool:
@@ -167,10 +145,7 @@ class FairQueue:
     def _lock_channel(self, shared: bool = False) -> None:
         """Dispatches, finishes and sweeps of the channel one at a time (to the commit);
         shared: only waits for the one in progress (a look that changes nothing)."""
-        if connection.vendor == "postgresql":
-            function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
-            with connection.cursor() as cursor:
-                cursor.execute(f"SELECT {function}(%s)", [_lock_id(self.channel)])
+        transaction_lock(f"fairqueue:{self.channel}", shared=shared)
 
     def claimed(self):
         return self.keys.objects.exclude(claim="")

@@ -32,7 +32,8 @@ from django.utils import timezone
 
 from core import retries
 from core.commits import wait_for_the_disk
-from core.fairqueue import Share, key_lock
+from core.fairqueue import Share
+from core.locks import session_lock
 from webhooks import notices
 from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from webhooks.sending import Answer, Sender
@@ -66,12 +67,6 @@ def signing_secrets(endpoint: WebhookEndpoint, now: datetime) -> list[str]:
     if endpoint.previous_secret and until and until > now:
         secrets.append(endpoint.previous_secret)
     return secrets
-
-
-def endpoint_lock(endpoint_id: str):
-    """The endpoint's sending lock for this database session (a context manager giving
-    False when another sender holds it)."""
-    return key_lock(CHANNEL, endpoint_id)
 
 
 def due(endpoint_id: str, now: datetime):
@@ -108,8 +103,9 @@ class Run:
 
 
 def send_due(endpoint_id: str) -> Run:
-    """Send the endpoint's due deliveries, for one share of a worker, under its lock."""
-    with endpoint_lock(endpoint_id) as held:
+    """Send the endpoint's due deliveries, for one share of a worker, under its lock (the
+    fair queue's task takes the same lock: core.fairqueue.key_lock)."""
+    with session_lock(f"{CHANNEL}:{endpoint_id}") as held:
         if not held:
             # The holder looks for due deliveries again after each batch.
             return Run()

@@ -15,14 +15,12 @@ from django.db import transaction
 from django.db.models import F, Max, Min
 from django.dispatch import Signal
 from django.utils import timezone
-from pyproj import Geod
 
 from core import events, listening
 from core.actors import Actor, Via
 from core.compiles import request_compile
 from core.dates import iso_ms
 from core.errors import Invalid
-from grooming import tasks
 from grooming.models import GroomedTrail, GroomingPass, GroomingSession, Tracker, TrackerPosition
 from grooming.services import (
     CLOCK_SKEW,
@@ -33,6 +31,7 @@ from grooming.services import (
     shows_until,
 )
 from grooming.tracks import Track
+from trails.geodesy import metres_between
 from trails.models import Trail, TrailSystem
 from updates.models import Update
 
@@ -51,12 +50,15 @@ JUMP_METRES = 100.0
 # How far outside the extent of the system's trails a position may lie; beyond it, dropped.
 AREA_MARGIN_METRES = 5_000.0
 AREA_CACHE_SECONDS = 300
-_GEOD = Geod(ellps="WGS84")
 
 # A machine moved, started or stopped grooming (sent after the commit, with `system_id`): this
 # process's live map hub sends the machines' places (public/live.py); the other processes hear
 # it on PostgreSQL's GROOMERS_MOVED channel.
 groomers_moved = Signal()
+# A running session has positions to measure (sent in the writing transaction, with
+# `session_id`): grooming.tasks queues the measurement once it commits. A signal, because the
+# tasks call this module: it imports none of them.
+measurement_due = Signal()
 
 
 @dataclass(frozen=True)
@@ -98,7 +100,7 @@ def _outside(area: tuple[float, float, float, float] | None, position: Position)
     west, south, east, north = area
     nearest_lng = min(max(position.lng, west), east)
     nearest_lat = min(max(position.lat, south), north)
-    _, _, metres = _GEOD.inv(position.lng, position.lat, nearest_lng, nearest_lat)
+    metres = metres_between((position.lat, position.lng), (nearest_lat, nearest_lng))
     return metres > AREA_MARGIN_METRES
 
 
@@ -168,7 +170,7 @@ def receive_positions(
     if stored:
         _tell_moved(locked.trail_system_id)
     if measuring:
-        tasks.measure_after_commit(session.pk)
+        measurement_due.send(sender=None, session_id=session.pk)
     return Received(len(stored), dropped)
 
 

@@ -3,7 +3,7 @@ its signature)."""
 
 from django.urls import path
 
-from public import feeds, grooming_feeds, inbound_sms, reports, tracking, views
+from public import alerts, feeds, grooming_feeds, inbound_sms, reports, tracking, views
 
 urlpatterns = [
     path("", views.index_view, name="public-index"),
@@ -40,5 +40,8 @@ urlpatterns = [
     path("subscribe/<str:system_id>", views.subscribe_view, name="subscribe"),
     path("subscribe/<str:system_id>/code", views.confirm_code_view, name="subscribe-code"),
     path("unsubscribe/<str:token>", views.unsubscribe_view, name="unsubscribe"),
+    path("alerts/vapid-public-key", alerts.vapid_public_key_view, name="alerts-vapid-key"),
+    path("alerts/manage/<str:token>", alerts.manage_view, name="alerts-manage"),
+    path("alerts/<str:system_id>", alerts.follow_view, name="alerts-follow"),
     path("sms/inbound", inbound_sms.inbound_sms_view, name="sms-inbound"),
 ]

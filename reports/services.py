@@ -16,11 +16,13 @@ from core import events
 from core.actors import Actor, Via
 from core.dates import iso_ms
 from core.errors import Invalid
+from core.queueing import queue_on_commit
 from reports import photos, storage
 from reports.models import Category, Report, ReportAlert, State
-from reports.nearest import metres_between, nearest_trail
+from reports.nearest import nearest_trail
 from reports.tasks import alert_about_report, answer_reporters
 from trails.enums import TrailStatus
+from trails.geodesy import around, metres_between
 from trails.models import TrailSystem
 from trails.selectors import trails_of_system
 from trails.services import change_trail
@@ -102,16 +104,15 @@ def reports_left_today(system: TrailSystem, now: datetime) -> int:
 
 def _open_group(system: TrailSystem, category: str, lat: float, lng: float, now: datetime):
     """The open report of the category within GROUP_METRES and GROUP_HOURS, nearest first."""
-    lat_span = GROUP_METRES / 111_000
-    lng_span = lat_span / max(math.cos(math.radians(lat)), 0.01)
+    box = around(lat, lng, GROUP_METRES)
     candidates = Report.objects.select_for_update().filter(
         trail_system=system,
         duplicate_of__isnull=True,
         state=State.NEW,
         category=category,
         created_on__gte=now - timedelta(hours=GROUP_HOURS),
-        lat__range=(lat - lat_span, lat + lat_span),
-        lng__range=(lng - lng_span, lng + lng_span),
+        lat__range=(box.south, box.north),
+        lng__range=(box.west, box.east),
     )
     near = [(metres_between((lat, lng), (r.lat, r.lng)), r.created_on, r) for r in candidates]
     near = [entry for entry in near if entry[0] <= GROUP_METRES]
@@ -205,7 +206,7 @@ def file_report(
                 data=lambda: _created_event(report, group),
             )
             if ReportAlert.objects.filter(trail_system=system).exists():
-                transaction.on_commit(lambda: alert_about_report.delay(report.pk))
+                queue_on_commit(alert_about_report, report.pk)
     except BaseException:
         if stored:
             storage.delete_photo(stored)
@@ -238,7 +239,7 @@ def change_report(
         state=state, updated_on=now, updated_by=actor.uid
     )
     if state == State.RESOLVED and group.state != State.RESOLVED:
-        transaction.on_commit(lambda: answer_reporters.delay(group.pk))
+        queue_on_commit(answer_reporters, group.pk)
     group.refresh_from_db()
     return group
 

@@ -192,7 +192,7 @@ def _follows(session: GroomingSession, position: Position) -> bool:
     elapsed = (position.recorded_at - session.last_position_at).total_seconds()
     if elapsed < MIN_INTERVAL.total_seconds():
         return False
-    _, _, metres = _GEOD.inv(session.last_lng, session.last_lat, position.lng, position.lat)
+    metres = metres_between((session.last_lat, session.last_lng), (position.lat, position.lng))
     return metres <= JUMP_METRES + MAX_SPEED_METRES_PER_SECOND * elapsed
 
 

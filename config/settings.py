@@ -138,6 +138,7 @@ INSTALLED_APPS = [
     "publishing",
     "legacy",
     "grooming",
+    "closures",
     "schedules",
     "webhooks",
     "reports",

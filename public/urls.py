@@ -3,7 +3,16 @@ its signature)."""
 
 from django.urls import path
 
-from public import alerts, feeds, grooming_feeds, inbound_sms, reports, tracking, views
+from public import (
+    alerts,
+    closure_feeds,
+    feeds,
+    grooming_feeds,
+    inbound_sms,
+    reports,
+    tracking,
+    views,
+)
 
 urlpatterns = [
     path("", views.index_view, name="public-index"),
@@ -32,6 +41,11 @@ urlpatterns = [
         "feeds/<str:system_id>/groomers.json",
         grooming_feeds.groomers_json_view,
         name="feed-groomers",
+    ),
+    path(
+        "feeds/<str:system_id>/closures.geojson",
+        closure_feeds.closures_geojson_view,
+        name="feed-closures",
     ),
     path("track/osmand", tracking.osmand_view, name="track-osmand"),
     path("track/owntracks", tracking.owntracks_view, name="track-owntracks"),

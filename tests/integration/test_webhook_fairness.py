@@ -5,7 +5,8 @@ here, in the test's process, as a webhook worker would run it.
 An endpoint is queued at most once; a system holds at most its share of the slots; a freed
 slot goes to the system that used the channel least; an endpoint slow even when it answers
 200 gets one attempt a share, then rests, and slow endpoints together hold at most half the
-slots; a lost task's claim and a dead sender's are given to a new task by the sweep."""
+slots; a lost task's claim and a dead sender's are given to a new task by the sweep; the
+queue's length and the sending tasks are metrics."""
 
 import ast
 import json
@@ -190,3 +191,21 @@ def test_a_dead_senders_claim_goes_to_a_new_task_at_the_next_sweep(system, recei
 
     (_, (_, claim)) = webhook_tasks()
     assert claim != dead
+
+
+def test_metrics_show_the_webhook_queue_its_sending_tasks_and_the_endpoints_waiting(
+    system, receiver, webhook_tasks, settings, client, broker
+):
+    settings.WEBHOOK_SLOTS, settings.WEBHOOK_SLOTS_PER_SYSTEM = 1, 1
+    for _ in range(2):
+        endpoint_of(system, receiver(delay=SLOW).url)
+    changes(system)
+    sweep_webhooks()
+
+    page = client.get("/metrics").content.decode()
+
+    assert f'trails_celery_queue_length{{queue="{webhook_queue(broker)}"}} 1.0' in page
+    assert 'trails_webhook_sending_tasks{state="queued"} 1.0' in page
+    assert 'trails_webhook_sending_tasks{state="running"} 0.0' in page
+    assert "trails_webhook_endpoints_waiting 1.0" in page  # the other: no slot free
+    assert "trails_webhook_deliveries_pending 2.0" in page

@@ -30,8 +30,11 @@ def check_links(fields: Mapping, *names: str) -> None:
             raise Invalid("invalid_field", "must be an http:// or https:// URL.", field=camel(name))
 
 
-def absolute(url_name: str, *args: object, query: Mapping[str, str] | None = None) -> str:
+def absolute(
+    url_name: str, *args: object, query: Mapping[str, str] | None = None, base: str = ""
+) -> str:
     """The address of one of the site's routes as people open it from a message, a feed or
-    another site: PUBLIC_BASE_URL, the route's path, and `query` when given."""
-    url = settings.PUBLIC_BASE_URL + reverse(url_name, args=args)
+    another site: PUBLIC_BASE_URL (or another origin of this service, `base`), the route's
+    path, and `query` when given."""
+    url = (base or settings.PUBLIC_BASE_URL) + reverse(url_name, args=args)
     return f"{url}?{urlencode(query)}" if query else url

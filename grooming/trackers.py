@@ -7,6 +7,7 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
@@ -49,8 +50,11 @@ def tracker_for_secret(secret: str) -> Tracker | None:
 def tracking_addresses(secret: str) -> dict:
     """Where each app sends positions: Traccar Client's server URL (it adds the secret as
     `id`, or `device_id` in its JSON), OsmAnd's and GPSLogger's URL templates, OwnTracks' URL
-    (the secret is its HTTP Basic password)."""
-    osmand = absolute("track-osmand", query={"id": secret})
+    (the secret is its HTTP Basic password). The stream process takes them (config/asgi.py):
+    on its own origin when it has one, else behind the pages' origin, where the reverse proxy
+    routes them to it."""
+    base = settings.STREAM_BASE_URL  # empty: PUBLIC_BASE_URL
+    osmand = absolute("track-osmand", query={"id": secret}, base=base)
     return {
         "tracking_url": osmand,
         "url_templates": {
@@ -59,7 +63,7 @@ def tracking_addresses(secret: str) -> dict:
             "gpslogger": osmand + "&lat=%LAT&lon=%LON&timestamp=%TIMESTAMP&accuracy=%ACC"
             "&altitude=%ALT&speed=%SPD&bearing=%DIR",
         },
-        "owntracks_url": absolute("track-owntracks"),
+        "owntracks_url": absolute("track-owntracks", base=base),
     }
 
 

@@ -47,7 +47,7 @@ def check(client, system, body: bytes, content_type="application/gpx+xml"):
 
 
 def test_a_route_over_a_closed_stretch_and_a_closed_trail_lists_both(system, manager, world):
-    closure, ridge, gully = world
+    closure, _, gully = world
     body = route([(500, 0), (2500, 0), (2500, 600)])
     assert sum(1 for _ in body.split(b"<trkpt")) > 1000
     answer = check(manager, system, body)

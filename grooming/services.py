@@ -17,6 +17,7 @@ from core.compiles import request_compile
 from core.dates import iso_ms
 from core.errors import Invalid
 from grooming.coverage import Coverage, TrailLines, coverage
+from grooming.driving import Driving, driving
 from grooming.models import GroomedTrail, GroomingPass
 from grooming.tracks import Track
 from trails import history
@@ -206,6 +207,7 @@ def record_grooming_track(
             condition=condition,
             tolerance_meters=tolerance_meters,
             track=track.geometry(),
+            **driving_fields(driving(track.lines, track.times)),
         )
         update_ids = post_conditions(grooming_pass, covered, actor.by_path(Via.GROOMING))
         if update_ids:
@@ -221,6 +223,17 @@ def record_grooming_track(
             },
         )
     return result
+
+
+def driving_fields(figures: Driving) -> dict:
+    """The grooming log's figures of a pass, as its fields."""
+    return {
+        "started_at": figures.started_at,
+        "active_seconds": figures.active_seconds,
+        "pauses": figures.pauses,
+        "paused_seconds": figures.paused_seconds,
+        "driven_meters": figures.driven_meters,
+    }
 
 
 def post_conditions(

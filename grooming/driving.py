@@ -12,7 +12,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from trails.geometry import WGS84
+from trails.geodesy import WGS84
 
 PAUSE = timedelta(minutes=15)
 

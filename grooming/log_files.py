@@ -101,6 +101,11 @@ def _write(sheet, header: tuple, table: list[tuple]) -> None:
     sheet.freeze_panes = "A2"
 
 
+def file_name(log: dict, kind: str) -> str:
+    """The download's name: the system, the period, the kind."""
+    return f"grooming-log-{log['trailSystemId']}-{log['from']}-{log['to']}.{kind}"
+
+
 def as_xlsx(log: dict) -> bytes:
     """A sheet of totals (the period's, per machine, per trail), then one per machine."""
     book = Workbook()
@@ -134,3 +139,10 @@ def as_xlsx(log: dict) -> bytes:
     out = io.BytesIO()
     book.save(out)
     return out.getvalue()
+
+
+# kind -> (media type, writer): the files the API and the web app offer.
+FILES = {
+    "csv": ("text/csv; charset=utf-8", as_csv),
+    "xlsx": ("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", as_xlsx),
+}

@@ -1,7 +1,7 @@
 """The one write of grooming: a track becomes a pass and a surfaceConditions update on each
 trail it covered, in one transaction with one compile request."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 import orjson
@@ -195,7 +195,7 @@ def record_grooming_track(
             condition=condition,
             tolerance_meters=tolerance_meters,
             track=track.geometry(),
-            **driving_fields(driving(track.lines, track.times)),
+            **driving_fields(upload_driving(track, groomed_at)),
         )
         update_ids = post_conditions(grooming_pass, covered, actor.by_path(Via.GROOMING))
         if update_ids:
@@ -211,6 +211,19 @@ def record_grooming_track(
             },
         )
     return result
+
+
+def upload_driving(track: Track, groomed_at: datetime) -> Driving:
+    """An upload's figures, its times moved to end at the pass's groomedAt: a track recorded
+    in January and saved as groomed now is a session of the same length that ended now."""
+    figures = driving(track.lines, track.times)
+    if figures.ended_at is None:
+        return figures
+    return replace(
+        figures,
+        started_at=figures.started_at + (groomed_at - figures.ended_at),
+        ended_at=groomed_at,
+    )
 
 
 def driving_fields(figures: Driving) -> dict:

@@ -22,22 +22,16 @@ from core.errors import Invalid, NotFound
 from grooming import approvals, log, log_files
 from grooming.models import GroomingLogApproval
 
-FILES = {
-    "csv": ("text/csv; charset=utf-8", log_files.as_csv),
-    "xlsx": (
-        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-        log_files.as_xlsx,
-    ),
-}
-FORMATS = ("json", *FILES)
+FORMATS = ("json", *log_files.FILES)
 
 
 def download(document: dict, kind: str) -> HttpResponse:
     """The log as a file named for the system and the period."""
-    media_type, write = FILES[kind]
-    name = f"grooming-log-{document['trailSystemId']}-{document['from']}-{document['to']}"
+    media_type, write = log_files.FILES[kind]
     response = HttpResponse(write(document), content_type=media_type)
-    response["Content-Disposition"] = f'attachment; filename="{name}.{kind}"'
+    response["Content-Disposition"] = (
+        f'attachment; filename="{log_files.file_name(document, kind)}"'
+    )
     return response
 
 
@@ -72,7 +66,7 @@ class GroomingLogView(APIView):
             last=request.query_params.get("to"),
         )
         document = log.grooming_log(system=system, period=period)
-        if kind in FILES:
+        if kind in log_files.FILES:
             return download(document, kind)
         return Response(document)
 

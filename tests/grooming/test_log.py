@@ -15,10 +15,9 @@ from pyproj import Geod
 
 from core.actors import Actor, Via
 from grooming.models import GroomingPass, Tracker, TrackerPosition
-from grooming.sessions import Position, receive_positions, sweep_sessions
 from grooming.trackers import create_tracker
 from tests.factories import MembershipFactory, UserFactory
-from tests.grooming.replay import as_gpx, big_loop, blue_hills_system
+from tests.grooming.replay import as_gpx, big_loop, blue_hills_system, drive
 from trails.timezones import zone_of
 
 pytestmark = pytest.mark.django_db
@@ -35,17 +34,6 @@ def geodesic_metres(positions) -> float:
 def log_url(system, **query) -> str:
     params = "&".join(f"{name}={value}" for name, value in query.items())
     return f"/api/v1/trail-systems/{system.pk}/grooming-log" + (f"?{params}" if params else "")
-
-
-def drive(tracker: Tracker, points) -> None:
-    """The tracker sends its positions a minute's worth at a time, then its session ends."""
-    for start in range(0, len(points), 60):
-        receive_positions(
-            tracker=tracker,
-            positions=[Position(lng, lat, at, 5.0) for lng, lat, at in points[start : start + 60]],
-            now=points[min(start + 59, len(points) - 1)][2],
-        )
-    sweep_sessions(now=points[-1][2] + timedelta(minutes=16))
 
 
 @pytest.fixture

@@ -33,6 +33,7 @@ from trails.models import (
 )
 from trails.timezones import known_zones, zone_name
 from webapp import (
+    grooming_log_page,
     grooming_page,
     history_page,
     recorder_page,
@@ -239,6 +240,7 @@ class TrailSystemAdmin(StatusHistoryMixin, DeleteThroughService, ServiceAdmin):
             page(system_pages.overview, "overview"),
             page(system_pages.invite, "invite"),
             page(grooming_page.grooming, "grooming"),
+            page(grooming_log_page.grooming_log, "grooming_log"),
             page(trackers_page.trackers_page, "trackers"),
             page(recorder_page.recorder, "record"),
             page(recorder_page.positions, "record_positions"),

@@ -134,13 +134,12 @@ def _session_documents(system: TrailSystem, period: Period) -> list[dict]:
         p.tracker_name = session.tracker.name if session else ""
     machines = _machines(passes)
     trails = defaultdict(list)
-    for groomed in (
+    for pass_id, coverage, trail_id, name, kilometres in (
         GroomedTrail.objects.filter(grooming_pass__in=passes)
-        .select_related("trail")
-        .only("grooming_pass_id", "coverage", "trail__id", "trail__name", "trail__distance")
         .order_by("trail__name", "trail_id")
+        .values_list("grooming_pass_id", "coverage", "trail_id", "trail__name", "trail__distance")
     ):
-        trails[groomed.grooming_pass_id].append(groomed)
+        trails[pass_id].append((trail_id, name, coverage, kilometres * 1000))
     documents = []
     for p in passes:
         running = p.driven_meters is None and getattr(p, "session", None) is not None
@@ -159,14 +158,14 @@ def _session_documents(system: TrailSystem, period: Period) -> list[dict]:
         machine_id, machine, source = machines[p.pk]
         session_trails = [
             {
-                "trailId": g.trail_id,
-                "name": g.trail.name,
+                "trailId": trail_id,
+                "name": name,
                 "passes": 1,
-                "groomedMeters": round(g.coverage * g.trail.distance * 1000, 1),
-                "lengthMeters": round(g.trail.distance * 1000, 1),
+                "groomedMeters": round(coverage * metres, 1),
+                "lengthMeters": round(metres, 1),
                 "condition": p.condition,
             }
-            for g in trails[p.pk]
+            for trail_id, name, coverage, metres in trails[p.pk]
         ]
         documents.append(
             {

@@ -93,12 +93,14 @@ def _sheet_title(name: str, taken: set[str]) -> str:
 
 
 def _write(sheet, header: tuple, table: list[tuple]) -> None:
-    sheet.append(header)
-    for row in table:
-        sheet.append(row)
+    """A sheet of the header and the rows (its layout first: a write-only sheet's rows are
+    final once written)."""
     for column, name in enumerate(header, 1):
         sheet.column_dimensions[get_column_letter(column)].width = max(12, len(name) + 2)
     sheet.freeze_panes = "A2"
+    sheet.append(header)
+    for row in table:
+        sheet.append(row)
 
 
 def file_name(log: dict, kind: str) -> str:
@@ -108,9 +110,10 @@ def file_name(log: dict, kind: str) -> str:
 
 def as_xlsx(log: dict) -> bytes:
     """A sheet of totals (the period's, per machine, per trail), then one per machine."""
-    book = Workbook()
-    totals = book.active
-    totals.title = "Totals"
+    # Write-only: rows stream to the file instead of a cell object each (a season's 9,000 rows
+    # took 10 s the other way).
+    book = Workbook(write_only=True)
+    totals = book.create_sheet("Totals")
     all_totals = log["totals"]
     totals.append(("period", f"{log['from']} to {log['to']}", "timeZone", log["timeZone"]))
     totals.append(())

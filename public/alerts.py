@@ -17,7 +17,7 @@ from alerts.selectors import follower_document
 from alerts.services import change_follower, follow, follower_of_token, unfollow
 from core import ratelimit
 from core.clients import counted_client
-from core.errors import DomainError, Forbidden, NotFound
+from core.errors import DomainError, envelope, http_status
 from public.selectors import public_system
 
 BODY_MAX = 64 * 1024
@@ -25,15 +25,15 @@ MINUTE = 60
 
 
 def _error(status: int, code: str, message: str, field: str = "") -> JsonResponse:
-    error = {"code": code, "message": f"{field}: {message}" if field else message}
+    """The error envelope, with the field it is about also apart, for the map's script."""
+    body = envelope(code, message, field)
     if field:
-        error["field"] = field
-    return JsonResponse({"error": error}, status=status)
+        body["error"]["field"] = field
+    return JsonResponse(body, status=status)
 
 
 def _domain_error(error: DomainError) -> JsonResponse:
-    status = 404 if isinstance(error, NotFound) else 403 if isinstance(error, Forbidden) else 400
-    return _error(status, error.code, error.message, error.field)
+    return _error(http_status(error), error.code, error.message, error.field)
 
 
 def _json_body(request: HttpRequest) -> dict | JsonResponse:

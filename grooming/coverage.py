@@ -8,13 +8,13 @@ the tolerance), divided by its length. An STRtree of the buffered pieces of the 
 the intersections to the trail parts near it.
 """
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import shapely
-from pyproj import CRS, Transformer
+
+from trails.geodesy import Line, LocalProjection, group_indices
 
 # A track is simplified by this much before it is buffered: far below GPS accuracy, and it
 # drops the many near-collinear points of a 1 Hz recording.
@@ -23,11 +23,6 @@ SIMPLIFY_METRES = 1.0
 BUFFER_QUAD_SEGMENTS = 4
 # Track points per buffered piece (see track_areas).
 CHUNK_POINTS = 100
-# A projection's centre is rounded to this (about 1 km): 500 m off the middle changes its
-# distances by far less than a millimetre in a kilometre.
-CENTRE_DEGREES = 0.01
-
-Line = Sequence[Sequence[float]]  # [[lng, lat(, elevation)], ...]
 
 
 @dataclass(frozen=True)
@@ -46,49 +41,6 @@ class TrailLines:
     lines: Sequence[Line]
 
 
-def _lng_lat(lines: Sequence[Line]) -> np.ndarray:
-    """Every position's [lng, lat], elevations dropped, as one (n, 2) array."""
-    arrays = []
-    for line in lines:
-        try:
-            arrays.append(np.asarray(line, dtype=float)[:, :2])
-        except ValueError:  # a line mixing [lng, lat] and [lng, lat, elevation]
-            arrays.append(np.array([p[:2] for p in line], dtype=float))
-    return np.concatenate(arrays)
-
-
-def _rounded(degrees: float) -> float:
-    return round(float(degrees) / CENTRE_DEGREES) * CENTRE_DEGREES
-
-
-@functools.lru_cache(maxsize=64)
-def _aeqd(lng: float, lat: float) -> Transformer:
-    """Making a transformer costs more than measuring a short track: one per centre, kept."""
-    crs = CRS.from_proj4(f"+proj=aeqd +lat_0={lat} +lon_0={lng} +datum=WGS84 +units=m")
-    return Transformer.from_crs("EPSG:4326", crs, always_xy=True)
-
-
-class LocalProjection:
-    """WGS84 longitude/latitude to metres around a centre."""
-
-    def __init__(self, lng: float, lat: float):
-        self._forward = _aeqd(lng, lat)
-
-    @classmethod
-    def around(cls, lines: Sequence[Line]) -> "LocalProjection":
-        """Centred on the middle of the lines' bounding box, to CENTRE_DEGREES (so that
-        measurements of one place share a projection)."""
-        points = _lng_lat(lines)
-        lng, lat = (points.min(axis=0) + points.max(axis=0)) / 2
-        return cls(_rounded(lng), _rounded(lat))
-
-    def linestrings(self, lines: Sequence[Line]) -> np.ndarray:
-        """Projected shapely LineStrings, one per line, in one transform call."""
-        coords = _lng_lat(lines)
-        x, y = self._forward.transform(coords[:, 0], coords[:, 1])
-        return shapely.linestrings(np.column_stack([x, y]), indices=_owners(lines))
-
-
 def track_areas(projection: LocalProjection, track: Sequence[Line], tolerance: float) -> np.ndarray:
     """The ground within `tolerance` metres of the track, as one polygon per run of
     CHUNK_POINTS points: buffering a long noisy track whole spends its time merging the
@@ -98,12 +50,8 @@ def track_areas(projection: LocalProjection, track: Sequence[Line], tolerance: f
         coords = shapely.get_coordinates(part)
         for start in range(0, max(len(coords) - 1, 1), CHUNK_POINTS):
             chunks.append(coords[start : start + CHUNK_POINTS + 1])
-    lines = shapely.linestrings(np.concatenate(chunks), indices=_owners(chunks))
+    lines = shapely.linestrings(np.concatenate(chunks), indices=group_indices(chunks))
     return shapely.buffer(lines, tolerance, quad_segs=BUFFER_QUAD_SEGMENTS)
-
-
-def _owners(groups: Sequence) -> np.ndarray:
-    return np.repeat(np.arange(len(groups)), [len(group) for group in groups])
 
 
 def _union_length(intervals: list[tuple[float, float]]) -> float:
@@ -148,7 +96,7 @@ def coverage(
     track = [line for line in track if len(line) >= 2]
     if not parts or not track:
         return {}
-    owner = _owners([trail.lines for trail in trails])
+    owner = group_indices([trail.lines for trail in trails])
     projection = LocalProjection.around(parts)
     trail_parts = projection.linestrings(parts)
     covered_parts = covered_lengths(trail_parts, track_areas(projection, track, tolerance))

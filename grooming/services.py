@@ -1,7 +1,6 @@
 """The one write of grooming: a track becomes a pass and a surfaceConditions update on each
 trail it covered, in one transaction with one compile request."""
 
-import math
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -21,6 +20,7 @@ from grooming.models import GroomedTrail, GroomingPass
 from grooming.tracks import Track
 from trails import history
 from trails.enums import TrailType
+from trails.geodesy import Box, grown
 from trails.geometry import lines
 from trails.models import Trail, TrailSystem
 from updates.enums import SURFACE_CONDITIONS, UpdateType
@@ -44,10 +44,6 @@ TrailUpdate = Update.trails.through
 CLOCK_SKEW = timedelta(minutes=5)
 # The status history's field for a grooming (its values are groomedAt times).
 GROOMED_FIELD = "groomed"
-# Metres in a degree of latitude, at least (110.57 km at the equator), and below this cosine
-# of the latitude (within about 60 km of a pole) longitude is not worth narrowing by.
-METRES_PER_DEGREE = 110_000.0
-MIN_COSINE = 0.01
 
 
 @dataclass(frozen=True)
@@ -126,17 +122,9 @@ def _near(track: Track, tolerance_meters: float) -> Q:
     a few trails' geometry, not every trail's."""
     lngs = [point[0] for line in track.lines for point in line]
     lats = [point[1] for line in track.lines for point in line]
-    west, south, east, north = min(lngs), min(lats), max(lngs), max(lats)
-    lat_margin = 2 * tolerance_meters / METRES_PER_DEGREE
-    cosine = math.cos(math.radians(min(max(abs(south), abs(north)) + lat_margin, 90.0)))
-    if cosine < MIN_COSINE:  # at a pole a degree of longitude is no distance: all of them
-        return Q(south__lte=north + lat_margin, north__gte=south - lat_margin) | Q(west=None)
-    lng_margin = lat_margin / cosine
+    box = grown(Box(min(lngs), min(lats), max(lngs), max(lats)), 2 * tolerance_meters)
     return Q(
-        west__lte=east + lng_margin,
-        east__gte=west - lng_margin,
-        south__lte=north + lat_margin,
-        north__gte=south - lat_margin,
+        west__lte=box.east, east__gte=box.west, south__lte=box.north, north__gte=box.south
     ) | Q(west=None)
 
 

@@ -15,7 +15,6 @@ from django.db import transaction
 from django.db.models import F, Max, Min
 from django.dispatch import Signal
 from django.utils import timezone
-from pyproj import Geod
 
 from core import events, listening
 from core.actors import Actor, Via
@@ -33,6 +32,7 @@ from grooming.services import (
     shows_until,
 )
 from grooming.tracks import Track
+from trails.geodesy import metres_between
 from trails.models import Trail, TrailSystem
 from updates.models import Update
 
@@ -46,7 +46,6 @@ MAX_ACCURACY_METRES = 50.0  # a position less accurate than this is dropped
 # How far outside the extent of the system's trails a position may lie; beyond it, dropped.
 AREA_MARGIN_METRES = 5_000.0
 AREA_CACHE_SECONDS = 300
-_GEOD = Geod(ellps="WGS84")
 
 # A machine moved, started or stopped grooming (sent after the commit, with `system_id`): this
 # process's live map hub sends the machines' places (public/live.py); the other processes hear
@@ -93,7 +92,7 @@ def _outside(area: tuple[float, float, float, float] | None, position: Position)
     west, south, east, north = area
     nearest_lng = min(max(position.lng, west), east)
     nearest_lat = min(max(position.lat, south), north)
-    _, _, metres = _GEOD.inv(position.lng, position.lat, nearest_lng, nearest_lat)
+    metres = metres_between((position.lat, position.lng), (nearest_lat, nearest_lng))
     return metres > AREA_MARGIN_METRES
 
 

@@ -18,9 +18,10 @@ from core.dates import iso_ms
 from core.errors import Invalid
 from reports import photos, storage
 from reports.models import Category, Report, ReportAlert, State
-from reports.nearest import metres_between, nearest_trail
+from reports.nearest import nearest_trail
 from reports.tasks import alert_about_report, answer_reporters
 from trails.enums import TrailStatus
+from trails.geodesy import around, metres_between
 from trails.models import TrailSystem
 from trails.selectors import trails_of_system
 from trails.services import change_trail
@@ -102,16 +103,15 @@ def reports_left_today(system: TrailSystem, now: datetime) -> int:
 
 def _open_group(system: TrailSystem, category: str, lat: float, lng: float, now: datetime):
     """The open report of the category within GROUP_METRES and GROUP_HOURS, nearest first."""
-    lat_span = GROUP_METRES / 111_000
-    lng_span = lat_span / max(math.cos(math.radians(lat)), 0.01)
+    box = around(lat, lng, GROUP_METRES)
     candidates = Report.objects.select_for_update().filter(
         trail_system=system,
         duplicate_of__isnull=True,
         state=State.NEW,
         category=category,
         created_on__gte=now - timedelta(hours=GROUP_HOURS),
-        lat__range=(lat - lat_span, lat + lat_span),
-        lng__range=(lng - lng_span, lng + lng_span),
+        lat__range=(box.south, box.north),
+        lng__range=(box.west, box.east),
     )
     near = [(metres_between((lat, lng), (r.lat, r.lng)), r.created_on, r) for r in candidates]
     near = [entry for entry in near if entry[0] <= GROUP_METRES]

@@ -3,8 +3,6 @@
 import re
 import sys
 
-from pyproj import Geod
-
 from core.limits import (
     ELEVATION_MAX,
     ELEVATION_MIN,
@@ -13,10 +11,10 @@ from core.limits import (
     LATITUDE_MAX,
     LONGITUDE_MAX,
 )
+from trails.geodesy import WGS84
 
 MAX_FLOAT = sys.float_info.max
 
-WGS84 = Geod(ellps="WGS84")
 LINE_TYPES = ("LineString", "MultiLineString")
 
 

@@ -13,6 +13,7 @@ from django.utils.html import escape
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from trails.geodesy import longitude_scale
 from trails.models import Trail
 
 # Where a trail lies from the middle of its twins, clockwise from north.
@@ -63,7 +64,7 @@ def _part(trail: Trail, twins: Sequence[Trail]) -> str:
         return ""
     lat = sum(t.lat for t in placed) / len(placed)
     lng = sum(t.lng for t in placed) / len(placed)
-    north, east = trail.lat - lat, (trail.lng - lng) * math.cos(math.radians(lat))
+    north, east = trail.lat - lat, (trail.lng - lng) * longitude_scale(lat)
     if abs(north) + abs(east) < 1e-6:
         return ""
     sector = round(math.degrees(math.atan2(east, north)) % 360 / 45) % 8
@@ -100,7 +101,7 @@ class _Frame:
     @classmethod
     def around(cls, positions: list[Sequence[float]]) -> "_Frame":
         lngs, lats = [p[0] for p in positions], [p[1] for p in positions]
-        shrink = math.cos(math.radians((min(lats) + max(lats)) / 2))
+        shrink = longitude_scale((min(lats) + max(lats)) / 2)
         span = max((max(lngs) - min(lngs)) * shrink, max(lats) - min(lats), 1e-5)
         return cls(min(lngs), max(lats), (MAP_SIZE - 12) / span, shrink)
 

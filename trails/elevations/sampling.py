@@ -8,7 +8,8 @@ on ``Trail.elevations``; None until computed.
 import bisect
 
 from core.limits import ELEVATION_MAX, ELEVATION_MIN
-from trails.geometry import WGS84, lines
+from trails.geodesy import WGS84
+from trails.geometry import lines
 
 SAMPLES = 50
 

@@ -5,11 +5,12 @@ from collections.abc import Iterable
 from datetime import tzinfo
 from zoneinfo import ZoneInfo
 
+from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from trails.models import TrailSystem
-from trails.timezones import zone_names
+from trails.timezones import zone_names, zone_of
 
 ZONES_LISTED = 4  # a person with systems in more zones reads the first ones, then "..."
 
@@ -39,3 +40,10 @@ def zones_now(systems: Iterable[TrailSystem]) -> str:
         for zone, names in list(by_zone.items())[:ZONES_LISTED]
     ]
     return "; ".join(said) + ("; ..." if len(by_zone) > ZONES_LISTED else "")
+
+
+def rendered_in_zone(response: TemplateResponse, system: TrailSystem) -> TemplateResponse:
+    """A system's page rendered in the system's zone: every time on it, and the zone its
+    forms say, are the system's (`zone_now()` names it), not the server's UTC."""
+    with timezone.override(zone_of(system)):
+        return response.render()

@@ -21,7 +21,6 @@ from core.actors import Actor, Via
 from core.compiles import request_compile
 from core.dates import iso_ms
 from core.errors import Invalid
-from grooming import tasks
 from grooming.models import GroomedTrail, GroomingPass, GroomingSession, Tracker, TrackerPosition
 from grooming.services import (
     CLOCK_SKEW,
@@ -51,6 +50,10 @@ AREA_CACHE_SECONDS = 300
 # process's live map hub sends the machines' places (public/live.py); the other processes hear
 # it on PostgreSQL's GROOMERS_MOVED channel.
 groomers_moved = Signal()
+# A running session has positions to measure (sent in the writing transaction, with
+# `session_id`): grooming.tasks queues the measurement once it commits. A signal, because the
+# tasks call this module: it imports none of them.
+measurement_due = Signal()
 
 
 @dataclass(frozen=True)
@@ -161,7 +164,7 @@ def receive_positions(
     if stored:
         _tell_moved(locked.trail_system_id)
     if measuring:
-        tasks.measure_after_commit(session.pk)
+        measurement_due.send(sender=None, session_id=session.pk)
     return Received(len(stored), dropped)
 
 

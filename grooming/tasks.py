@@ -1,13 +1,9 @@
 """Background work of live grooming: measuring a running session, and beat's sweep."""
 
-import logging
-
 from celery import shared_task
-from django.db import transaction
 
+from core.queueing import queue_on_commit
 from grooming import sessions
-
-logger = logging.getLogger(__name__)
 
 
 @shared_task(acks_late=True)
@@ -22,14 +18,7 @@ def sweep_grooming_sessions() -> int:
     return sessions.sweep_sessions()
 
 
-def measure_after_commit(session_id: str) -> None:
-    """Queue the session's measurement once the positions are committed. Without a broker the
-    position is still kept: the sweep measures it."""
-
-    def queue() -> None:
-        try:
-            measure_grooming_session.delay(session_id)
-        except Exception:
-            logger.exception("Could not queue the measurement of session %s", session_id)
-
-    transaction.on_commit(queue)
+def on_measurement_due(sender, *, session_id: str, **kwargs) -> None:
+    """Receiver of sessions.measurement_due (grooming.apps): queue the measurement once the
+    positions are committed. A measurement not queued is the sweep's."""
+    queue_on_commit(measure_grooming_session, session_id)

@@ -7,6 +7,7 @@ from datetime import timedelta
 from django.db import transaction
 from django.db.models import Q
 
+from core import queueing
 from publishing.models import CompileRequest
 from publishing.publisher import wait_for_compile
 from publishing.tasks import enqueue_compile, enqueue_listing_rebuild, enqueue_unpublish
@@ -42,8 +43,8 @@ def record_compile_request(system_or_id, reason: str = "") -> CompileRequest:
     re-enqueues pending requests, so the change is never lost."""
     system_id = getattr(system_or_id, "pk", system_or_id)
     compile_request = CompileRequest.objects.create(trail_system_id=system_id, reason=reason)
-    # Robust: the write has committed; a failed check only leaves the request to the sweep.
-    transaction.on_commit(lambda: queue_compile(compile_request), robust=True)
+    # A failed check only leaves the request to the sweep.
+    queueing.on_commit(lambda: queue_compile(compile_request))
     return compile_request
 
 
@@ -63,9 +64,9 @@ def on_unpublish_requested(sender, *, system_id: str, **kwargs) -> None:
     compile of the system ends first (none can follow: its requests go with the system), and
     once the deletion commits its files are removed and the all-systems file rebuilt."""
     wait_for_compile(system_id)
-    transaction.on_commit(lambda: enqueue_unpublish(system_id), robust=True)
+    queueing.on_commit(lambda: enqueue_unpublish(system_id))
 
 
 def on_listing_changed(sender, **kwargs) -> None:
     """Receiver of core.compiles.listing_changed, in the writing transaction."""
-    transaction.on_commit(enqueue_listing_rebuild, robust=True)
+    queueing.on_commit(enqueue_listing_rebuild)

@@ -2,12 +2,12 @@
 so running one twice gives the same file, and a task lost with its worker is run again
 (the beat sweep re-enqueues whatever is still pending)."""
 
-import logging
 import time
 
 from celery import shared_task
 from django.utils import timezone
 
+from core.queueing import queue
 from publishing import weather
 from publishing.models import CompileRequest
 from publishing.publisher import (
@@ -19,8 +19,6 @@ from publishing.publisher import (
     remove_all_files,
     sweep_replaced_files,
 )
-
-logger = logging.getLogger(__name__)
 
 # While writes keep coming, a system's compiles start at least this far apart, so that a burst
 # of writes is served by a few compiles instead of one each: the next compile waits what is
@@ -87,33 +85,22 @@ def remove_system_files(system_id: str) -> int:
     return remove_all_files(system_id)
 
 
-def _queue(task, *arguments: str, countdown: float = 0.0) -> bool:
-    """Never fails the caller, whose transaction has committed: a broker error (or, in-process,
-    an error of the task) is logged; returns whether the task was queued."""
-    try:
-        task.apply_async(arguments, countdown=countdown or None)
-    except Exception:
-        logger.exception("%s%r not queued or failed", task.name, arguments)
-        return False
-    return True
-
-
 def enqueue_compile(system_id: str, countdown: float = 0.0) -> None:
     """The request stays pending until a compile serves it, so a failure only delays it: the
     sweep queues it again."""
-    _queue(compile_system, system_id, countdown=countdown)
+    queue(compile_system, system_id, countdown=countdown)
 
 
 def enqueue_unpublish(system_id: str) -> None:
     """A deleted system's files and the all-systems file; if either is not queued, the
     all-systems file waits for its 3-hourly rebuild and the files stay."""
-    _queue(remove_system_files, system_id)
+    queue(remove_system_files, system_id)
     enqueue_listing_rebuild()
 
 
 def enqueue_listing_rebuild() -> None:
     """If it is not queued, the all-systems file waits for its 3-hourly rebuild."""
-    _queue(rebuild_all_systems_file)
+    queue(rebuild_all_systems_file)
 
 
 @shared_task

@@ -16,6 +16,7 @@ from core import events
 from core.actors import Actor, Via
 from core.dates import iso_ms
 from core.errors import Invalid
+from core.queueing import queue_on_commit
 from reports import photos, storage
 from reports.models import Category, Report, ReportAlert, State
 from reports.nearest import nearest_trail
@@ -205,7 +206,7 @@ def file_report(
                 data=lambda: _created_event(report, group),
             )
             if ReportAlert.objects.filter(trail_system=system).exists():
-                transaction.on_commit(lambda: alert_about_report.delay(report.pk))
+                queue_on_commit(alert_about_report, report.pk)
     except BaseException:
         if stored:
             storage.delete_photo(stored)
@@ -238,7 +239,7 @@ def change_report(
         state=state, updated_on=now, updated_by=actor.uid
     )
     if state == State.RESOLVED and group.state != State.RESOLVED:
-        transaction.on_commit(lambda: answer_reporters.delay(group.pk))
+        queue_on_commit(answer_reporters, group.pk)
     group.refresh_from_db()
     return group
 

@@ -3,6 +3,7 @@
 from celery import shared_task
 from django.db import transaction
 
+from core.queueing import queue_on_commit
 from trails.elevations.provider import ElevationError, get_provider
 from trails.elevations.sampling import profile_from_geometry, sample
 from trails.models import Trail
@@ -33,10 +34,9 @@ def store_elevations(trail_id: str, provider=None) -> bool:
 
 def request_elevations_on_commit(trail_id: str) -> None:
     """Called, after saving, whenever a trail's geometry is set or changed: clears the old
-    profile in the caller's transaction and computes the new one once it commits. A failure
-    to queue is logged, never turned into a failed write."""
+    profile in the caller's transaction and computes the new one once it commits."""
     Trail.objects.filter(pk=trail_id).update(elevations=None)
-    transaction.on_commit(lambda: compute_elevations.delay(trail_id), robust=True)
+    queue_on_commit(compute_elevations, trail_id)
 
 
 @shared_task(

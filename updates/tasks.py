@@ -2,8 +2,8 @@
 
 from celery import group, shared_task
 from django.conf import settings
-from django.db import transaction
 
+from core import queueing
 from updates import confirmations
 from updates.models import Update
 from updates.notifications import delivery, recipients
@@ -13,13 +13,13 @@ def notify_subscribers_on_commit(update_id: str) -> None:
     """Called by the update service when an update is created with notify true. A broker
     outage is logged, not turned into a failed create: queue_unqueued_fan_outs queues the
     fan-out within seconds of the broker's return."""
-    transaction.on_commit(lambda: queue_fan_out(update_id), robust=True)
+    queueing.on_commit(lambda: queue_fan_out(update_id))
 
 
 def queue_fan_out(update_id: str) -> None:
     """Hand the fan-out to the broker, then record that it was (the outbox's mark)."""
-    fan_out_update.delay(update_id)
-    recipients.mark_fan_out_queued(update_id)
+    if queueing.queue(fan_out_update, update_id):
+        recipients.mark_fan_out_queued(update_id)
 
 
 @shared_task(acks_late=True)

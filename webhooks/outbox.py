@@ -8,9 +8,9 @@ from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 
 import orjson
-from django.db import transaction
 from django.utils import timezone
 
+from core import queueing
 from core.dates import iso_ms
 from core.events import Event
 from webhooks.models import WebhookDelivery, WebhookEndpoint, WebhookMessage
@@ -77,8 +77,8 @@ def record(
         {delivery.endpoint_id for delivery in deliveries if delivery.next_attempt_on == now}
     )
     if endpoint_ids:
-        # Robust: the change has committed; a broker error leaves the delivery to the sweep.
-        transaction.on_commit(lambda: queue_sending(endpoint_ids, now), robust=True)
+        # A broker error leaves the delivery to the sweep.
+        queueing.on_commit(lambda: queue_sending(endpoint_ids, now))
     return deliveries
 
 

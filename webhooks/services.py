@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
+from core import queueing
 from core.actors import Actor
 from core.errors import Invalid
 from core.events import EVENT_TYPES, Event
@@ -116,7 +117,7 @@ def _due_now(endpoint: WebhookEndpoint) -> None:
     WebhookDelivery.objects.filter(endpoint=endpoint, state=WebhookDelivery.State.PENDING).update(
         next_attempt_on=now, give_up_on=now + outbox.RETRY_WINDOW
     )
-    transaction.on_commit(lambda: outbox.enqueue_sending(endpoint.pk), robust=True)
+    queueing.on_commit(lambda: outbox.enqueue_sending(endpoint.pk))
 
 
 @transaction.atomic
@@ -207,5 +208,5 @@ def send_again(*, deliveries: Iterable[WebhookDelivery], actor: Actor) -> int:
     for endpoint in paused:
         resume_endpoint(endpoint=endpoint, actor=actor)
     for endpoint_id in sorted(endpoint_ids):
-        transaction.on_commit(lambda e=endpoint_id: outbox.enqueue_sending(e), robust=True)
+        queueing.on_commit(lambda e=endpoint_id: outbox.enqueue_sending(e))
     return len(ids)

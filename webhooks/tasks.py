@@ -2,17 +2,15 @@
 config.celery), the sweep that queues what a lost task or broker outage left, and the purge
 of old messages."""
 
-import logging
 from datetime import timedelta
 
 from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
+from core.queueing import queue
 from webhooks import delivery
 from webhooks.models import WebhookDelivery, WebhookMessage
-
-logger = logging.getLogger(__name__)
 
 # A retry further away than this is left to the sweep: Redis hands a task held longer than its
 # visibility timeout to another worker, and a worker holds every countdown task in memory.
@@ -55,15 +53,9 @@ def purge_webhook_messages() -> int:
 
 
 def enqueue_sending(endpoint_id: str, countdown: float = 0.0) -> bool:
-    """Never fails the caller, whose transaction has committed: a broker error is logged, and
-    the sweep queues the endpoint later. Without a broker (the embedded default) nothing is
-    sent here, inside a request: `manage.py send_webhooks --every 1`, which `make run`
-    starts, sends what is due in the background."""
+    """Never fails the caller (core.queueing): the sweep queues the endpoint later. Without a
+    broker (the embedded default) nothing is sent here, inside a request: `manage.py
+    send_webhooks --every 1`, which `make run` starts, sends what is due in the background."""
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return False
-    try:
-        send_webhooks.apply_async((endpoint_id,), countdown=countdown or None)
-    except Exception:
-        logger.exception("webhooks of %s not queued or failed", endpoint_id)
-        return False
-    return True
+    return queue(send_webhooks, endpoint_id, countdown=countdown)

@@ -1,6 +1,7 @@
 """The site's own pages for an unknown address, a refused one and a server error (handler404,
-handler403 and handler500): the web app's look under /admin/, the public pages' elsewhere. The management and
-legacy APIs answer their own errors (api.errors, legacy.views) and never reach these.
+handler403 and handler500): the web app's look under /admin/, the public pages' elsewhere.
+The management and legacy APIs answer their own errors (api.errors, legacy.views) and never
+reach these.
 """
 
 from django.contrib import admin

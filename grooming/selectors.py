@@ -4,7 +4,7 @@ and the web app read these too."""
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
-from django.db.models import Count, OuterRef, Prefetch, Subquery, TextField
+from django.db.models import Count, F, OuterRef, Prefetch, Subquery, TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 
@@ -183,21 +183,23 @@ def last_groomed_by_trail(system_id: str) -> dict[str, LastGroomed]:
 
 
 def recent_passes(system: TrailSystem) -> list[GroomingPass]:
-    """The latest passes, newest first, each with `trail_count` (trails it groomed); the track
-    geometry is left out."""
+    """The latest passes, newest first, each with `trail_count` (trails it groomed) and
+    `tracker_name` (the machine whose session it was; None for an upload); the track geometry
+    is left out."""
     return list(
         GroomingPass.objects.filter(trail_system=system)
         .defer("track")
-        .annotate(trail_count=Count("groomed_trails"))
+        .annotate(trail_count=Count("groomed_trails"), tracker_name=F("session__tracker__name"))
         .order_by("-groomed_at", "-created_on")[:PASS_LIST_LIMIT]
     )
 
 
 def grooming_pass(pass_id: str) -> GroomingPass | None:
     """One pass with its track and the trails it groomed (`groomed_trails`, by coverage), for
-    a page that draws the track over the trails."""
+    a page that draws the track over the trails; `tracker_name` as recent_passes has it."""
     return (
         GroomingPass.objects.filter(pk=pass_id)
+        .annotate(tracker_name=F("session__tracker__name"))
         .prefetch_related(
             Prefetch(
                 "groomed_trails",

@@ -25,7 +25,7 @@ from webapp.actors import web_actor
 from webapp.refusals import add_refusal
 from webapp.system_pages import system_or_404
 from webapp.trail_admin import surface_condition_choices
-from webapp.zones import rendered_in_zone
+from webapp.zones import in_system_zone
 
 
 class TrackerForm(forms.Form):
@@ -64,6 +64,10 @@ def _act(request, system: TrailSystem) -> Tracker | None:
 
 def trackers_page(model_admin, request, system_id: str):
     system = system_or_404(request, system_id, roles.MEMBER)
+    return in_system_zone(system, lambda: _trackers_page(model_admin, request, system))
+
+
+def _trackers_page(model_admin, request, system: TrailSystem):
     form = TrackerForm(request.POST if request.POST.get("action") == "create" else None)
     created = revoking = None
     if request.method == "POST" and request.POST.get("action") in ("revoke", "end"):
@@ -106,7 +110,7 @@ def trackers_page(model_admin, request, system_id: str):
         "trackers": rows,
         "zone": zone_name(system),
     }
-    response = rendered_in_zone(TemplateResponse(request, "webapp/trackers.html", context), system)
+    response = TemplateResponse(request, "webapp/trackers.html", context)
     if created:
         patch_cache_control(response, no_store=True)  # the secret is on this page only
     return response

@@ -1,11 +1,12 @@
 """The time zone a form's dates and times are read in, said with the time there now
 ("America/Boise, now 05:03"): a wrong guess would move a closure or an expiry by hours."""
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import tzinfo
 from zoneinfo import ZoneInfo
 
-from django.template.response import TemplateResponse
+from django.http import HttpResponse
+from django.template.response import SimpleTemplateResponse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -42,8 +43,11 @@ def zones_now(systems: Iterable[TrailSystem]) -> str:
     return "; ".join(said) + ("; ..." if len(by_zone) > ZONES_LISTED else "")
 
 
-def rendered_in_zone(response: TemplateResponse, system: TrailSystem) -> TemplateResponse:
-    """A system's page rendered in the system's zone: every time on it, and the zone its
-    forms say, are the system's (`zone_now()` names it), not the server's UTC."""
+def in_system_zone(system: TrailSystem, answer: Callable[[], HttpResponse]) -> HttpResponse:
+    """A system's page, read and rendered in the system's zone: every time it shows, every time
+    its forms read, and the zone `zone_now()` names, are the system's, not the server's UTC."""
     with timezone.override(zone_of(system)):
-        return response.render()
+        response = answer()
+        if isinstance(response, SimpleTemplateResponse):
+            response.render()
+    return response

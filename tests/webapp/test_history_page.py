@@ -65,7 +65,7 @@ def test_the_system_history_shows_a_trail_closed_by_the_api_and_one_by_a_bulk_ac
     page.check(f"input[name=_selected_action][value='{beaver.pk}']")
     page.select_option("select[name=action]", "set_status_closed")
     page.click("button[name=index]")
-    expect(page.locator(".messagelist")).to_contain_text("1 trail(s) set to Closed.")
+    expect(page.locator(".messagelist")).to_contain_text("1 trail set to Closed.")
     # The list shows each trail's status without scrolling sideways, on a phone too.
     status = page.locator("#result_list tr", has_text="Beaver Run").locator("td.field-status")
     expect(status).to_have_text("Closed")

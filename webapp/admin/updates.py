@@ -10,6 +10,7 @@ from django.http import HttpResponse
 from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from trails.models import TrailSystem
 from updates import services
@@ -295,7 +296,12 @@ class SubscriberAdmin(SystemLinkOnViewMixin, DeleteThroughService, ServiceAdmin)
         ids = list(self.scoped(request, queryset, "change").values_list("pk", flat=True))
         count = unsubscribe_subscribers(subscriber_ids=ids)
         self.message_user(
-            request, _("Unsubscribed %(count)d subscriber(s).") % {"count": count}, messages.SUCCESS
+            request,
+            ngettext(
+                "Unsubscribed %(count)d subscriber.", "Unsubscribed %(count)d subscribers.", count
+            )
+            % {"count": count},
+            messages.SUCCESS,
         )
 
     @admin.action(description=_("Export selected as CSV"), permissions=["export"])

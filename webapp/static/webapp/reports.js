@@ -54,6 +54,8 @@
       head.appendChild(document.createTextNode(" "));
       head.appendChild(element("span", "report-near",
         fill(texts.near, { metres: row.metres, trail: row.trailName })));
+      // A trail that shares its name with another, told apart as the board tells it.
+      if (row.trailDetails) head.appendChild(element("span", "report-twin", " (" + row.trailDetails + ")"));
     }
     var time = element("time", "", localTime(row.createdOn));
     time.dateTime = row.createdOn;
@@ -74,7 +76,10 @@
       link.appendChild(image);
       item.appendChild(link);
     }
-    if (row.email) item.appendChild(element("p", "report-email", fill(texts.from, { email: row.email })));
+    // Every reporter's address of a grouped report (Administrators only: empty otherwise).
+    if (row.emails.length) {
+      item.appendChild(element("p", "report-email", fill(texts.from, { email: row.emails.join(", ") })));
+    }
     var form = element("form", "report-actions");
     form.method = "post";
     form.action = row.actionUrl;

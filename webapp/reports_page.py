@@ -23,6 +23,7 @@ from reports.photos import STORED_CONTENT_TYPE
 from trails.enums import Role, TrailStatus
 from trails.models import TrailSystem
 from trails.selectors import role_for, trail_summaries
+from trails.timezones import zone_name
 from webapp import roles
 from webapp.actors import web_actor
 from webapp.system_pages import system_or_404
@@ -127,6 +128,7 @@ def board_reports(request, system: TrailSystem) -> dict:
         "reports_count": new.count(),
         "reports_rows": report_rows(system, list(new[:BOARD_LIST]), with_email=with_email),
         "report_texts": report_texts(),
+        "report_zone": zone_name(system),
     }
 
 
@@ -161,6 +163,7 @@ def reports_page(request, system_id: str, *, site) -> HttpResponse:
         "centre": [system.lat, system.lng] if system.lat is not None else None,
         "board_url": reverse("admin:trail_system_board", args=[system.pk]),
         "texts": report_texts(),
+        "report_zone": zone_name(system),
     }
     return TemplateResponse(request, "webapp/reports.html", context)
 

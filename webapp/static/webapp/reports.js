@@ -39,9 +39,13 @@
     return node;
   }
 
+  // In the system's zone, named ("11/28/26, 5:03 PM MST"), whatever the phone's zone.
   function localTime(iso) {
     var date = new Date(iso);
-    return date.toLocaleString([], { dateStyle: "short", timeStyle: "short" });
+    return date.toLocaleString([], {
+      year: "2-digit", month: "numeric", day: "numeric", hour: "numeric", minute: "2-digit",
+      timeZone: section.dataset.timeZone || undefined, timeZoneName: "short",
+    });
   }
 
   function reportItem(row) {

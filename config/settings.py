@@ -138,9 +138,11 @@ INSTALLED_APPS = [
     "publishing",
     "legacy",
     "grooming",
+    "closures",
     "schedules",
     "webhooks",
     "reports",
+    "alerts",
     "api",
     "demo",
     "moving",
@@ -440,6 +442,11 @@ DELIVERY_METRICS_SECONDS = env_float("DELIVERY_METRICS_SECONDS", 300.0)
 # queues due deliveries whose task was lost every WEBHOOK_SWEEP_SECONDS.
 WEBHOOK_ALLOW_PRIVATE_TARGETS = env_flag("WEBHOOK_ALLOW_PRIVATE_TARGETS")
 WEBHOOK_RETRY_SECONDS = max(env_float("WEBHOOK_RETRY_SECONDS", 5.0), 0.1)
+# Fair queuing (core.fairqueue, docs/operators/fairness.md): sending tasks queued or running
+# at once, at most (the threads of the webhook workers: the Procfile's 8), and of one trail
+# system (the rest wait in the database, in order, for the others to be served in turn).
+WEBHOOK_SLOTS = max(env_int("WEBHOOK_SLOTS", 8), 1)
+WEBHOOK_SLOTS_PER_SYSTEM = max(env_int("WEBHOOK_SLOTS_PER_SYSTEM", 2), 1)
 CELERY_BEAT_SCHEDULE["sweep-webhooks"] = {
     "task": "webhooks.tasks.sweep_webhooks",
     "schedule": timedelta(seconds=env_float("WEBHOOK_SWEEP_SECONDS", 10.0)),
@@ -458,6 +465,34 @@ CELERY_BEAT_SCHEDULE["purge-old-reports"] = {
 CELERY_BEAT_SCHEDULE["purge-webhook-messages"] = {
     "task": "webhooks.tasks.purge_webhook_messages",
     "schedule": crontab(minute=45, hour=3),
+}
+
+# Riders' alerts (alerts/). Web Push signs with the VAPID key pair (base64url: the raw 32-byte
+# private key, the uncompressed public point; `make run` writes a pair into .env), naming
+# VAPID_SUBJECT, a mailto: or https: address (Apple refuses others). Push endpoints must be
+# https on a known push service's host or on one of WEB_PUSH_EXTRA_HOSTS (where http is
+# allowed on 127.0.0.1 only). A burst after a message waits ALERTS_COALESCE_SECONDS and goes
+# as one; push messages live ALERTS_PUSH_TTL_SECONDS at the push service. Anonymous sign-ups
+# are bounded per client per minute and per system per minute.
+VAPID_PRIVATE_KEY = env_text("VAPID_PRIVATE_KEY", "")
+VAPID_PUBLIC_KEY = env_text("VAPID_PUBLIC_KEY", "")
+VAPID_SUBJECT = env_text("VAPID_SUBJECT", "") or "mailto:alerts@" + (
+    PUBLIC_BASE_URL.split("://")[-1].split("/")[0].split(":")[0] or "localhost"
+)
+if not VAPID_SUBJECT.startswith(("mailto:", "https:")):
+    raise ImproperlyConfigured(
+        f"VAPID_SUBJECT must be a mailto: or https: address (push services refuse others), "
+        f"got {VAPID_SUBJECT!r}."
+    )
+WEB_PUSH_EXTRA_HOSTS = [host.lower() for host in env_list("WEB_PUSH_EXTRA_HOSTS")]
+ALERTS_COALESCE_SECONDS = max(env_float("ALERTS_COALESCE_SECONDS", 60.0), 0.0)
+ALERTS_PUSH_TTL_SECONDS = max(env_int("ALERTS_PUSH_TTL_SECONDS", 43_200), 0)
+ALERTS_RETRY_SECONDS = max(env_float("ALERTS_RETRY_SECONDS", 5.0), 0.1)
+ALERTS_SIGNUPS_PER_CLIENT_MINUTE = env_int("ALERTS_SIGNUPS_PER_CLIENT_MINUTE", 5)
+ALERTS_SIGNUPS_PER_SYSTEM_MINUTE = env_int("ALERTS_SIGNUPS_PER_SYSTEM_MINUTE", 100)
+CELERY_BEAT_SCHEDULE["sweep-alerts"] = {
+    "task": "alerts.tasks.sweep_alerts",
+    "schedule": timedelta(seconds=env_float("ALERTS_SWEEP_SECONDS", 10.0)),
 }
 
 # Outside data providers; "fixed" serves built-in data and needs no network.
@@ -493,6 +528,10 @@ STREAM_WRITE_TIMEOUT_SECONDS = max(env_float("STREAM_WRITE_TIMEOUT_SECONDS", 30.
 # The stream process (config/asgi.py) runs this much nicer than the web workers: one address's
 # flood of stream requests is refused with the CPU they leave (0: the same priority).
 STREAM_NICENESS = min(max(env_int("STREAM_NICENESS", 10), 0), 19)
+# The stream process also takes the trackers' positions (/track/osmand, /track/owntracks, routed
+# there by the reverse proxy; public/ingestion.py), in this many threads, each with a database
+# connection of its own.
+TRACKER_THREADS = min(max(env_int("TRACKER_THREADS", 4), 1), 32)
 # Rate limits of the public sign-up count in this cache: Redis when there is one, so every
 # web process shares the counts; process memory in the embedded default.
 CACHES = {

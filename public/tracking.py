@@ -46,6 +46,15 @@ def _too_many() -> HttpResponse:
     return response
 
 
+def too_large() -> HttpResponse:
+    return _answer(413, f"The body is over {MAX_BODY_BYTES // 1024} KB.")
+
+
+def failed() -> HttpResponse:
+    """A request that failed on our side (logged): the tracker sends its position again."""
+    return _answer(500, "The position could not be stored; try again.")
+
+
 def _bounded(request: HttpRequest) -> HttpResponse | None:
     """A refusal when the request is over a bound that does not need the tracker."""
     try:
@@ -53,7 +62,7 @@ def _bounded(request: HttpRequest) -> HttpResponse | None:
     except ValueError:
         length = 0
     if length > MAX_BODY_BYTES:
-        return _answer(413, f"The body is over {MAX_BODY_BYTES // 1024} KB.")
+        return too_large()
     if not ratelimit.allow(
         "track-address",
         counted_client(request),

@@ -11,7 +11,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from core.events import EVENT_TYPES
-from core.models import IdField
+from core.models import ChannelKey, IdField
 from trails.models import TrailSystem
 
 # Not an event an endpoint subscribes to: sent on request, to one endpoint ("send a test event").
@@ -27,6 +27,8 @@ EVENT_LABELS = {
     "grooming.ended": _("A tracker's grooming session ended"),
     "system.published": _("A new map file was published"),
     "report.created": _("A rider sent a problem report"),
+    "closure.started": _("A stretch of trail was closed"),
+    "closure.ended": _("A closed stretch of trail reopened"),
     TEST_EVENT: _("Test event"),
 }
 assert set(EVENT_TYPES) < set(EVENT_LABELS)
@@ -194,3 +196,15 @@ class WebhookAttempt(models.Model):
 
     def __str__(self) -> str:
         return f"{self.delivery_id} at {self.at:%Y-%m-%d %H:%M:%S}"
+
+
+class EndpointShare(ChannelKey):
+    """The endpoint's place in the webhook channel's fair queue (core.fairqueue): whether a
+    sending task is queued or running for it, and its recent use of the webhook workers."""
+
+    endpoint = models.OneToOneField(
+        WebhookEndpoint, on_delete=models.CASCADE, primary_key=True, related_name="share"
+    )
+
+    def __str__(self) -> str:
+        return self.endpoint_id

@@ -78,11 +78,11 @@ def test_a_trails_history_says_its_groomings_as_times_in_the_systems_zone_by_the
     tracker = create_tracker(
         system=system, name="PistenBully 1", actor=Actor("owner", Via.WEB_APP)
     ).tracker
-    start = timezone.now() - timedelta(minutes=10)
+    start = timezone.now() - timedelta(minutes=3)
     receive_positions(
         tracker=tracker,
         positions=[
-            Position(lng, lat, start + timedelta(seconds=5 * i))
+            Position(lng, lat, start + timedelta(seconds=2 * i))
             for i, (lng, lat) in enumerate(path([(0, 0), (1500, 0)], step=25))
         ],
     )

@@ -169,6 +169,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # PostgreSQL or Redis down: 503 with Retry-After from any page or public write.
+    "config.middleware.UnavailableMiddleware",
     # Last but for the Prometheus timer, as django-axes asks: a lockout becomes its 429 page.
     "axes.middleware.AxesMiddleware",
     "django_prometheus.middleware.PrometheusAfterMiddleware",
@@ -493,10 +495,16 @@ STREAM_WRITE_TIMEOUT_SECONDS = max(env_float("STREAM_WRITE_TIMEOUT_SECONDS", 30.
 # The stream process (config/asgi.py) runs this much nicer than the web workers: one address's
 # flood of stream requests is refused with the CPU they leave (0: the same priority).
 STREAM_NICENESS = min(max(env_int("STREAM_NICENESS", 10), 0), 19)
-# Rate limits of the public sign-up count in this cache: Redis when there is one, so every
-# web process shares the counts; process memory in the embedded default.
+# Rate limits (core.ratelimit) count in this cache: Redis when there is one, so every web
+# process shares the counts; process memory in the embedded default. Redis unreachable costs
+# a request at most a second (core.ratelimit then counts in the process for a few seconds
+# without trying it).
 CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "OPTIONS": {"socket_connect_timeout": 1.0, "socket_timeout": 1.0},
+    }
     if REDIS_URL
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }

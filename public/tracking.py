@@ -1,10 +1,12 @@
 """/track/osmand and /track/owntracks: positions from the groomers' tracker apps.
 
-The service's only unauthenticated writes (the tracker's secret is the credential), so each is
-bounded before anything is read: the body's size, requests per client address, then requests
-per tracker (docs/operators/security.md). A good request is answered 200 with an empty body;
-an unknown or revoked secret 403; a malformed request 400 with a one-line reason; over a bound
-413 or 429. A tracker's positions reach only its own trail system."""
+Anonymous writes (the tracker's secret is the credential), so each is bounded: the body's
+size before anything is read; then the secret is checked first, so a known tracker is bounded
+by its own rate whatever address it posts from (a fleet behind one NAT), and only requests
+with a missing, unknown or revoked secret are bounded per client address
+(docs/operators/security.md). A good request is answered 200 with an empty body; an unknown or
+revoked secret 403; a malformed request 400 with a one-line reason; over a bound 413 or 429.
+A tracker's positions reach only its own trail system."""
 
 import base64
 import binascii
@@ -27,8 +29,9 @@ MAX_BODY_BYTES = 64 * 1024
 WINDOW_SECONDS = 60
 # A phone sends a position a second at most; the backlog after a dead zone comes faster.
 REQUESTS_PER_TRACKER = 600
-# Every tracker of a club behind one address (a resort's NAT) together.
-REQUESTS_PER_ADDRESS = 1200
+# Requests without a known tracker's secret from one client address (a misconfigured app
+# sending once a second fits).
+UNKNOWN_PER_ADDRESS = 120
 JSON_TYPES = ("application/json", "text/json")
 MAX_SECRETS_TRIED = 3  # Traccar Client repeats `id`: the URL's and its own device identifier
 
@@ -46,22 +49,28 @@ def _too_many() -> HttpResponse:
     return response
 
 
-def _bounded(request: HttpRequest) -> HttpResponse | None:
-    """A refusal when the request is over a bound that does not need the tracker."""
+def _too_large(request: HttpRequest) -> HttpResponse | None:
+    """A refusal when the body is over its bound, before it is read."""
     try:
         length = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
         length = 0
     if length > MAX_BODY_BYTES:
         return _answer(413, f"The body is over {MAX_BODY_BYTES // 1024} KB.")
+    return None
+
+
+def _refused(request: HttpRequest, refusal: HttpResponse) -> HttpResponse:
+    """A request without a known tracker's secret, counted per client address: past the
+    bound, 429 instead of the refusal."""
     if not ratelimit.allow(
         "track-address",
         counted_client(request),
-        limit=REQUESTS_PER_ADDRESS,
+        limit=UNKNOWN_PER_ADDRESS,
         window_seconds=WINDOW_SECONDS,
     ):
         return _too_many()
-    return None
+    return refusal
 
 
 def _body(request: HttpRequest):
@@ -84,14 +93,16 @@ def _tracker(candidates: list[str]) -> Tracker | None:
     return None
 
 
-def _receive(candidates: list[str], read: Callable[[], list[Position]]) -> HttpResponse:
+def _receive(
+    request: HttpRequest, candidates: list[str], read: Callable[[], list[Position]]
+) -> HttpResponse:
     """Check the secret (400 missing, 403 unknown or revoked), then the tracker's rate, then
     read the positions (400 malformed) and keep them."""
     if not any(candidates):
-        return _answer(400, "The tracker's secret is missing.")
+        return _refused(request, _answer(400, "The tracker's secret is missing."))
     tracker = _tracker(candidates)
     if tracker is None:
-        return _answer(403, "Unknown or revoked tracker.")
+        return _refused(request, _answer(403, "Unknown or revoked tracker."))
     if not ratelimit.allow(
         "track-tracker", tracker.pk, limit=REQUESTS_PER_TRACKER, window_seconds=WINDOW_SECONDS
     ):
@@ -108,7 +119,7 @@ def _receive(candidates: list[str], read: Callable[[], list[Position]]) -> HttpR
 @require_http_methods(["GET", "POST"])
 def osmand_view(request: HttpRequest) -> HttpResponse:
     """OsmAnd protocol: query or form parameters, or Traccar Client 9's JSON."""
-    if refusal := _bounded(request):
+    if refusal := _too_large(request):
         return refusal
     now = timezone.now()
     candidates = request.GET.getlist("id")
@@ -116,15 +127,15 @@ def osmand_view(request: HttpRequest) -> HttpResponse:
         try:
             document = _body(request)
         except MalformedPosition as error:
-            return _answer(400, str(error))
+            return _refused(request, _answer(400, str(error)))
         device_id = document.get("device_id") if isinstance(document, dict) else None
         candidates.append(device_id if isinstance(device_id, str) else "")
-        return _receive(candidates, lambda: traccar_json(document, now))
+        return _receive(request, candidates, lambda: traccar_json(document, now))
     parameters = request.GET.dict()
     if request.method == "POST":
         parameters |= request.POST.dict()
         candidates += request.POST.getlist("id")
-    return _receive(candidates, lambda: [osmand_parameters(parameters, now)])
+    return _receive(request, candidates, lambda: [osmand_parameters(parameters, now)])
 
 
 def _basic_password(request: HttpRequest) -> str:
@@ -142,12 +153,12 @@ def _basic_password(request: HttpRequest) -> str:
 @require_POST
 def owntracks_view(request: HttpRequest) -> HttpResponse:
     """OwnTracks' HTTP mode: the secret is the HTTP Basic password (any user name)."""
-    if refusal := _bounded(request):
+    if refusal := _too_large(request):
         return refusal
     secret = _basic_password(request)
     if not secret:
         response = _answer(401, "Send the tracker's secret as the HTTP Basic password.")
         response["WWW-Authenticate"] = 'Basic realm="trackers"'
-        return response
+        return _refused(request, response)
     now = timezone.now()
-    return _receive([secret], lambda: owntracks_json(_body(request), now))
+    return _receive(request, [secret], lambda: owntracks_json(_body(request), now))

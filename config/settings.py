@@ -448,11 +448,16 @@ CELERY_BEAT_SCHEDULE["sweep-webhooks"] = {
 }
 # Rider reports (reports/): kept this many days, with their photos and addresses; anonymous
 # reports accepted per client address (an IPv6 client by its /64) per 10 minutes and per
-# day, and over the whole site per hour (each system has reportsPerDay too).
+# day, and reports kept over the whole site per hour (each system has reportsPerDay too).
+# Alerts to Administrators that a broker outage kept from being queued are queued this often.
 REPORT_RETENTION_DAYS = max(env_int("REPORT_RETENTION_DAYS", 90), 1)
 REPORTS_PER_CLIENT_10_MINUTES = env_int("REPORTS_PER_CLIENT_10_MINUTES", 5)
 REPORTS_PER_CLIENT_DAY = env_int("REPORTS_PER_CLIENT_DAY", 30)
 REPORTS_PER_HOUR = env_int("REPORTS_PER_HOUR", 2000)
+CELERY_BEAT_SCHEDULE["queue-unqueued-report-alerts"] = {
+    "task": "reports.tasks.queue_unqueued_alerts",
+    "schedule": timedelta(seconds=15),
+}
 CELERY_BEAT_SCHEDULE["purge-old-reports"] = {
     "task": "reports.tasks.purge_old_reports",
     "schedule": crontab(minute=15, hour=4),

@@ -18,5 +18,6 @@ urlpatterns = [
     path("", include("api.webhooks.urls")),
     path("", include("api.trackers.urls")),
     path("", include("api.reports.urls")),
+    path("", include("api.closures.urls")),
     re_path(r"^.*$", views.route_not_found),
 ]

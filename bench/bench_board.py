@@ -16,9 +16,8 @@ import urllib.request
 from importlib import import_module
 from pathlib import Path
 
-from bench.bench_freshness import _percentile
 from bench.bench_live import BASE, PHONE, THROTTLE, Topology, _chromium
-from bench.common import real_broker
+from bench.common import percentile, real_broker
 
 BIG_TRAILS = 5_000
 TAPS = 40
@@ -158,9 +157,9 @@ def _taps(browser, url: str, trails: list[tuple[str, str]], cookie: dict) -> dic
     context.close()
     return {
         "taps": len(timings),
-        "tap to server confirmation, p50 (ms)": round(_percentile(timings, 0.5)),
+        "tap to server confirmation, p50 (ms)": round(percentile(timings, 0.5)),
         f"tap to server confirmation, p95 (ms) (target <= {TARGETS['tap p95 (ms)']})": round(
-            _percentile(timings, 0.95)
+            percentile(timings, 0.95)
         ),
     }
 

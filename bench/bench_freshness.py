@@ -1,28 +1,32 @@
-"""Freshness measured from outside, on the production topology: gunicorn, a Celery worker and
-beat, PostgreSQL and Redis, as the Procfile runs them.
+"""Freshness measured from outside, on the production topology as the Procfile starts it
+(honcho: gunicorn, the Celery worker, the copies' worker, the webhooks' worker, beat and the
+streams' server; PostgreSQL and Redis), the published files fetched from the service as a
+reader fetches them (local storage, served by gunicorn, compressed when the copies exist).
 
 A 148-trail system (the real Lost Trail Powder Mountain network), then the 5,102-trail OSM
-northeast network, each take 200 status PATCHes through the management API (20 and 5 per
+northeast network, each take WRITES status PATCHes through the management API (20 and 5 per
 second), every one a real change, twice side by side: with the published file's compressed
-copies made after the compile, off the freshness path (the service's way), then with a
-topology started again with MAP_FILE_COPIES_IN_COMPILE, the copies made inside the compile
-before the file is named (the way before issue 32). Each write is timed from its response
-until the file named by the legacy `GET /ts/:id` (its geoJsonUrl) shows it; a poller reads /ts
-every POLL_SECONDS and, when the name changes, the file, as an embed would. The time is split
-along the path with the compile request's own timestamps (queued: request to compile start;
-compile; compile commit to shown), and the CPU time the whole topology used per write is
-given, a figure other people's load on the machine does not inflate. Needs Redis (REDIS_URL, default
-redis://127.0.0.1:6379/15).
+copies made of the version that stays (the service's way), then with a topology started
+again with MAP_FILE_COPIES_IN_COMPILE, the copies made inside every compile before the file
+is named (the way before issue 32). Each write is timed from its response until the file
+named by the legacy `GET /ts/:id` (its geoJsonUrl) shows it; a poller reads /ts every
+POLL_SECONDS and, when the name changes, the file, accepting gzip and brotli as a browser
+does. The time is split along the path with the compile request's own timestamps (queued:
+request to compile start; compile; compile commit to shown). After the last write, a reader
+asking for brotli, then one asking for gzip, look for the newest file's copy (checked against
+the file as written): the time from the last write's answer until both get it. The CPU time
+each process of the topology used per write is given, a figure other people's load on the
+machine inflates little; the worker's "all in" is the compile worker's and the copies'
+worker's. Needs Redis (REDIS_URL, default redis://127.0.0.1:6379/15).
 """
 
+import gzip
 import json
 import multiprocessing
 import os
 import queue
 import random
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 import urllib.request
@@ -30,29 +34,38 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 
+import brotli
 import orjson
 
 from apikeys.models import User
+from bench.bench_live import Topology
 from bench.bench_publishing import LARGE, import_system
-from bench.common import ROOT, cpu_seconds
+from bench.common import cpu_seconds, percentile, real_broker
 from publishing.models import CompileRequest
 from tests.factories import create_api_key
 from trails.models import Trail
 
-HOST = "127.0.0.1"
 PORT = int(os.environ.get("BENCH_FRESHNESS_PORT", "8150"))
-BASE = f"http://{HOST}:{PORT}"
-# The published files come from a static file server of their own, as from object storage or
-# a CDN in production: fetching megabytes through gunicorn's two workers would hold back the
-# API writes being measured.
-FILES_PORT = int(os.environ.get("BENCH_FRESHNESS_FILES_PORT", str(PORT + 1)))
-ROLES = ("gunicorn", "worker", "beat", "file server")
+BASE = f"http://127.0.0.1:{PORT}"
 SMALL = "lost_trail_powder_mtn_osm.geojson"
-TARGETS = {SMALL: 0.1, LARGE: 0.3}  # p95, seconds (issue 32)
-WRITES = 200
+TARGETS = {SMALL: 0.1, LARGE: 0.3}  # p95, seconds (issues 32 and 41)
+COPIES_TARGET_SECONDS = 5.0  # last write to the newest file's copies served (issue 41)
+WORKER_CPU_TARGET_MS = 50.0  # per write, all in, on the 5,102-trail system (issue 41)
+WRITES = 100
 PER_SECOND = {SMALL: 20.0, LARGE: 5.0}
 # Where the published file's compressed copies are made: MAP_FILE_COPIES_IN_COMPILE.
-COPIES = {"copies off the path": "0", "copies inside the compile": "1"}
+COPIES = {"copies of the version that stays": "0", "copies inside every compile": "1"}
+# The Procfile's processes by a word of their command lines (Topology.pid_of).
+ROLES = {
+    "web": "gunicorn",
+    "worker": "worker@",
+    "copies": "copies@",
+    "webhooks": "webhooks@",
+    "beat": "celerybeat-schedule",
+    "stream": "uvicorn",
+}
+# A browser's Accept-Encoding, as the poller sends it.
+BROWSER_ENCODINGS = "gzip, deflate, br"
 # How often the poller reads /ts: a poller reading as fast as the server answers would take a
 # core of this 2-core machine from the compile it is waiting for. Up to one interval of every
 # figure is the poller's own.
@@ -76,39 +89,22 @@ def _key() -> str:
     return create_api_key(user)[1]
 
 
-def _processes(media: Path, copies_in_compile: str) -> list[subprocess.Popen]:
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "MEDIA_ROOT": str(media),
-        "DEBUG": "0",
-        "LOG_LEVEL": "WARNING",
-        "SECRET_KEY": os.environ.get("SECRET_KEY", "bench-only-secret-key"),
-        "REDIS_URL": os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/15",
-        "PUBLIC_BASE_URL": BASE,
-        "MEDIA_URL": f"http://{HOST}:{FILES_PORT}/",
-        "MAP_FILE_COPIES_IN_COMPILE": copies_in_compile,
-    }
-    venv = ROOT / ".venv/bin"
-    commands = [
-        [venv / "gunicorn", "config.wsgi", "--workers", "2", "--bind", f"{HOST}:{PORT}",
-         "--no-control-socket"],
-        [venv / "celery", "-A", "config", "worker", "--loglevel=WARNING", "--concurrency=2"],
-        [venv / "celery", "-A", "config", "beat", "--loglevel=WARNING",
-         "--schedule", str(media / "celerybeat-schedule")],
-        [sys.executable, "-m", "http.server", str(FILES_PORT), "--bind", HOST,
-         "--directory", str(media)],
-    ]  # fmt: skip
-    log = open(media / "processes.log", "ab")  # noqa: SIM115 - closed with the processes
-    return [
-        subprocess.Popen([str(c) for c in command], cwd=ROOT, env=env, stdout=log, stderr=log)
-        for command in commands
-    ]
+def _fetch(url: str, accept_encoding: str = "") -> tuple[str, bytes]:
+    """(Content-Encoding, body as sent)."""
+    headers = {"Accept-Encoding": accept_encoding} if accept_encoding else {}
+    request = urllib.request.Request(url, headers=headers)
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return response.headers.get("Content-Encoding", ""), response.read()
+
+
+def _decoded(encoding: str, body: bytes) -> bytes:
+    if encoding == "br":
+        return brotli.decompress(body)
+    return gzip.decompress(body) if encoding == "gzip" else body
 
 
 def _get(url: str) -> bytes:
-    with urllib.request.urlopen(url, timeout=10) as response:
-        return response.read()
+    return _fetch(url)[1]
 
 
 def _patch(url: str, key: str, body: dict) -> None:
@@ -127,9 +123,10 @@ _FORK = multiprocessing.get_context("fork")
 
 class Poller(_FORK.Process):
     """Reads /ts/:id every POLL_SECONDS and fetches the named file whenever the name changes,
-    as an embed would; records when /ts first named each file and when its bytes arrived.
-    A process of its own that only fetches (the files are read afterwards), so neither
-    reading megabytes of JSON nor the writers delay the other."""
+    as an embed in a browser would (accepting gzip and brotli); records when /ts first named
+    each file and when its bytes arrived. A process of its own that only fetches (the files
+    are decoded and read afterwards), so neither reading megabytes of JSON nor the writers
+    delay the other."""
 
     def __init__(self, system_id: str, watched: set[str], spool: Path):
         super().__init__(daemon=True)
@@ -139,9 +136,10 @@ class Poller(_FORK.Process):
         self.stop = _FORK.Event()
         self._results = _FORK.Queue()
         # Filled in the parent by collect(): (when /ts first named the file, when its bytes
-        # arrived, the watched trails' statuses in it); failed requests.
+        # arrived, the watched trails' statuses in it); failed requests; files by encoding.
         self.seen: list[tuple[float, float, dict[str, str]]] = []
         self.failures: list[str] = []
+        self.encodings: dict[str, int] = {}
 
     def run(self) -> None:
         current = None
@@ -155,9 +153,9 @@ class Poller(_FORK.Process):
         url = orjson.loads(_get(f"{BASE}/legacy/ts/{self.system_id}"))["geoJsonUrl"]
         if url and url != current:
             named = time.time()
-            body = _get(url)
+            encoding, body = _fetch(url, BROWSER_ENCODINGS)
             received = time.time()
-            path = self.spool / f"{received:.6f}.json"
+            path = self.spool / f"{received:.6f}.{encoding or 'plain'}"
             path.write_bytes(body)
             self._results.put(("seen", (named, received, str(path))))
         return url
@@ -173,7 +171,9 @@ class Poller(_FORK.Process):
                 self.failures.append(value)
                 continue
             named, received, path = value
-            collection = orjson.loads(Path(path).read_bytes())
+            encoding = Path(path).suffix[1:]
+            self.encodings[encoding] = self.encodings.get(encoding, 0) + 1
+            collection = orjson.loads(_decoded(encoding, Path(path).read_bytes()))
             Path(path).unlink()
             statuses = {
                 f["properties"]["trailId"]: f["properties"]["status"]
@@ -181,23 +181,6 @@ class Poller(_FORK.Process):
                 if f["properties"].get("trailId") in self.watched
             }
             self.seen.append((named, received, statuses))
-
-
-def _wait_until_up(processes: list[subprocess.Popen], system_id: str) -> None:
-    for _ in range(300):
-        if any(p.poll() is not None for p in processes):
-            raise RuntimeError("a process of the topology exited; see processes.log")
-        try:
-            _get(f"{BASE}/legacy/ts/{system_id}")
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"gunicorn did not answer on {BASE}")
-
-
-def _percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
 def _write(trail_id: str, statuses: dict[str, str], key: str) -> tuple[float, str, str]:
@@ -235,17 +218,38 @@ def _stages(system_id: str, since: float, writes: list, shown: list) -> dict[str
     return {
         "compiles": len({(started, done) for _, started, done in rows}),
         **{
-            f"  {leg}, p50 / p95 (s)": f"{_percentile(v, 0.5):.3f} / {_percentile(v, 0.95):.3f}"
+            f"  {leg}, p50 / p95 (s)": f"{percentile(v, 0.5):.3f} / {percentile(v, 0.95):.3f}"
             for leg, v in legs.items()
         },
     }
+
+
+def _copies_served(system_id: str, last_write: float) -> float | None:
+    """Seconds from the last write's answer until a reader asking for brotli and one asking
+    for gzip both get the copy of the newest file (the one /ts names once no write waits for
+    a compile), equal to the file as written once decoded; None if not within
+    GIVE_UP_SECONDS."""
+    deadline = time.monotonic() + GIVE_UP_SECONDS
+    while time.monotonic() < deadline:
+        if CompileRequest.objects.pending().filter(trail_system_id=system_id).exists():
+            time.sleep(0.05)
+            continue
+        url = orjson.loads(_get(f"{BASE}/legacy/ts/{system_id}"))["geoJsonUrl"]
+        copies = {accepted: _fetch(url, accepted) for accepted in ("br", "gzip")}
+        if all(encoding == accepted for accepted, (encoding, _) in copies.items()):
+            served = time.time()
+            written = _get(url)
+            if all(_decoded(*copy) == written for copy in copies.values()):
+                return served - last_write
+        time.sleep(0.05)
+    return None
 
 
 def measure(
     system_id: str,
     statuses: dict[str, str],
     key: str,
-    pids: list[int],
+    pids: dict[str, int],
     target: float,
     per_second: float,
 ) -> dict:
@@ -256,9 +260,9 @@ def measure(
     for trail_id in trail_ids[-WARM_UP_WRITES:]:
         _write(trail_id, statuses, key)
         time.sleep(0.5)
-    time.sleep(1.0)
+    time.sleep(COPIES_TARGET_SECONDS)  # the warm-up's copies made
     since = time.time()
-    cpu_before = [cpu_seconds([pid]) for pid in pids]
+    cpu_before = {role: cpu_seconds([pid]) for role, pid in pids.items()}
     started = time.monotonic()
     # Sent on schedule whatever the answers' times (a few at once when answers are slow).
     with ThreadPoolExecutor(max_workers=8) as writers:
@@ -267,6 +271,8 @@ def measure(
             time.sleep(max(0.0, started + i / per_second - time.monotonic()))
             sent.append(writers.submit(_write, trail_ids[i % len(trail_ids)], statuses, key))
         writes = [future.result() for future in sent]
+    # First, while the poller keeps fetching: the files it fetched are read afterwards.
+    copies_after = _copies_served(system_id, writes[-1][0])
     deadline = time.monotonic() + GIVE_UP_SECONDS
     shown_at: list[tuple[float, float] | None] = []
     for answered, trail_id, status in writes:
@@ -281,28 +287,40 @@ def measure(
                 break
             time.sleep(0.05)
         shown_at.append(shown)
-    cpu = [cpu_seconds([pid]) - before for pid, before in zip(pids, cpu_before, strict=True)]
+    cpu = {role: cpu_seconds([pid]) - cpu_before[role] for role, pid in pids.items()}
     poller.stop.set()
-    poller.join(timeout=15)
+    while poller.is_alive():  # its queue drained, or it cannot exit
+        poller.collect()
+        poller.join(timeout=0.1)
     poller.collect()
     shutil.rmtree(spool, ignore_errors=True)
     latencies = [
         seen[1] - answered for seen, (answered, _, _) in zip(shown_at, writes, strict=True) if seen
     ]
+    per_write = {role: 1000 * seconds / WRITES for role, seconds in cpu.items()}
+    worker_all_in = per_write["worker"] + per_write["copies"]
     return {
         "writes": WRITES,
         "writes not shown within 30 s": len(writes) - len(latencies),
-        "write response to file shown, p50 (s)": round(_percentile(latencies, 0.5), 3),
+        "write response to file shown, p50 (s)": round(percentile(latencies, 0.5), 3),
         f"write response to file shown, p95 (s) (target <= {target})": round(
-            _percentile(latencies, 0.95), 3
+            percentile(latencies, 0.95), 3
         ),
         "write response to file shown, max (s)": round(max(latencies), 3),
         **_stages(system_id, since, writes, shown_at),
         "writes answered per second": round((WRITES - 1) / (writes[-1][0] - writes[0][0]), 1),
-        f"CPU per write of {' / '.join(ROLES)} (ms)": " / ".join(
-            f"{1000 * seconds / WRITES:.1f}" for seconds in cpu
+        f"last write to newest file's brotli and gzip served (s) (target <= "
+        f"{COPIES_TARGET_SECONDS:.0f})": (
+            round(copies_after, 2) if copies_after is not None else "not within 30 s"
         ),
-        "files the poller fetched": len(poller.seen),
+        f"worker CPU per write, all in: worker + copies (ms) (target <= "
+        f"{WORKER_CPU_TARGET_MS:.0f} at 5,102 trails)": round(worker_all_in, 1),
+        f"CPU per write of {' / '.join(per_write)} (ms)": " / ".join(
+            f"{ms:.1f}" for ms in per_write.values()
+        ),
+        "files the poller fetched, by encoding": ", ".join(
+            f"{encoding} {count}" for encoding, count in sorted(poller.encodings.items())
+        ),
         "poller requests failed": len(poller.failures),
     }
 
@@ -314,39 +332,36 @@ def run() -> dict[str, dict]:
     results = {}
     # One media folder for both topologies: the second starts with the files the systems'
     # legacy documents name.
-    with tempfile.TemporaryDirectory(prefix="bench-freshness-") as media:
+    with tempfile.TemporaryDirectory(prefix="bench-freshness-") as folder:
         for copies, copies_in_compile in COPIES.items():
-            processes = _processes(Path(media), copies_in_compile)
-            try:
-                _wait_until_up(processes, systems[SMALL][0])
-                for name, (system_id, statuses) in systems.items():
-                    figures = measure(
-                        system_id,
-                        statuses,
-                        key,
-                        [p.pid for p in processes],
-                        TARGETS[name],
-                        PER_SECOND[name],
-                    )
-                    if figures["writes not shown within 30 s"]:
-                        print((Path(media) / "processes.log").read_text()[-3000:])
-                    title = f"Freshness over HTTP, {len(statuses):,}-trail system, {copies}"
-                    results[title] = {"set-up": _set_up(PER_SECOND[name]), **figures}
-            finally:
-                for process in processes:
-                    process.terminate()
-                for process in processes:
-                    try:
-                        process.wait(timeout=30)
-                    except subprocess.TimeoutExpired:
-                        process.kill()
-                        process.wait(timeout=10)
+            with real_broker("bench-freshness") as celery_queue:
+                topology = Topology(
+                    celery_queue,
+                    Path(folder),
+                    port=PORT,
+                    environment={"MAP_FILE_COPIES_IN_COMPILE": copies_in_compile},
+                )
+                try:
+                    topology.wait_until_up(systems[SMALL][0])
+                    pids = {role: topology.pid_of(word) for role, word in ROLES.items()}
+                    for name, (system_id, statuses) in systems.items():
+                        figures = measure(
+                            system_id, statuses, key, pids, TARGETS[name], PER_SECOND[name]
+                        )
+                        if figures["writes not shown within 30 s"]:
+                            print((Path(folder) / "topology.log").read_text()[-3000:])
+                        title = f"Freshness over HTTP, {len(statuses):,}-trail system, {copies}"
+                        results[title] = {"set-up": _set_up(PER_SECOND[name]), **figures}
+                finally:
+                    topology.stop()
     return results
 
 
 def _set_up(per_second: float) -> str:
     return (
-        f"gunicorn 2 workers, celery worker 2 processes and beat, PostgreSQL, Redis; loopback; "
-        f"{os.cpu_count()} CPUs; {WRITES} PATCHes at {per_second:.0f}/s; /ts polled every "
-        f"{POLL_SECONDS * 1000:.0f} ms; load average {os.getloadavg()[0]:.1f} at the end"
+        f"the Procfile under honcho (gunicorn 2 workers, celery worker 2 processes, copies' "
+        f"worker at nice 10, webhooks' worker, beat, streams), PostgreSQL, Redis; files from "
+        f"the service; loopback; {os.cpu_count()} CPUs; {WRITES} PATCHes at "
+        f"{per_second:.0f}/s; /ts polled every {POLL_SECONDS * 1000:.0f} ms; load average "
+        f"{os.getloadavg()[0]:.1f} at the end"
     )

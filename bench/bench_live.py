@@ -29,9 +29,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from apikeys.models import User
-from bench.bench_freshness import _percentile
 from bench.bench_legacy import _requests_per_second, _seed, _wrk_binary
-from bench.common import ROOT, cpu_seconds, real_broker
+from bench.common import ROOT, cpu_seconds, percentile, real_broker
 from tests.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.factories import create_api_key
 
@@ -75,10 +74,13 @@ def _send(method: str, path: str, key: str, body: dict) -> None:
 
 
 class Topology:
-    """`honcho start -f Procfile` with a private queue, media folder and ports."""
+    """`honcho start -f Procfile` with a private queue, media folder and ports (web on `port`,
+    streams on the next), and `environment` over the production settings."""
 
-    def __init__(self, queue: str, folder: Path):
+    def __init__(self, queue: str, folder: Path, port: int = PORT, environment: dict | None = None):
         self.folder = folder
+        self.base = f"http://{HOST}:{port}"
+        self.stream_base = f"http://{HOST}:{port + 1}"
         empty_env_file = folder / "empty.env"  # not the developer's .env
         empty_env_file.write_text("")
         env = {
@@ -92,13 +94,14 @@ class Topology:
             "MEDIA_ROOT": str(folder / "media"),
             "VAR_DIR": str(folder),
             "HOST": HOST,
-            "STREAM_PORT": str(STREAM_PORT),
-            "STREAM_BASE_URL": STREAM_BASE,
-            "PUBLIC_BASE_URL": BASE,
+            "STREAM_PORT": str(port + 1),
+            "STREAM_BASE_URL": self.stream_base,
+            "PUBLIC_BASE_URL": self.base,
+            **(environment or {}),
         }
         self.log = open(folder / "topology.log", "ab")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(
-            [str(ROOT / ".venv/bin/honcho"), "start", "-f", "Procfile", "-p", str(PORT),
+            [str(ROOT / ".venv/bin/honcho"), "start", "-f", "Procfile", "-p", str(port),
              "-e", str(empty_env_file), "--no-colour"],
             cwd=ROOT, env=env, stdout=self.log, stderr=self.log,
         )  # fmt: skip
@@ -108,8 +111,8 @@ class Topology:
             if self.process.poll() is not None:
                 raise RuntimeError(f"the topology exited; see {self.folder / 'topology.log'}")
             try:
-                _get(f"{BASE}/legacy/ts/{system_id}")
-                _get(f"{STREAM_BASE}/healthz")
+                _get(f"{self.base}/legacy/ts/{system_id}")
+                _get(f"{self.stream_base}/healthz")
                 return
             except OSError:
                 time.sleep(0.1)
@@ -299,9 +302,9 @@ def _write_to_visible(browser, system_id: str, key: str) -> dict:
     context.close()
     return {
         "writes": WRITES,
-        "write answered to change on the page, p50 (s)": round(_percentile(latencies, 0.5), 3),
+        "write answered to change on the page, p50 (s)": round(percentile(latencies, 0.5), 3),
         f"write answered to change on the page, p95 (s) (target <= {TARGETS['visible p95 (s)']})": (
-            round(_percentile(latencies, 0.95), 3)
+            round(percentile(latencies, 0.95), 3)
         ),
         "write answered to change on the page, max (s)": round(max(latencies), 3),
     }

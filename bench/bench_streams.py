@@ -21,7 +21,6 @@ import threading
 import time
 from pathlib import Path
 
-from bench.bench_freshness import _percentile
 from bench.bench_live import (
     _FORK,
     HOST,
@@ -33,6 +32,7 @@ from bench.bench_live import (
     demo_topology,
     legacy_rate,
 )
+from bench.common import percentile
 from core.open_files import streams_for_open_files
 
 STREAMS = int(os.environ.get("BENCH_STREAMS", "5000"))
@@ -223,7 +223,7 @@ def _one_address(topology: Topology, system_id: str, legacy_id: str, key: str) -
         f"streams it got (target <= {TARGETS['held from one address']})": held,
         "refused (429)": refused,
         "refusal, connect to answer, p50 / p95 (ms)": (
-            f"{1000 * statistics.median(refusals):.1f} / {1000 * _percentile(refusals, 0.95):.1f}"
+            f"{1000 * statistics.median(refusals):.1f} / {1000 * percentile(refusals, 0.95):.1f}"
             if refusals
             else "none"
         ),

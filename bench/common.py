@@ -54,6 +54,11 @@ def setup_django(database: str = BENCH_DATABASE, *, fresh: bool = True) -> None:
     )
 
 
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
 def cpu_seconds(pids: list[int]) -> float:
     """User and system CPU time used so far by these processes and all their descendants
     (gunicorn's and Celery's worker processes): a figure the machine's load does not inflate."""
@@ -85,7 +90,7 @@ def real_broker(prefix: str) -> Iterator[str]:
     the Django settings once, so both are switched, whatever ran first in this process."""
     from django.test import override_settings
 
-    from config.celery import app, webhook_queue
+    from config.celery import app, copies_queue, webhook_queue
 
     broker_url = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/15"
     queue = f"{prefix}-{uuid.uuid4().hex[:8]}"
@@ -103,6 +108,7 @@ def real_broker(prefix: str) -> Iterator[str]:
             with app.connection_for_write() as connection:
                 connection.default_channel.queue_delete(queue)
                 connection.default_channel.queue_delete(webhook_queue(queue))
+                connection.default_channel.queue_delete(copies_queue(queue))
             app.conf.update(before)
 
 

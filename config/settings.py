@@ -138,9 +138,11 @@ INSTALLED_APPS = [
     "publishing",
     "legacy",
     "grooming",
+    "closures",
     "schedules",
     "webhooks",
     "reports",
+    "alerts",
     "api",
     "demo",
     "moving",
@@ -465,6 +467,34 @@ CELERY_BEAT_SCHEDULE["purge-old-reports"] = {
 CELERY_BEAT_SCHEDULE["purge-webhook-messages"] = {
     "task": "webhooks.tasks.purge_webhook_messages",
     "schedule": crontab(minute=45, hour=3),
+}
+
+# Riders' alerts (alerts/). Web Push signs with the VAPID key pair (base64url: the raw 32-byte
+# private key, the uncompressed public point; `make run` writes a pair into .env), naming
+# VAPID_SUBJECT, a mailto: or https: address (Apple refuses others). Push endpoints must be
+# https on a known push service's host or on one of WEB_PUSH_EXTRA_HOSTS (where http is
+# allowed on 127.0.0.1 only). A burst after a message waits ALERTS_COALESCE_SECONDS and goes
+# as one; push messages live ALERTS_PUSH_TTL_SECONDS at the push service. Anonymous sign-ups
+# are bounded per client per minute and per system per minute.
+VAPID_PRIVATE_KEY = env_text("VAPID_PRIVATE_KEY", "")
+VAPID_PUBLIC_KEY = env_text("VAPID_PUBLIC_KEY", "")
+VAPID_SUBJECT = env_text("VAPID_SUBJECT", "") or "mailto:alerts@" + (
+    PUBLIC_BASE_URL.split("://")[-1].split("/")[0].split(":")[0] or "localhost"
+)
+if not VAPID_SUBJECT.startswith(("mailto:", "https:")):
+    raise ImproperlyConfigured(
+        f"VAPID_SUBJECT must be a mailto: or https: address (push services refuse others), "
+        f"got {VAPID_SUBJECT!r}."
+    )
+WEB_PUSH_EXTRA_HOSTS = [host.lower() for host in env_list("WEB_PUSH_EXTRA_HOSTS")]
+ALERTS_COALESCE_SECONDS = max(env_float("ALERTS_COALESCE_SECONDS", 60.0), 0.0)
+ALERTS_PUSH_TTL_SECONDS = max(env_int("ALERTS_PUSH_TTL_SECONDS", 43_200), 0)
+ALERTS_RETRY_SECONDS = max(env_float("ALERTS_RETRY_SECONDS", 5.0), 0.1)
+ALERTS_SIGNUPS_PER_CLIENT_MINUTE = env_int("ALERTS_SIGNUPS_PER_CLIENT_MINUTE", 5)
+ALERTS_SIGNUPS_PER_SYSTEM_MINUTE = env_int("ALERTS_SIGNUPS_PER_SYSTEM_MINUTE", 100)
+CELERY_BEAT_SCHEDULE["sweep-alerts"] = {
+    "task": "alerts.tasks.sweep_alerts",
+    "schedule": timedelta(seconds=env_float("ALERTS_SWEEP_SECONDS", 10.0)),
 }
 
 # Outside data providers; "fixed" serves built-in data and needs no network.

@@ -27,6 +27,10 @@ TRAIL_GROOMED = "trail.groomed"
 GROOMING_ENDED = "grooming.ended"
 SYSTEM_PUBLISHED = "system.published"
 REPORT_CREATED = "report.created"
+# A closure of a stretch of trail came into effect, or ended (closures.services); riders'
+# alerts hear of them here as webhooks do.
+CLOSURE_STARTED = "closure.started"
+CLOSURE_ENDED = "closure.ended"
 # The types an endpoint may subscribe to, in the order the docs and forms list them.
 EVENT_TYPES = (
     TRAIL_STATUS_CHANGED,
@@ -39,6 +43,8 @@ EVENT_TYPES = (
     GROOMING_ENDED,
     SYSTEM_PUBLISHED,
     REPORT_CREATED,
+    CLOSURE_STARTED,
+    CLOSURE_ENDED,
 )
 
 

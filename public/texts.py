@@ -155,4 +155,10 @@ def script_texts() -> dict[str, str | dict[str, str]]:
         "groomed_ago": gettext("{condition} {ago}"),
         "never_groomed": gettext("Not groomed in the last 14 days"),
         "groomer_now": gettext("Grooming now: {name}"),
+        # Closed stretches of trails (closures.js).
+        "partly_closed": gettext("Partly closed"),
+        "closed_stretch": gettext("Closed stretch: {length}"),
+        "closed_until": gettext("until {end}"),
+        "detour": gettext("Detour: {detour}"),
+        "closed_stretch_legend": gettext("Closed stretch"),
     }

@@ -3,7 +3,16 @@ its signature)."""
 
 from django.urls import path
 
-from public import feeds, grooming_feeds, inbound_sms, reports, tracking, views
+from public import (
+    alerts,
+    closure_feeds,
+    feeds,
+    grooming_feeds,
+    inbound_sms,
+    reports,
+    tracking,
+    views,
+)
 
 urlpatterns = [
     path("", views.index_view, name="public-index"),
@@ -33,6 +42,11 @@ urlpatterns = [
         grooming_feeds.groomers_json_view,
         name="feed-groomers",
     ),
+    path(
+        "feeds/<str:system_id>/closures.geojson",
+        closure_feeds.closures_geojson_view,
+        name="feed-closures",
+    ),
     path("track/osmand", tracking.osmand_view, name="track-osmand"),
     path("track/owntracks", tracking.owntracks_view, name="track-owntracks"),
     path("report/<str:system_id>", reports.report_view, name="public-report"),
@@ -40,5 +54,8 @@ urlpatterns = [
     path("subscribe/<str:system_id>", views.subscribe_view, name="subscribe"),
     path("subscribe/<str:system_id>/code", views.confirm_code_view, name="subscribe-code"),
     path("unsubscribe/<str:token>", views.unsubscribe_view, name="unsubscribe"),
+    path("alerts/vapid-public-key", alerts.vapid_public_key_view, name="alerts-vapid-key"),
+    path("alerts/manage/<str:token>", alerts.manage_view, name="alerts-manage"),
+    path("alerts/<str:system_id>", alerts.follow_view, name="alerts-follow"),
     path("sms/inbound", inbound_sms.inbound_sms_view, name="sms-inbound"),
 ]

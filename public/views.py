@@ -28,6 +28,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from phonenumbers import geocoder
 
+from closures.selectors import closed_stretches
 from core import ratelimit
 from core.clients import counted_client
 from core.dates import iso_ms
@@ -45,6 +46,7 @@ from publishing.storage import absolute_public_url, public_url
 from trails.countries import sms_countries
 from trails.models import TrailSystem
 from trails.selectors import unconfirmed_statuses
+from trails.timezones import zone_name
 from updates.confirmations import (
     Confirmation,
     Outcome,
@@ -145,6 +147,8 @@ def _map_config(system: TrailSystem) -> dict:
         "compiledOn": iso_ms(system.compiled_on),
         "eventsUrl": _events_url(system),
         "confirmationsUrl": reverse("feed-confirmations", args=[system.pk]),
+        "closuresUrl": reverse("feed-closures", args=[system.pk]),
+        "timeZone": zone_name(system),
         "mapUrl": reverse("public-map", args=[system.pk]),
         "pollSeconds": settings.MAP_POLL_SECONDS,
         "tileUrl": settings.MAP_TILE_URL,
@@ -217,9 +221,18 @@ def embed_list_view(request: HttpRequest, system_id: str) -> HttpResponse:
         return _embed_list(request, system)
 
 
+def closure_label(whole: bool | None) -> str:
+    """ "Partly closed" for a trail with a closed stretch; "Closed" when a closure is of the
+    whole trail; nothing without one (closures.js says the same on the map)."""
+    if whole is None:
+        return ""
+    return status_label("Closed") if whole else gettext("Partly closed")
+
+
 def _embed_list(request: HttpRequest, system: TrailSystem) -> HttpResponse:
     now = timezone.now()
     unconfirmed = unconfirmed_statuses(system, now=now)
+    closed = closed_stretches(system.pk, now)
     trails = [
         {
             "id": trail["trailId"],
@@ -229,6 +242,7 @@ def _embed_list(request: HttpRequest, system: TrailSystem) -> HttpResponse:
             "is_lift": trail.get("type") == "Lift",
             "activities": ", ".join(a["label"] for a in trail.get("activities") or []),
             "every_activity_closed": every_activity_closed(trail),
+            "closure": closure_label(closed.get(trail["trailId"])),
             "unconfirmed": (
                 unconfirmed_text(unconfirmed[trail["trailId"]], now)
                 if trail["trailId"] in unconfirmed

@@ -189,6 +189,16 @@ def load_recently_compiled_systems(since: datetime) -> list[tuple[str, str]]:
     )
 
 
+def load_publication_state(system_id: str) -> tuple[str, datetime | None, bool]:
+    """The system's current file, when the compile that published it started, and whether a
+    write waits for a compile (a newer file is coming)."""
+    path, compiled_on = TrailSystem.objects.filter(pk=system_id).values_list(
+        "geo_json_path", "compiled_on"
+    ).first() or ("", None)
+    pending = CompileRequest.objects.pending().filter(trail_system_id=system_id).exists()
+    return path, compiled_on, pending
+
+
 def _publications(system_id: str):
     """The compiles of the system as (done_on, published_path), by time: a compile's requests
     share both (a row each; `distinct()` makes it one), and names never repeat. Read along

@@ -2,9 +2,12 @@
 so running one twice gives the same file, and a task lost with its worker is run again
 (the beat sweep re-enqueues whatever is still pending)."""
 
+import logging
 import time
 
 from celery import shared_task
+from django.conf import settings
+from django.core.cache import cache
 from django.utils import timezone
 
 from core.queueing import queue
@@ -19,6 +22,9 @@ from publishing.publisher import (
     remove_all_files,
     sweep_replaced_files,
 )
+from publishing.selectors import load_publication_state
+
+logger = logging.getLogger(__name__)
 
 # While writes keep coming, a system's compiles start at least this far apart, so that a burst
 # of writes is served by a few compiles instead of one each: the next compile waits what is
@@ -28,6 +34,21 @@ from publishing.publisher import (
 # once.
 SETTLE_SECONDS = 0.05
 
+# The compressed copies are made of the version that stays (issue 41: at 5 writes a second the
+# copies of every 5 MB version took three times the compile's CPU). A write after a quiet
+# spell, most often the only one, has its file's copies made at once; while a system's writes
+# keep coming (its copies were made less than COPIES_MAX_WAIT_SECONDS ago), its newest file's
+# copies wait until its writes pause for COPIES_QUIET_SECONDS, or COPIES_MAX_WAIT_SECONDS
+# under a steady stream: a file replaced before its turn is never compressed. They are made on
+# a queue of their own, `<CELERY_QUEUE>-copies` (config.celery), which a worker of their own
+# consumes at a lower CPU priority (Procfile's `copies`), so no compile waits behind them.
+# Readers get the file as written meanwhile.
+COPIES_QUIET_SECONDS = 1.0
+COPIES_MAX_WAIT_SECONDS = 3.0
+# While a system's copies are coming, its claim (in the cache) says so and its compiles queue
+# no other task; a lost task's claim lapses after this, and the next compile queues one again.
+COPIES_CLAIM_SECONDS = 60
+
 
 @shared_task(acks_late=True)
 def compile_system(system_id: str) -> bool:
@@ -36,7 +57,8 @@ def compile_system(system_id: str) -> bool:
     writes queued none: scheduling.compile_is_coming). A task that finds another compile
     running ends: that compile queues the next one after its commit if requests are pending,
     so it needs no retry of its own; a compile that fails leaves its requests to the sweep,
-    busy or not. The published file's compressed copies come last, off the freshness path."""
+    busy or not. The published file's compressed copies are made later, on their own queue,
+    unless a newer file replaces it first (make_copies)."""
     started = time.monotonic()
     try:
         published = compile_pending(system_id)
@@ -47,9 +69,32 @@ def compile_system(system_id: str) -> bool:
             system_id, countdown=max(0.0, SETTLE_SECONDS - (time.monotonic() - started))
         )
     if published:
-        # After the next compile is queued: another worker process can take it meanwhile.
-        compress_published_file(published)
+        enqueue_copies(system_id, published)
     return bool(published)
+
+
+@shared_task(acks_late=True)
+def make_copies(system_id: str, waiting_since: float) -> bool:
+    """The compressed copies of the system's current file, once its writes have paused or a
+    file has waited for them since `waiting_since` (a time.time()) long enough; until then
+    the task queues itself again for when the pause would be long enough. Returns whether
+    copies were made."""
+    _, compiled_on, pending = load_publication_state(system_id)
+    now = time.time()
+    quiet = 0.0 if pending or compiled_on is None else now - compiled_on.timestamp()
+    waited = now - waiting_since
+    if quiet < COPIES_QUIET_SECONDS and waited < COPIES_MAX_WAIT_SECONDS:
+        wait = min(COPIES_QUIET_SECONDS - quiet, COPIES_MAX_WAIT_SECONDS - waited)
+        if queue(make_copies, system_id, waiting_since, countdown=wait):
+            return False
+    # Released before the file is read: a compile that publishes after this read queues
+    # copies of its own file, after a pause.
+    cache.set(_copies_made(system_id), True, COPIES_MAX_WAIT_SECONDS)
+    cache.delete(_copies_claim(system_id))
+    path = load_publication_state(system_id)[0]
+    if path:
+        compress_published_file(path)
+    return bool(path)
 
 
 @shared_task(acks_late=True)
@@ -89,6 +134,35 @@ def enqueue_compile(system_id: str, countdown: float = 0.0) -> None:
     """The request stays pending until a compile serves it, so a failure only delays it: the
     sweep queues it again."""
     queue(compile_system, system_id, countdown=countdown)
+
+
+def _copies_claim(system_id: str) -> str:
+    return f"publishing:copies-coming:{system_id}"
+
+
+def _copies_made(system_id: str) -> str:
+    return f"publishing:copies-made:{system_id}"
+
+
+def enqueue_copies(system_id: str, path: str) -> None:
+    """After a compile's commit: queue the system's copies task unless one is coming, to run
+    at once after a quiet spell, else once the writes pause. With no broker (the embedded
+    default, one process) the file is compressed at once."""
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        compress_published_file(path)
+        return
+    claim = _copies_claim(system_id)
+    try:
+        if not cache.add(claim, True, COPIES_CLAIM_SECONDS):
+            return
+        if cache.get(_copies_made(system_id)):
+            waiting_since, countdown = time.time(), COPIES_QUIET_SECONDS
+        else:
+            waiting_since, countdown = time.time() - COPIES_MAX_WAIT_SECONDS, 0.0
+        if not queue(make_copies, system_id, waiting_since, countdown=countdown):
+            cache.delete(claim)
+    except Exception:  # the cache unreachable: the file stays as written, readable by all
+        logger.exception("compressed copies of %s not queued", path)
 
 
 def enqueue_unpublish(system_id: str) -> None:

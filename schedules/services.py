@@ -20,6 +20,7 @@ from typing import TypedDict, Unpack
 from django.db import transaction
 from django.utils import timezone
 
+from closures.services import settle_closures
 from core.actors import Actor, Via
 from core.errors import Invalid, NotFound
 from core.limits import some_of
@@ -271,10 +272,11 @@ def delete_schedule(*, schedule: Schedule, actor: Actor, now: datetime | None = 
 
 def apply_due_schedules(*, now: datetime | None = None) -> int:
     """Every schedule with an occurrence due (beat, every SCHEDULE_SWEEP_SECONDS): each in
-    its own transaction, a schedule another pass holds skipped (that pass applies it).
-    Returns the number of occurrences recorded."""
+    its own transaction, a schedule another pass holds skipped (that pass applies it); and
+    the closures whose start or end has come, the same way. Returns the number of
+    occurrences recorded and closures started or ended."""
     now = now or timezone.now()
-    recorded = 0
+    recorded = settle_closures(now=now)
     for schedule_id in due_schedule_ids(now):
         try:
             recorded += len(apply_due(schedule_id=schedule_id, now=now, wait=False))

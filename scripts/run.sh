@@ -15,6 +15,15 @@ if [ -z "${SECRET_KEY:-}" ]; then
   scripts/dev_env.sh
   scripts/dev_env.sh --address "$PUBLIC_BASE_URL"
 fi
+# Web Push (riders' alerts) signs with a VAPID key pair: one is made once and kept in .env
+# unless the environment gives one (docs/operators/alerts.md).
+if [ -z "${VAPID_PRIVATE_KEY:-}" ] && ! grep -qs '^VAPID_PRIVATE_KEY=' .env; then
+  $py -c 'from alerts.vapid import generate_keys; print("\n".join(
+    ["# The VAPID key pair of Web Push, made by `make run` (docs/operators/alerts.md)."]
+    + [f"VAPID_{name}_KEY={key}" for name, key in zip(("PRIVATE", "PUBLIC"), generate_keys())]))' \
+    >> .env
+  echo "Wrote a VAPID key pair (Web Push) into .env."
+fi
 # A developer's webhook receiver listens on this machine (docs/developers/webhooks.md).
 export WEBHOOK_ALLOW_PRIVATE_TARGETS=${WEBHOOK_ALLOW_PRIVATE_TARGETS:-1}
 
@@ -64,7 +73,7 @@ fi
 # by the trap below when this script exits (the server stopped or failed to start, Ctrl-C,
 # SIGTERM), and by itself within a second when this script is gone without running the trap
 # (killed with SIGKILL): --parent.
-$py manage.py repeat apply_schedules=15 send_webhooks=1 sweep_grooming_sessions=15 \
+$py manage.py repeat apply_schedules=15 send_webhooks=1 send_alerts=1 sweep_grooming_sessions=15 \
   purge_reports=3600 prune_trail_change_log=3600 --parent $$ &
 background=$!
 print_welcome_when_serving &

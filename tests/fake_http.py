@@ -26,7 +26,8 @@ class Recorded:
         return parse_qs(self.body.decode())
 
 
-Reply = tuple[int, object]  # status and a JSON-serialisable body (or bytes, sent as they are)
+# Status and a JSON-serialisable body (or bytes, sent as they are), and optionally headers.
+Reply = tuple[int, object] | tuple[int, object, dict[str, str]]
 Responder = Callable[[Recorded], Reply]
 
 
@@ -48,12 +49,14 @@ class FakeServer:
                     self.rfile.read(length),
                 )
                 server.requests.append(recorded)
-                status, body = server.responder(recorded)
+                status, body, *more = server.responder(recorded)
                 raw = isinstance(body, bytes)  # sent as it is, e.g. an HTML error page
                 payload = body if raw else json.dumps(body).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "text/html" if raw else "application/json")
                 self.send_header("Content-Length", str(len(payload)))
+                for name, value in (more[0] if more else {}).items():
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(payload)
 

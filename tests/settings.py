@@ -12,6 +12,8 @@ os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/trails
 os.environ.setdefault("WEBHOOK_ALLOW_PRIVATE_TARGETS", "1")
 # The tests run the stream process's application in their own process: at their priority.
 os.environ.setdefault("STREAM_NICENESS", "0")
+# Push services of the tests (stand-ins) listen on 127.0.0.1.
+os.environ.setdefault("WEB_PUSH_EXTRA_HOSTS", "127.0.0.1")
 os.environ.setdefault("VAR_DIR", os.path.join(tempfile.gettempdir(), "trails-test-var"))
 # `make test` runs the suite in several processes (pytest-xdist: gw0, gw1, ...). Each has its
 # own test database (pytest-django), its own var/ and its own Redis database, the base one
@@ -32,6 +34,12 @@ if WORKER and os.environ.get("TESTS_WORKER_ENVIRONMENT") != WORKER:
     if os.environ.get("REDIS_URL"):
         # Read by the settings below (the cache) too.
         os.environ["REDIS_URL"] = _worker_redis(os.environ["REDIS_URL"])
+
+if not os.environ.get("VAPID_PRIVATE_KEY"):
+    # One pair for the suite and the processes it starts (they inherit the environment).
+    from alerts.vapid import generate_keys
+
+    os.environ["VAPID_PRIVATE_KEY"], os.environ["VAPID_PUBLIC_KEY"] = generate_keys()
 
 from config.settings import *  # noqa: E402, F403
 from config.settings import VAR_DIR  # noqa: E402

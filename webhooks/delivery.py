@@ -20,20 +20,18 @@ the system's Administrators get one e-mail. A single delivery still refused 24 h
 its event while other deliveries succeed is marked failed ("send again" sends it).
 """
 
-import hashlib
 import logging
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from core import retries
 from core.commits import wait_for_the_disk
+from core.locks import session_lock
 from webhooks import notices
 from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from webhooks.sending import Answer, Sender
@@ -69,29 +67,6 @@ def signing_secrets(endpoint: WebhookEndpoint, now: datetime) -> list[str]:
     return secrets
 
 
-@contextmanager
-def endpoint_lock(endpoint_id: str) -> Iterator[bool]:
-    """The endpoint's sending lock for this database session, or False when another sender
-    holds it. SQLite (embedded default, tasks in-process, one at a time) needs none."""
-    if connection.vendor != "postgresql":
-        yield True
-        return
-    digest = hashlib.blake2b(f"webhooks:{endpoint_id}".encode(), digest_size=8).digest()
-    key = int.from_bytes(digest, "big", signed=True)
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
-        held = cursor.fetchone()[0]
-    try:
-        yield held
-    finally:
-        if held:
-            try:
-                with connection.cursor() as cursor:
-                    cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
-            except DatabaseError:
-                connection.close()  # the lock goes with the session
-
-
 def due(endpoint_id: str, now: datetime):
     return WebhookDelivery.objects.filter(
         endpoint_id=endpoint_id, state=PENDING, next_attempt_on__lte=now
@@ -124,7 +99,7 @@ def send_due(endpoint_id: str) -> Run:
     """Send the endpoint's due deliveries, until none is due or the run's time is up."""
     run = Run()
     started = time.monotonic()
-    with endpoint_lock(endpoint_id) as held:
+    with session_lock(f"webhooks:{endpoint_id}") as held:
         if not held:
             # The holder looks for due deliveries again after releasing the lock.
             run.busy = True

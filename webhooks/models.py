@@ -27,6 +27,8 @@ EVENT_LABELS = {
     "grooming.ended": _("A tracker's grooming session ended"),
     "system.published": _("A new map file was published"),
     "report.created": _("A rider sent a problem report"),
+    "closure.started": _("A stretch of trail was closed"),
+    "closure.ended": _("A closed stretch of trail reopened"),
     TEST_EVENT: _("Test event"),
 }
 assert set(EVENT_TYPES) < set(EVENT_LABELS)

@@ -3,7 +3,9 @@
 Field names are snake_case here; the renderer and parser turn them into the interface's
 camelCase (promoteTrailHUB is spelled literally, as the interface has it)."""
 
+from django.conf import settings
 from django.db import models
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -94,6 +96,10 @@ class TrailSystemSerializer(TrailSystemListSerializer):
     activities = serializers.JSONField(source="activity_totals")
     updates = serializers.JSONField(source="published_updates")
     owner_id = serializers.CharField()
+    closures_url = serializers.SerializerMethodField(
+        help_text="The stretches of trail closed now: a GeoJSON FeatureCollection compiled "
+        "with the published file (docs/developers/closures.md)."
+    )
     geolocation_derived = serializers.BooleanField(
         source="location_derived",
         read_only=True,
@@ -108,7 +114,7 @@ class TrailSystemSerializer(TrailSystemListSerializer):
             "geolocation_derived",
             *(name for name in TRAIL_SYSTEM.declared(API) if name not in LIST_FIELDS),
             "total_distance", "open_distance", "activities", "updates", "weather",
-            "subscription", "created_on", "updated_by", "owner_id",
+            "subscription", "created_on", "updated_by", "owner_id", "closures_url",
         )  # fmt: skip
 
     @extend_schema_field({"type": "array", "items": {"type": "string"}})
@@ -117,6 +123,9 @@ class TrailSystemSerializer(TrailSystemListSerializer):
 
     def get_time_zone(self, system: TrailSystem) -> str:
         return zone_name(system)
+
+    def get_closures_url(self, system: TrailSystem) -> str:
+        return settings.PUBLIC_BASE_URL + reverse("feed-closures", args=[system.pk])
 
     def to_representation(self, instance) -> dict:
         data = super().to_representation(instance)

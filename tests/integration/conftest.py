@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import connection
 
 from config.celery import app as celery_app
-from config.celery import webhook_queue
+from config.celery import copies_queue, webhook_queue
 from tests.integration.topology import PrivateRedis, drop_broker_connections
 from tests.ports import free_port
 
@@ -70,8 +70,8 @@ def worker_environment(media_root) -> dict[str, str]:
 
 class Worker:
     """A `celery worker` subprocess; start() waits until it answers a ping. It consumes the
-    test's queue (or `queue`) and its webhook queue both (production runs a worker for
-    each)."""
+    test's queue (or `queue`), its webhook queue and its copies queue (production runs a
+    worker for each)."""
 
     def __init__(self, media_root, log_path, queue: str = "", environment: dict | None = None):
         self.media_root = media_root
@@ -98,7 +98,7 @@ class Worker:
                 "--without-gossip",
                 "--without-mingle",
                 "-Q",
-                f"{queue},{webhook_queue(queue)}",
+                f"{queue},{webhook_queue(queue)},{copies_queue(queue)}",
                 "-n",
                 self.name,
             ],
@@ -131,7 +131,7 @@ class Worker:
         """Nothing waits in its queues, and it runs, holds and schedules no task."""
         with celery_app.connection_for_read() as broker_connection:
             channel = broker_connection.default_channel
-            for queue in (self.queue, webhook_queue(self.queue)):
+            for queue in (self.queue, webhook_queue(self.queue), copies_queue(self.queue)):
                 if channel.client.llen(queue):
                     return False
         inspect = celery_app.control.inspect(destination=[self.name], timeout=2)

@@ -23,6 +23,7 @@ DOCUMENT_FIELDS = {
     "timeZone",  # additive (issue 23): the zone of scheduled changes
     "unconfirmedAfterHours",  # additive (issue 21): off (null) by default
     "geolocationDerived",  # additive (issue 25): geolocation is the centre of the trails
+    "closuresUrl",  # additive (issue 44): the stretches of trail closed now
     "reportsPerDay",  # additive (issue 35): rider reports per day
     "groomersLive",  # additive (issue 34): machines grooming now on the public map
 }  # fmt: skip

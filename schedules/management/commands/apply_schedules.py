@@ -10,7 +10,7 @@ class Command(RepeatingCommand):
         "Apply every scheduled status change that has fallen due, once. With --every SECONDS, "
         "keep doing so until stopped (make run does this when there is no Celery beat)."
     )
-    done_label = "Scheduled changes recorded"
+    done_label = "Scheduled changes and closures applied"
 
     def run_pass(self) -> int:
         return apply_due_schedules()

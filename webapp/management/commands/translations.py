@@ -20,6 +20,7 @@ SOURCE_FOLDERS = {"apikeys", "config", "core", "grooming", "publishing", "trails
 SOURCE_FOLDERS |= {"schedules", "webhooks"}
 SOURCE_FOLDERS |= {"reports"}
 SOURCE_FOLDERS |= {"public", "webapp"}
+SOURCE_FOLDERS |= {"closures"}
 
 
 # What makemessages reads of them (the `django` domain).

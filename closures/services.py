@@ -1,0 +1,303 @@
+"""The writes of closures: close a stretch of a trail, change a closure, reopen it, and the
+sweep that starts planned closures and ends those whose end has come (run with the schedules'
+pass, every SCHEDULE_SWEEP_SECONDS). Each write records the start and the end in the status
+history (field `closure`, the reason as the value), announces `closure.started` and
+`closure.ended` (core.events) and asks for a compile when what is in effect changed, all in
+its own transaction."""
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import NotRequired, TypedDict, Unpack
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from closures.models import Closure
+from closures.reasons import Reason
+from closures.stretches import TrailLine
+from core import events
+from core.actors import Actor, Via
+from core.compiles import request_compile
+from core.dates import iso_ms
+from core.errors import Invalid
+from trails import history
+from trails.geometry import GeometryError, validate
+from trails.models import Trail, TrailActivity
+
+logger = logging.getLogger(__name__)
+
+# How far from the trail's line a place given as an end may lie (it is snapped onto it).
+SNAP_METRES = 50.0
+# The shortest stretch worth closing.
+SHORTEST_METRES = 1.0
+# The status history's field for closures (its values are reasons).
+CLOSURE_FIELD = "closure"
+
+
+@dataclass(frozen=True)
+class Place:
+    lat: float
+    lng: float
+
+
+class ClosureFields(TypedDict):
+    """What a write may set; a change passes only what it changes. An end is a place (snapped
+    to the line) or a distance along it; neither end given: the whole trail."""
+
+    start: NotRequired[Place | float | None]
+    end: NotRequired[Place | float | None]
+    activities: NotRequired[list[str]]
+    reason: NotRequired[str]
+    note: NotRequired[str]
+    starts_at: NotRequired[datetime | None]
+    ends_at: NotRequired[datetime | None]
+    detour: NotRequired[str]
+    detour_geometry: NotRequired[dict | None]
+
+
+# The API's names of the fields a refusal is about.
+_NAMES = {"start": ("from", "fromMeters"), "end": ("to", "toMeters")}
+
+
+def _along(line: TrailLine, value: Place | float, end: str) -> float:
+    place_name, metres_name = _NAMES[end]
+    if isinstance(value, Place):
+        located = line.locate(value.lng, value.lat)
+        if located.off > SNAP_METRES:
+            raise Invalid(
+                "invalid_field",
+                f"this place is {located.off:.0f} m from the trail; an end of a closure must "
+                f"lie on it (within {SNAP_METRES:g} m).",
+                field=place_name,
+            )
+        return located.along
+    if not 0 <= value <= line.length + SHORTEST_METRES:
+        raise Invalid(
+            "invalid_field",
+            f"must be from 0 to {line.length:.0f} (the trail's length in metres).",
+            field=metres_name,
+        )
+    return line.clamp(value)
+
+
+def _set_stretch(closure: Closure, line: TrailLine, fields: Mapping) -> None:
+    """From the ends given (in either order); an end not given is the trail's start or end."""
+    start = fields.get("start")
+    end = fields.get("end")
+    low = _along(line, start, "start") if start is not None else 0.0
+    high = _along(line, end, "end") if end is not None else line.length
+    low, high = sorted((low, high))
+    if high - low < SHORTEST_METRES:
+        raise Invalid(
+            "invalid_field", "the two ends are the same place: close a stretch.", field="to"
+        )
+    closure.from_meters = low
+    closure.to_meters = None if end is None and start is None else high
+
+
+def _check_activities(trail: Trail, activities: list[str]) -> list[str]:
+    known = set(TrailActivity.objects.filter(trail=trail).values_list("value", flat=True))
+    unknown = [value for value in activities if value not in known]
+    if unknown:
+        raise Invalid(
+            "invalid_field",
+            f"{', '.join(unknown)}: not an activity of this trail.",
+            field="activities",
+        )
+    return list(dict.fromkeys(activities))
+
+
+def _check_detour(geometry: dict | None) -> dict | None:
+    if geometry is None:
+        return None
+    try:
+        clean = validate(geometry)
+    except GeometryError as error:
+        raise Invalid("invalid_field", str(error), field="detourGeometry") from None
+    if clean["type"] != "LineString":
+        raise Invalid("invalid_field", "must be a GeoJSON LineString.", field="detourGeometry")
+    return clean
+
+
+def _check_times(closure: Closure, now: datetime) -> None:
+    if closure.ends_at is None:
+        return
+    if closure.ends_at <= closure.starts_at:
+        raise Invalid("invalid_field", "must be after startsAt.", field="endsAt")
+    if closure.ends_at <= now:
+        raise Invalid("invalid_field", "must be in the future.", field="endsAt")
+
+
+def _assign(closure: Closure, trail: Trail, fields: Mapping, now: datetime) -> None:
+    if "reason" in fields and fields["reason"] not in Reason.values:
+        raise Invalid(
+            "invalid_field",
+            f"{fields['reason']!r} is not a reason; one of {', '.join(Reason.values)}.",
+            field="reason",
+        )
+    if "start" in fields or "end" in fields or closure._state.adding:
+        _set_stretch(closure, TrailLine(trail.geometry), fields)
+    if "activities" in fields:
+        closure.activities = _check_activities(trail, fields["activities"])
+    if "detour_geometry" in fields:
+        closure.detour_geometry = _check_detour(fields["detour_geometry"])
+    for name in ("reason", "note", "detour", "ends_at"):
+        if name in fields:
+            setattr(closure, name, fields[name])
+    if "starts_at" in fields:
+        closure.starts_at = fields["starts_at"] or now
+    _check_times(closure, now)
+
+
+def _was_in_effect(closure: Closure) -> bool:
+    return closure.started_on is not None and closure.ended_on is None
+
+
+def create_closure(
+    *,
+    trail: Trail,
+    actor: Actor,
+    now: datetime | None = None,
+    **fields: Unpack[ClosureFields],
+) -> Closure:
+    """Close a stretch of the trail (the whole trail without ends), now or from startsAt."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        locked = Trail.objects.select_for_update().get(pk=trail.pk)
+        closure = Closure(
+            trail=locked,
+            trail_system_id=locked.trail_system_id,
+            starts_at=now,
+            created_by=actor.uid,
+            updated_by=actor.uid,
+        )
+        if "reason" not in fields:
+            raise Invalid("invalid_field", "required.", field="reason")
+        _assign(closure, locked, fields, now)
+        closure.save()
+        _settle(closure, actor, now)
+    return closure
+
+
+def change_closure(
+    *, closure: Closure, actor: Actor, now: datetime | None = None, **fields: Unpack[ClosureFields]
+) -> Closure:
+    """Change what was given; an ended closure stays as it ended."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        locked = _locked(closure)
+        if locked.ended_on is not None:
+            raise Invalid("closure_ended", "This closure has ended; close the stretch anew.")
+        in_effect = _was_in_effect(locked)
+        _assign(locked, locked.trail, fields, now)
+        locked.updated_by, locked.updated_on = actor.uid, now
+        if in_effect and locked.starts_at > now:
+            # Moved ahead: out of effect until its new start, when the sweep starts it again.
+            _record(locked, actor, events.CLOSURE_ENDED, now)
+            locked.started_on = None
+        locked.save()
+        if in_effect:
+            request_compile(locked.trail_system_id, reason="closure")
+        _settle(locked, actor, now)
+    return locked
+
+
+def end_closure(*, closure: Closure, actor: Actor, now: datetime | None = None) -> Closure:
+    """Reopen the stretch now (a planned closure is called off); the closure stays, ended,
+    in the lists with ?all=true and in the history."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        locked = _locked(closure)
+        if locked.ended_on is None:
+            _end(locked, actor, now)
+    return locked
+
+
+def settle_closures(*, now: datetime | None = None) -> int:
+    """Start the planned closures whose start has come and end those whose end has: each in
+    its own transaction, one another pass holds skipped. Returns how many were settled."""
+    now = now or timezone.now()
+    due = Closure.objects.filter(ended_on__isnull=True).filter(
+        Q(started_on__isnull=True, starts_at__lte=now) | Q(ends_at__lte=now)
+    )
+    settled = 0
+    for closure_id in due.values_list("pk", flat=True):
+        try:
+            with transaction.atomic():
+                locked = (
+                    Closure.objects.select_for_update(skip_locked=True)
+                    .filter(pk=closure_id)
+                    .first()
+                )
+                if locked is not None and locked.ended_on is None:
+                    _settle(locked, Actor(locked.updated_by, Via.SCHEDULE), now)
+                    settled += 1
+        except Exception:
+            logger.exception("Closure %s not settled", closure_id)
+    return settled
+
+
+def _locked(closure: Closure) -> Closure:
+    return (
+        Closure.objects.select_for_update(of=("self",)).select_related("trail").get(pk=closure.pk)
+    )
+
+
+def _settle(closure: Closure, actor: Actor, now: datetime) -> None:
+    """Start the closure if its start has come, end it if its end has."""
+    if closure.ended_on is None and closure.started_on is None and closure.starts_at <= now:
+        closure.started_on = now
+        Closure.objects.filter(pk=closure.pk).update(started_on=now)
+        _record(closure, actor, events.CLOSURE_STARTED, now)
+        request_compile(closure.trail_system_id, reason="closure")
+    if closure.ended_on is None and closure.ends_at is not None and closure.ends_at <= now:
+        _end(closure, actor, closure.ends_at)
+
+
+def _end(closure: Closure, actor: Actor, at: datetime) -> None:
+    if _was_in_effect(closure):
+        _record(closure, actor, events.CLOSURE_ENDED, at)
+        request_compile(closure.trail_system_id, reason="closure")
+    closure.ended_on = at
+    Closure.objects.filter(pk=closure.pk).update(ended_on=at)
+
+
+def _record(closure: Closure, actor: Actor, event_type: str, at: datetime) -> None:
+    """The history's record and the event of a start or an end."""
+    started = event_type == events.CLOSURE_STARTED
+    change = history.trail_change(
+        closure.trail,
+        actor,
+        CLOSURE_FIELD,
+        None if started else closure.reason,
+        closure.reason if started else None,
+    )
+    change.at = at
+    history.save_changes([change])
+    events.announce_one(
+        system_id=closure.trail_system_id,
+        type=event_type,
+        data=lambda: closure_event(closure, actor, at),
+    )
+
+
+def closure_event(closure: Closure, actor: Actor, at: datetime) -> dict:
+    """The data of `closure.started` and `closure.ended`."""
+    return {
+        "trailSystemId": closure.trail_system_id,
+        "closureId": closure.pk,
+        "trailId": closure.trail_id,
+        "trailName": closure.trail.name,
+        "activities": list(closure.activities),
+        "reason": closure.reason,
+        "note": closure.note,
+        "fromMeters": round(closure.from_meters, 1),
+        "toMeters": None if closure.to_meters is None else round(closure.to_meters, 1),
+        "startsAt": iso_ms(closure.starts_at),
+        "endsAt": iso_ms(closure.ends_at) if closure.ends_at else None,
+        "at": iso_ms(at),
+        "via": actor.via,
+    }

@@ -1,0 +1,135 @@
+"""Riders' alerts over HTTP (alerts/): the VAPID public key, following a system's trails
+(POST /alerts/<system id>, JSON), and the rider's own alerts page at the manage URL (GET,
+PUT new rules, DELETE everything). Anonymous, so bounded per client and per system per
+minute; counted before anything is read, so a flood stores nothing past the bounds."""
+
+import orjson
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.utils import translation
+from django.utils.translation import gettext
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_http_methods
+
+from alerts import vapid
+from alerts.selectors import follower_document
+from alerts.services import change_follower, follow, follower_of_token, unfollow
+from core import ratelimit
+from core.clients import counted_client
+from core.errors import DomainError, Forbidden, NotFound
+from public.selectors import public_system
+
+BODY_MAX = 64 * 1024
+MINUTE = 60
+
+
+def _error(status: int, code: str, message: str, field: str = "") -> JsonResponse:
+    error = {"code": code, "message": f"{field}: {message}" if field else message}
+    if field:
+        error["field"] = field
+    return JsonResponse({"error": error}, status=status)
+
+
+def _domain_error(error: DomainError) -> JsonResponse:
+    status = 404 if isinstance(error, NotFound) else 403 if isinstance(error, Forbidden) else 400
+    return _error(status, error.code, error.message, error.field)
+
+
+def _json_body(request: HttpRequest) -> dict | JsonResponse:
+    if len(request.body) > BODY_MAX:
+        return _error(413, "too_large", "the request is larger than 64 KB.")
+    try:
+        body = orjson.loads(request.body)
+    except orjson.JSONDecodeError:
+        return _error(400, "invalid_json", "the body is not JSON.")
+    if not isinstance(body, dict):
+        return _error(400, "invalid_json", "the body must be a JSON object.")
+    return body
+
+
+@require_GET
+def vapid_public_key_view(request: HttpRequest) -> JsonResponse:
+    if not vapid.configured():
+        return _error(503, "push_unavailable", "this service has no VAPID keys for Web Push.")
+    return JsonResponse({"publicKey": vapid.public_key()})
+
+
+def _within_bounds(request: HttpRequest, system_id: str) -> bool:
+    return ratelimit.allow(
+        "alerts-client",
+        counted_client(request),
+        limit=settings.ALERTS_SIGNUPS_PER_CLIENT_MINUTE,
+        window_seconds=MINUTE,
+    ) and ratelimit.allow(
+        "alerts-system",
+        system_id,
+        limit=settings.ALERTS_SIGNUPS_PER_SYSTEM_MINUTE,
+        window_seconds=MINUTE,
+    )
+
+
+@csrf_exempt
+@require_http_methods(["POST"])
+def follow_view(request: HttpRequest, system_id: str) -> JsonResponse:
+    """201 {"manageUrl"}; 400 naming the field, 404, 429 past the bounds."""
+    system = public_system(system_id)
+    if system is None:
+        return _error(404, "not_found", "no such trail system.")
+    if not _within_bounds(request, system.pk):
+        response = _error(429, "too_many_requests", "too many sign-ups; try again in a minute.")
+        response["Retry-After"] = str(MINUTE)
+        return response
+    body = _json_body(request)
+    if isinstance(body, JsonResponse):
+        return body
+    try:
+        following = follow(system=system, fields=body)
+    except DomainError as error:
+        return _domain_error(error)
+    return JsonResponse({"manageUrl": following.manage_url}, status=201)
+
+
+@csrf_exempt
+@require_http_methods(["GET", "HEAD", "PUT", "DELETE", "POST"])
+def manage_view(request: HttpRequest, token: str) -> HttpResponse:
+    """The rider's alerts: GET (JSON, or the page), PUT new rules (JSON), DELETE all; POST is
+    the page's "remove all" without script."""
+    follower = follower_of_token(token)
+    wants_json = "application/json" in request.headers.get("Accept", "")
+    if follower is None:
+        if wants_json or request.method not in ("GET", "HEAD"):
+            return _error(404, "not_found", "these alerts no longer exist.")
+        context = {"removed": True, "language": request.LANGUAGE_CODE}
+        return render(request, "public/alerts_manage.html", context, status=404)
+    system = follower.trail_system
+    with translation.override(system.language):
+        if request.method in ("DELETE", "POST"):
+            unfollow(follower=follower)
+            if request.method == "DELETE":
+                return HttpResponse(status=204)
+            context = {"removed": True, "system": system, "language": system.language}
+            return render(request, "public/alerts_manage.html", context)
+        if request.method == "PUT":
+            body = _json_body(request)
+            if isinstance(body, JsonResponse):
+                return body
+            try:
+                follower = change_follower(follower=follower, fields=body)
+            except DomainError as error:
+                return _domain_error(error)
+        document = follower_document(follower)
+        if wants_json or request.method == "PUT":
+            return JsonResponse(document)
+        names = dict(system.trails.values_list("pk", "name"))
+        rules = [
+            {**rule, "trailName": names.get(rule["trailId"], gettext("All trails"))}
+            for rule in document["rules"]
+        ]
+        context = {
+            "system": system,
+            "language": system.language,
+            "document": document,
+            "rules": rules,
+        }
+        return render(request, "public/alerts_manage.html", context)

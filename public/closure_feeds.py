@@ -1,0 +1,27 @@
+"""/feeds/<id>/closures.geojson: the stretches of trail closed now, as the system's last
+compile wrote them (closures.documents), with the published file and never after it."""
+
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.cache import cache_control
+from django.views.decorators.http import require_GET
+
+from closures.documents import closures_file
+from closures.models import PublishedClosures
+from core.preflight import readable_from_any_origin
+from public.feeds import _public_or_404
+from publishing.storage import GEOJSON_CONTENT_TYPE
+
+# The live map fetches it again on each publication; others may keep it this long.
+CLOSURES_MAX_AGE = 5
+
+
+@require_GET
+@cache_control(public=True, max_age=CLOSURES_MAX_AGE)
+def closures_geojson_view(request: HttpRequest, system_id: str) -> HttpResponse:
+    system = _public_or_404(system_id)
+    body = (
+        PublishedClosures.objects.filter(trail_system=system).values_list("body", flat=True).first()
+    )
+    if body is None:  # not compiled since closures came: none was in effect
+        body = closures_file(system.pk, [], {}, system.language)
+    return readable_from_any_origin(HttpResponse(bytes(body), content_type=GEOJSON_CONTENT_TYPE))

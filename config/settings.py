@@ -530,6 +530,10 @@ STREAM_WRITE_TIMEOUT_SECONDS = max(env_float("STREAM_WRITE_TIMEOUT_SECONDS", 30.
 # The stream process (config/asgi.py) runs this much nicer than the web workers: one address's
 # flood of stream requests is refused with the CPU they leave (0: the same priority).
 STREAM_NICENESS = min(max(env_int("STREAM_NICENESS", 10), 0), 19)
+# The stream process also takes the trackers' positions (/track/osmand, /track/owntracks, routed
+# there by the reverse proxy; public/ingestion.py), in this many threads, each with a database
+# connection of its own.
+TRACKER_THREADS = min(max(env_int("TRACKER_THREADS", 4), 1), 32)
 # Rate limits (core.ratelimit) count in this cache: Redis when there is one, so every web
 # process shares the counts; process memory in the embedded default. Redis unreachable costs
 # a request at most a second (core.ratelimit then counts in the process for a few seconds

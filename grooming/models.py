@@ -104,7 +104,8 @@ class Tracker(models.Model):
     created_on = models.DateTimeField(default=timezone.now, verbose_name=_("created on"))
     created_by = models.CharField(max_length=128, verbose_name=_("created by"))
     last_position_on = models.DateTimeField(null=True, blank=True, verbose_name=_("last position"))
-    # Positions refused as implausible (from the future, far away, inaccurate, too frequent).
+    # Positions refused as implausible (from the future or the past, far away, inaccurate, too
+    # frequent, too fast).
     dropped_positions = models.PositiveIntegerField(default=0, verbose_name=_("dropped positions"))
     revoked_on = models.DateTimeField(null=True, blank=True, verbose_name=_("revoked on"))
     # The web app's recorder of this account (its positions come by the signed-in page, not

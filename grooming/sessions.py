@@ -42,6 +42,11 @@ MEASURE_SECONDS = 10.0
 EXTEND_BEHIND = timedelta(minutes=10)
 MIN_INTERVAL = timedelta(seconds=1)  # per tracker: a closer position is dropped
 MAX_ACCURACY_METRES = 50.0  # a position less accurate than this is dropped
+# Faster than this from the session's previous position, a position is dropped: a snowcat
+# grooms at 5 m/s and a snowmobile drives between trails at up to 25, and a few GPS fixes
+# JUMP_METRES off are no movement at all. A jump from trail to trail is not a groomer's.
+MAX_SPEED_METRES_PER_SECOND = 25.0
+JUMP_METRES = 100.0
 # How far outside the extent of the system's trails a position may lie; beyond it, dropped.
 AREA_MARGIN_METRES = 5_000.0
 AREA_CACHE_SECONDS = 300
@@ -108,24 +113,25 @@ def receive_positions(
     *, tracker: Tracker, positions: list[Position], now: datetime | None = None
 ) -> Received:
     """Store the plausible positions in the tracker's running session; the others (from the
-    future, far outside the system, inaccurate, or less than a second after the previous one)
-    are counted on the tracker and dropped. Positions are taken in the order recorded."""
+    future, from before the tracker existed or its last session ended, far outside the
+    system, inaccurate, less than a second after the previous one, or faster than a groomer
+    from it) are counted on the tracker and dropped. Positions are taken in the order
+    recorded."""
     now = now or timezone.now()
     locked = Tracker.objects.select_for_update().get(pk=tracker.pk)
     if locked.revoked_on is not None:
         return Received(0, len(positions))
     area = _area(locked.trail_system_id)
     session = GroomingSession.objects.filter(tracker=locked, ended_on__isnull=True).first()
+    earliest = None if session else _earliest_new_session(locked)
     stored: list[TrackerPosition] = []
     dropped = 0
     for position in sorted(positions, key=lambda p: p.recorded_at):
-        too_soon = session is not None and position.recorded_at < (
-            session.last_position_at + MIN_INTERVAL
-        )
         if (
             position.recorded_at > now + CLOCK_SKEW
+            or (earliest is not None and position.recorded_at <= earliest)
             or (position.accuracy is not None and position.accuracy > MAX_ACCURACY_METRES)
-            or too_soon
+            or (session is not None and not _follows(session, position))
             or _outside(area, position)
         ):
             dropped += 1
@@ -166,6 +172,28 @@ def receive_positions(
     if measuring:
         measurement_due.send(sender=None, session_id=session.pk)
     return Received(len(stored), dropped)
+
+
+def _earliest_new_session(tracker: Tracker) -> datetime | None:
+    """A session starts with a position recorded after this: after the tracker was made (a
+    tracker app's, give or take the clocks' skew) and after its last session's last position,
+    so a request replayed once a session has ended makes no second pass. The web recorder's
+    tracker is made by its first batch, whose positions may be older."""
+    ended = GroomingSession.objects.filter(tracker=tracker).aggregate(
+        latest=Max("last_position_at")
+    )["latest"]
+    made = None if tracker.recorder_uid else tracker.created_on - CLOCK_SKEW
+    return max((moment for moment in (made, ended) if moment is not None), default=None)
+
+
+def _follows(session: GroomingSession, position: Position) -> bool:
+    """Whether the position can follow the session's last one: at least MIN_INTERVAL later,
+    and no farther than a groomer drives in the time between."""
+    elapsed = (position.recorded_at - session.last_position_at).total_seconds()
+    if elapsed < MIN_INTERVAL.total_seconds():
+        return False
+    metres = metres_between((session.last_lat, session.last_lng), (position.lat, position.lng))
+    return metres <= JUMP_METRES + MAX_SPEED_METRES_PER_SECOND * elapsed
 
 
 def _tell_moved(system_id: str) -> None:

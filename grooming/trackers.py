@@ -49,8 +49,11 @@ def tracker_for_secret(secret: str) -> Tracker | None:
 def tracking_addresses(secret: str) -> dict:
     """Where each app sends positions: Traccar Client's server URL (it adds the secret as
     `id`, or `device_id` in its JSON), OsmAnd's and GPSLogger's URL templates, OwnTracks' URL
-    (the secret is its HTTP Basic password)."""
-    osmand = f"{settings.PUBLIC_BASE_URL}/track/osmand?id={secret}"
+    (the secret is its HTTP Basic password). The stream process takes them (config/asgi.py):
+    on its own origin when it has one, else behind the pages' origin, where the reverse proxy
+    routes them to it."""
+    base = settings.STREAM_BASE_URL or settings.PUBLIC_BASE_URL
+    osmand = f"{base}/track/osmand?id={secret}"
     return {
         "tracking_url": osmand,
         "url_templates": {
@@ -59,7 +62,7 @@ def tracking_addresses(secret: str) -> dict:
             "gpslogger": osmand + "&lat=%LAT&lon=%LON&timestamp=%TIMESTAMP&accuracy=%ACC"
             "&altitude=%ALT&speed=%SPD&bearing=%DIR",
         },
-        "owntracks_url": f"{settings.PUBLIC_BASE_URL}/track/owntracks",
+        "owntracks_url": f"{base}/track/owntracks",
     }
 
 

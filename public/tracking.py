@@ -20,6 +20,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from core import ratelimit
 from core.clients import counted_client
+from core.outages import RETRY_AFTER_SECONDS
 from grooming.models import Tracker
 from grooming.protocols import MalformedPosition, osmand_parameters, owntracks_json, traccar_json
 from grooming.sessions import Position, receive_positions
@@ -49,15 +50,30 @@ def _too_many() -> HttpResponse:
     return response
 
 
-def _too_large(request: HttpRequest) -> HttpResponse | None:
-    """A refusal when the body is over its bound, before it is read."""
+def too_large() -> HttpResponse:
+    return _answer(413, f"The body is over {MAX_BODY_BYTES // 1024} KB.")
+
+
+def failed() -> HttpResponse:
+    """A request that failed on our side (logged): the tracker sends its position again."""
+    return _answer(500, "The position could not be stored; try again.")
+
+
+def unavailable() -> HttpResponse:
+    """PostgreSQL or Redis cannot be reached (core.outages): nothing was stored, and the
+    tracker app sends the position again later."""
+    response = _answer(503, "The service is briefly unavailable; try again.")
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
+
+
+def _declared_too_large(request: HttpRequest) -> HttpResponse | None:
+    """A refusal when the declared body is over its bound, before it is read."""
     try:
         length = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
         length = 0
-    if length > MAX_BODY_BYTES:
-        return _answer(413, f"The body is over {MAX_BODY_BYTES // 1024} KB.")
-    return None
+    return too_large() if length > MAX_BODY_BYTES else None
 
 
 def _refused(request: HttpRequest, refusal: HttpResponse) -> HttpResponse:
@@ -119,7 +135,7 @@ def _receive(
 @require_http_methods(["GET", "POST"])
 def osmand_view(request: HttpRequest) -> HttpResponse:
     """OsmAnd protocol: query or form parameters, or Traccar Client 9's JSON."""
-    if refusal := _too_large(request):
+    if refusal := _declared_too_large(request):
         return refusal
     now = timezone.now()
     candidates = request.GET.getlist("id")
@@ -153,7 +169,7 @@ def _basic_password(request: HttpRequest) -> str:
 @require_POST
 def owntracks_view(request: HttpRequest) -> HttpResponse:
     """OwnTracks' HTTP mode: the secret is the HTTP Basic password (any user name)."""
-    if refusal := _too_large(request):
+    if refusal := _declared_too_large(request):
         return refusal
     secret = _basic_password(request)
     if not secret:

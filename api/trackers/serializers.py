@@ -28,8 +28,9 @@ class TrackerSerializer(serializers.ModelSerializer):
         allow_null=True, help_text="When its latest accepted position arrived; null: never."
     )
     dropped_positions = serializers.IntegerField(
-        help_text="Positions refused as implausible: from the future, far outside the system, "
-        "less accurate than 50 m, or less than a second after the previous one."
+        help_text="Positions refused as implausible: from the future, from before the tracker "
+        "was made or its last session ended, far outside the system, less accurate than 50 m, "
+        "less than a second after the previous one, or farther from it than a groomer drives."
     )
     grooming_now = serializers.BooleanField(help_text="A grooming session is running.")
 

@@ -119,6 +119,14 @@ def replay(client, secret: str, points) -> list[int]:
 IDLE = timedelta(minutes=16)
 
 
+def set_up_before(tracker_id: str, points) -> None:
+    """The tracker was made before the machine went out: a position recorded before its
+    tracker existed is dropped, and a replayed track's first positions are hours old."""
+    from grooming.models import Tracker
+
+    Tracker.objects.filter(pk=tracker_id).update(created_on=points[0][2] - timedelta(minutes=10))
+
+
 def groomed_in_file(system_id: str) -> set[str]:
     """The trails the system's published file shows with a surface condition now."""
     import orjson

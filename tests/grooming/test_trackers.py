@@ -26,6 +26,7 @@ from tests.grooming.replay import (
     send_osmand_query,
     send_owntracks,
     send_traccar_json,
+    set_up_before,
 )
 from updates.models import Update
 from webhooks.models import WebhookMessage
@@ -46,11 +47,14 @@ def blue_hills(system):
 
 
 def create(manager, system, **body) -> dict:
+    """A tracker set up the day before (the replayed tracks' positions are hours old)."""
     response = manager.post(
         f"/api/v1/trail-systems/{system.pk}/trackers", {"name": "PistenBully 1", **body}, "json"
     )
     assert response.status_code == 201, response.content
-    return response.json()
+    created = response.json()
+    set_up_before(created["id"], [(0, 0, timezone.now() - timedelta(days=1))])
+    return created
 
 
 def groomed_names(manager, system) -> dict[str, dict]:
@@ -309,3 +313,84 @@ def test_a_running_session_compiles_when_it_grooms_a_trail_not_at_each_measureme
     assert CompileRequest.objects.filter(trail_system=system).count() == compiles + 1
     (update,) = Update.objects.filter(grooming__grooming_pass=grooming_pass)
     assert update.expiration_date == grooming_pass.groomed_at + timedelta(hours=24)
+
+
+def traccar_batch(client, secret: str, points) -> int:
+    """One Traccar Client request of several positions (lng, lat, time)."""
+    body = {
+        "device_id": secret,
+        "location": [
+            {
+                "timestamp": moment.isoformat().replace("+00:00", "Z"),
+                "coords": {"latitude": lat, "longitude": lng, "accuracy": 5},
+            }
+            for lng, lat, moment in points
+        ],
+    }
+    return client.post("/track/osmand", json.dumps(body), content_type="application/json")
+
+
+def test_positions_jumping_between_trails_faster_than_a_groomer_are_dropped(
+    client, manager, system
+):
+    """The attack pass: four requests whose positions ran 300 m along each of nine trails a
+    kilometre apart, a second from one trail to the next, marked 8 of 9 trails groomed. A
+    groomer drives at most 25 m/s: only the trail it really drove is groomed."""
+    trails = [
+        TrailFactory(
+            trail_system=system,
+            geometry={"type": "LineString", "coordinates": path([(0, n * 1000), (300, n * 1000)])},
+        )
+        for n in range(9)
+    ]
+    secret = create(manager, system)["secret"]
+    start = timezone.now().replace(microsecond=0) - timedelta(minutes=5)
+    points = [
+        (*at(east, n * 1000), start + timedelta(seconds=n * 16 + step))
+        for n in range(9)
+        for step, east in enumerate(range(0, 320, 20))
+    ]
+    for first in range(0, len(points), 36):
+        assert traccar_batch(client, secret, points[first : first + 36]).status_code == 200
+    measure_session(session_id=GroomingSession.objects.get().pk)
+    assert set(groomed_names(manager, system)) == {trails[0].pk}
+    tracker = Tracker.objects.get()
+    assert tracker.dropped_positions == 8 * 16
+    assert TrackerPosition.objects.count() == 16
+
+
+def test_positions_from_before_the_tracker_existed_are_dropped(client, manager, system):
+    response = manager.post(
+        f"/api/v1/trail-systems/{system.pk}/trackers", {"name": "PistenBully 2"}, "json"
+    )
+    secret = response.json()["secret"]
+    now = timezone.now()
+    last_week = (-113.95, 45.69, now - timedelta(days=7))
+    assert send_osmand_query(client, secret, last_week).status_code == 200
+    assert not GroomingSession.objects.exists()
+    assert Tracker.objects.get().dropped_positions == 1
+    assert send_osmand_query(client, secret, (-113.95, 45.69, now)).status_code == 200
+    assert TrackerPosition.objects.count() == 1
+
+
+def test_a_request_replayed_after_its_session_ended_makes_no_second_pass(
+    client, manager, system, django_capture_on_commit_callbacks
+):
+    trail = TrailFactory(
+        trail_system=system,
+        geometry={"type": "LineString", "coordinates": path([(0, 0), (400, 0)])},
+    )
+    secret = create(manager, system)["secret"]
+    start = timezone.now().replace(microsecond=0) - timedelta(minutes=30)
+    points = [(*at(second * 5.0, 0), start + timedelta(seconds=second)) for second in range(81)]
+    assert traccar_batch(client, secret, points).status_code == 200
+    with django_capture_on_commit_callbacks(execute=True):
+        assert sweep_sessions(now=timezone.now() + IDLE) == 1
+    assert set(groomed_names(manager, system)) == {trail.pk}
+    updates = Update.objects.count()
+
+    assert traccar_batch(client, secret, points).status_code == 200  # the same request again
+    assert GroomingPass.objects.count() == 1
+    assert not GroomingSession.objects.filter(ended_on__isnull=True).exists()
+    assert Update.objects.count() == updates
+    assert Tracker.objects.get().dropped_positions == len(points)

@@ -15,7 +15,14 @@ from grooming.services import record_grooming_track
 from grooming.tracks import parse_gpx
 from tests.conftest import token_for
 from tests.factories import UserFactory
-from tests.grooming.replay import as_gpx, big_loop, blue_hills_system, groomed_in_file, replay
+from tests.grooming.replay import (
+    as_gpx,
+    big_loop,
+    blue_hills_system,
+    groomed_in_file,
+    replay,
+    set_up_before,
+)
 from tests.integration.conftest import terminate, wait_for, worker_environment
 from trails.models import TrailSystem
 
@@ -59,6 +66,7 @@ def test_a_replayed_track_is_groomed_in_the_file_and_the_read_route_within_a_min
     wait_for(lambda: TrailSystem.objects.get(pk=system.pk).geo_json_path, timeout=60)
 
     points = big_loop()
+    set_up_before(created["id"], points)
     expected = {
         trail.trail_id
         for trail in record_grooming_track(

@@ -197,12 +197,19 @@ def test_a_stream_holds_no_thread_of_its_own(server, system):
     assert threading.active_count() - threads < 10  # the loop's shared pool at most
 
 
-def test_a_client_that_stops_reading_is_dropped(system, settings, caplog):
+@pytest.fixture
+def application():
+    """config.asgi's application, loaded before a test's log capture starts: its first
+    import sets Django up again, the logging configuration with it."""
+    from config.asgi import application
+
+    return application
+
+
+def test_a_client_that_stops_reading_is_dropped(application, system, settings, caplog):
     """The server's send waits while the client's buffers are full: past the write timeout
     the stream ends and its place is free; it is counted, and uvicorn's error line for the
     incomplete response is left out (its other such lines are not)."""
-    from config.asgi import application
-
     settings.STREAM_WRITE_TIMEOUT_SECONDS = 1
     scope = http_scope(events(system), address="203.0.113.7")
     sent: list[dict] = []

@@ -4,6 +4,7 @@ kept, and a request that can be counted nowhere is answered 503 with Retry-After
 The Redis stopped here is a private redis-server; the shared one is never touched."""
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from core import ratelimit
@@ -14,6 +15,7 @@ from reports.models import Report
 from tests.factories import TrailFactory, TrailSystemFactory, line
 from tests.integration.topology import PrivateRedis
 from tests.ports import free_port
+from tests.public.test_tracker_ingestion import post_through_asgi
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
@@ -87,3 +89,22 @@ def test_when_no_request_can_be_counted_the_answer_is_503_with_retry_after(
     assert refused["Retry-After"] == "5"
     assert refused.json()["error"]["code"] == "service_unavailable"
     assert Report.objects.count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_in_the_stream_process_a_position_that_cannot_be_counted_answers_503(system, redis_down):
+    from config import asgi  # noqa: F401 - the stream process's set-up, before the request
+
+    redis_down.setitem(connection.settings_dict, "CONN_MAX_AGE", 0)
+    redis_down.setattr(ratelimit, "_in_process", ratelimit._InProcess(0))
+    secret = create_tracker(
+        system=system, name="PistenBully", actor=Actor(system.owner.uid, Via.ID_TOKEN)
+    ).secret
+    now = int(timezone.now().timestamp())
+
+    status, _ = post_through_asgi(
+        "/track/osmand", {"id": secret, "lat": 45.69, "lon": -113.95, "timestamp": now}
+    )
+
+    assert status == 503
+    assert not TrackerPosition.objects.exists()

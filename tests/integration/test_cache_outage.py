@@ -4,7 +4,6 @@ every position answered 200 and every report answered 201 is stored once; any ot
 503 with Retry-After; the reports' alert e-mails and webhooks go out within 30 s of Redis
 returning. Redis, PostgreSQL and every process here are private to this module."""
 
-import threading
 import time
 from collections import Counter
 
@@ -12,7 +11,7 @@ import pytest
 import requests
 
 from tests.integration.test_faults import query
-from tests.integration.topology import Topology, wait_until
+from tests.integration.topology import Load, Topology, wait_until
 from tests.webhooks.receiver import Receiver
 
 pytestmark = [pytest.mark.integration, pytest.mark.faults]
@@ -58,7 +57,7 @@ def topology(tmp_path_factory):
         topology.stop()
 
 
-class Traffic:
+class Traffic(Load):
     """A tracker posting a position a second and riders filing a report a second, each
     answer recorded with what it acknowledged."""
 
@@ -67,11 +66,7 @@ class Traffic:
         self.answers: list[requests.Response] = []
         self.positions: list[int] = []  # the timestamps answered 200
         self.reports: list[str] = []  # the ids answered 201
-        self.stopping = threading.Event()
-        self.threads = [
-            threading.Thread(target=self.track),
-            threading.Thread(target=self.report),
-        ]
+        super().__init__(self.track, self.report)
 
     def track(self) -> None:
         session = requests.Session()
@@ -110,16 +105,6 @@ class Traffic:
             if response.status_code == 201:
                 self.reports.append(response.json()["id"])
             self.stopping.wait(1.0)
-
-    def __enter__(self):
-        for thread in self.threads:
-            thread.start()
-        return self
-
-    def __exit__(self, *exc_info):
-        self.stopping.set()
-        for thread in self.threads:
-            thread.join(timeout=30)
 
 
 def test_with_redis_stopped_positions_and_reports_are_kept_once_and_their_work_follows(

@@ -36,6 +36,7 @@ from trails.models import (
 from trails.timezones import known_zones, zone_name
 from webapp import (
     closures_page,
+    grooming_log_page,
     grooming_page,
     history_page,
     recorder_page,
@@ -269,6 +270,7 @@ class TrailSystemAdmin(StatusHistoryMixin, DeleteThroughService, ServiceAdmin):
             page(system_pages.overview, "overview"),
             page(system_pages.invite, "invite"),
             page(grooming_page.grooming, "grooming"),
+            page(grooming_log_page.grooming_log, "grooming_log"),
             page(trackers_page.trackers_page, "trackers"),
             page(closures_page.closures_page, "closures"),
             page(recorder_page.recorder, "record"),

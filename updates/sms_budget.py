@@ -13,10 +13,9 @@ the refusals. Notifications to confirmed subscribers are never capped.
 from datetime import UTC, date, datetime, time, timedelta
 
 from django.conf import settings
-from django.db import transaction
 from django.utils import timezone
 
-from core import ratelimit
+from core import queueing, ratelimit
 from core.links import absolute
 from core.messages import send_email
 from trails.models import TrailSystem
@@ -76,7 +75,7 @@ def take(system: TrailSystem) -> bool:
     if system.sms_confirmations_per_day and ratelimit.allow(
         TOLD_SCOPE, f"{system.pk}:{day}", limit=1, window_seconds=KEPT_SECONDS
     ):
-        transaction.on_commit(lambda: tell_administrators(system, spent), robust=True)
+        queueing.on_commit(lambda: tell_administrators(system, spent))
     return False
 
 

@@ -2,13 +2,12 @@
 absolute address as its `$id`."""
 
 from django.http import Http404, HttpRequest, JsonResponse
-from django.urls import reverse
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET
 
+from core.links import absolute
 from core.preflight import readable_from_any_origin
 from public.feed_schemas import SCHEMAS, schema
-from public.feeds import _absolute
 
 # The schemas change only with a deployment.
 SCHEMA_MAX_AGE = 3600
@@ -23,7 +22,7 @@ def schema_index_view(request: HttpRequest) -> JsonResponse:
             "name": name,
             "title": schema(name)["title"],
             "describes": feed.describes,
-            "url": _absolute(reverse("feed-schema", args=[name])),
+            "url": absolute("feed-schema", name),
         }
         for name, feed in SCHEMAS.items()
     ]
@@ -35,5 +34,5 @@ def schema_index_view(request: HttpRequest) -> JsonResponse:
 def schema_view(request: HttpRequest, name: str) -> JsonResponse:
     if name not in SCHEMAS:
         raise Http404("No schema of that name.")
-    document = {"$id": _absolute(reverse("feed-schema", args=[name])), **schema(name)}
+    document = {"$id": absolute("feed-schema", name), **schema(name)}
     return readable_from_any_origin(JsonResponse(document, content_type=SCHEMA_CONTENT_TYPE))

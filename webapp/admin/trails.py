@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.http import HttpResponseRedirect
 from django.template.loader import render_to_string
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.formats import number_format
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
@@ -33,9 +34,10 @@ from trails.models import (
     TrashedPoint,
     TrashedTrail,
 )
-from trails.timezones import known_zones, zone_name
+from trails.timezones import known_zones, zone_name, zone_of
 from webapp import (
     closures_page,
+    grooming_log_page,
     grooming_page,
     history_page,
     recorder_page,
@@ -269,6 +271,7 @@ class TrailSystemAdmin(StatusHistoryMixin, DeleteThroughService, ServiceAdmin):
             page(system_pages.overview, "overview"),
             page(system_pages.invite, "invite"),
             page(grooming_page.grooming, "grooming"),
+            page(grooming_log_page.grooming_log, "grooming_log"),
             page(trackers_page.trackers_page, "trackers"),
             page(closures_page.closures_page, "closures"),
             page(recorder_page.recorder, "record"),
@@ -416,9 +419,11 @@ def status_history(obj) -> str:
     if obj is None or obj.pk is None:
         return "-"
     row_name = obj._meta.model_name
-    table = render_to_string(
-        "webapp/status_history_table.html", {"rows": history_page.latest_changes(obj)}
-    )
+    # In the system's zone, as its History page says them.
+    with timezone.override(zone_of(obj.trail_system)):
+        table = render_to_string(
+            "webapp/status_history_table.html", {"rows": history_page.latest_changes(obj)}
+        )
     return format_html(
         '{}<p><a href="{}" class="history-link">{}</a></p>',
         table,

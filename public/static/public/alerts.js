@@ -1,6 +1,6 @@
 /*
- * Following trails from the public map (riders' alerts): "Follow" in a trail's popup and the
- * "Alerts" control, which lists what this browser follows on this system. Notification
+ * Following trails from the public map (riders' alerts): "Follow" in a trail's popup, and the
+ * "Alerts" section of the side panel, which lists what this browser follows on this system. Notification
  * permission is asked only when Follow is pressed; the service worker (/service-worker.js,
  * scope /) is registered then, the browser's push subscription made with the service's VAPID
  * key, and the rules posted to POST /alerts/<id>. What is followed and the manage URL are
@@ -103,19 +103,23 @@
     });
   }
 
-  var panel = el("section", "alerts-panel");
+  // The Alerts section of the side panel (the full map; the embed has Follow only).
+  var aside = document.getElementById("panel");
+  var panel = el("section", "panel-section alerts-panel");
   panel.id = "alerts-panel";
-  panel.hidden = true;
-  panel.setAttribute("aria-label", t.alerts);
+  if (aside) aside.insertBefore(panel, aside.firstChild);
   var message = el("p", "alerts-message");
   message.setAttribute("role", "status");
+  var popupMessage = null;
 
   function say(text) {
     message.textContent = text || "";
+    if (popupMessage) popupMessage.textContent = text || "";
   }
 
   function renderPanel() {
     var state = saved();
+    var said = message.textContent;
     panel.textContent = "";
     panel.appendChild(el("h2", null, t.alerts));
     if (!pushable) panel.appendChild(el("p", "alerts-note", t.no_push));
@@ -160,6 +164,7 @@
       manage.href = state.manageUrl;
       panel.appendChild(manage);
     }
+    message.textContent = said;
     panel.appendChild(message);
   }
 
@@ -167,7 +172,6 @@
     var state = saved();
     if (!pushable) {
       say(t.no_push);
-      panel.hidden = false;
       return Promise.resolve();
     }
     if (!ruleOf(state, trailId)) state.rules.push({ trailId: trailId, on: DEFAULT_KINDS.slice() });
@@ -175,11 +179,9 @@
     return send(state).then(function () {
       renderPanel();
       say(t.following);
-      panel.hidden = false;
       updateButtons();
     }, function (error) {
       say(error.message || t.failed);
-      panel.hidden = false;
     });
   }
 
@@ -192,22 +194,7 @@
     });
   }
 
-  var control = L.control({ position: "topright" });
-  control.onAdd = function () {
-    var box = el("div", "alerts-control");
-    var button = el("button", "alerts-toggle", t.alerts);
-    button.type = "button";
-    button.setAttribute("aria-controls", "alerts-panel");
-    button.addEventListener("click", function () {
-      renderPanel();
-      panel.hidden = !panel.hidden;
-    });
-    L.DomEvent.disableClickPropagation(box);
-    box.appendChild(button);
-    box.appendChild(panel);
-    return box;
-  };
-  control.addTo(map);
+  renderPanel();
 
   function trailOfLayer(layer) {
     var groups = trailMap.lines();
@@ -225,6 +212,9 @@
     button.setAttribute("data-trail-id", trailId);
     button.addEventListener("click", function () { follow(trailId); });
     box.appendChild(button);
+    popupMessage = el("p", "follow-message");
+    popupMessage.setAttribute("role", "status");
+    box.appendChild(popupMessage);
     updateButtons();
   });
 

@@ -10,7 +10,6 @@ within a minute of the machine covering it. A session ends 15 minutes after its 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F, Max, Min
 from django.dispatch import Signal
@@ -18,14 +17,17 @@ from django.utils import timezone
 
 from core import events, listening
 from core.actors import Actor, Via
+from core.caching import cached
 from core.compiles import request_compile
 from core.dates import iso_ms
 from core.errors import Invalid
+from grooming.driving import Driving, driving
 from grooming.models import GroomedTrail, GroomingPass, GroomingSession, Tracker, TrackerPosition
 from grooming.services import (
     CLOCK_SKEW,
     DEFAULT_TOLERANCE_METERS,
     CoveredTrail,
+    driving_fields,
     measure,
     post_conditions,
     shows_until,
@@ -90,7 +92,7 @@ def _area(system_id: str) -> tuple[float, float, float, float] | None:
         lat, lng = TrailSystem.objects.values_list("lat", "lng").get(pk=system_id)
         return None if lat is None or lng is None else (lng, lat, lng, lat)
 
-    return cache.get_or_set(f"grooming:area:{system_id}", extent, AREA_CACHE_SECONDS)
+    return cached(f"grooming:area:{system_id}", extent, AREA_CACHE_SECONDS)
 
 
 def _outside(area: tuple[float, float, float, float] | None, position: Position) -> bool:
@@ -332,6 +334,8 @@ def _end(session: GroomingSession, now: datetime) -> None:
     session.ended_on = now
     session.save(update_fields=["ended_on"])
     grooming_pass = session.grooming_pass
+    figures = driving_fields(session_driving(session))
+    GroomingPass.objects.filter(pk=grooming_pass.pk).update(**figures)
     _tell_moved(grooming_pass.trail_system_id)
     groomed = list(grooming_pass.groomed_trails.select_related("trail").order_by("-coverage"))
     document = {
@@ -359,6 +363,13 @@ def _end(session: GroomingSession, now: datetime) -> None:
             "updateIds": [g.update_id for g in groomed if g.update_id],
         },
     )
+
+
+def session_driving(session: GroomingSession) -> Driving:
+    """How long and how far the session's machine drove, from its positions."""
+    rows = TrackerPosition.objects.filter(session=session).order_by("recorded_at", "id")
+    positions = list(rows.values_list("lng", "lat", "recorded_at"))
+    return driving([[[lng, lat] for lng, lat, _ in positions]], [at for *_, at in positions])
 
 
 def _comes_near_a_trail(session: GroomingSession) -> bool:

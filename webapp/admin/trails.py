@@ -35,6 +35,8 @@ from trails.models import (
 )
 from trails.timezones import known_zones, zone_name
 from webapp import (
+    closures_page,
+    grooming_log_page,
     grooming_page,
     history_page,
     recorder_page,
@@ -268,7 +270,9 @@ class TrailSystemAdmin(StatusHistoryMixin, DeleteThroughService, ServiceAdmin):
             page(system_pages.overview, "overview"),
             page(system_pages.invite, "invite"),
             page(grooming_page.grooming, "grooming"),
+            page(grooming_log_page.grooming_log, "grooming_log"),
             page(trackers_page.trackers_page, "trackers"),
+            page(closures_page.closures_page, "closures"),
             page(recorder_page.recorder, "record"),
             page(recorder_page.positions, "record_positions"),
             page(recorder_page.stop, "record_stop"),
@@ -466,6 +470,18 @@ def distance_km(trail: Trail) -> str:
     return number_format(round(trail.distance, 3), 3)
 
 
+@admin.display(description=_("Closures"))
+def closures_link(obj) -> str:
+    """The trail's closed stretches, closed and reopened on their own page."""
+    if obj is None or obj.pk is None:
+        return "-"
+    return format_html(
+        '<a href="{}" class="button close-part">{}</a>',
+        closures_page.closures_url(obj),
+        _("Close part of this trail"),
+    )
+
+
 @admin.register(Trail)
 class TrailAdmin(StatusHistoryMixin, ToTrashAdmin, ServiceAdmin):
     """Saved by one service call (create_trail or change_trail) with the inline's activities,
@@ -490,6 +506,7 @@ class TrailAdmin(StatusHistoryMixin, ToTrashAdmin, ServiceAdmin):
     autocomplete_fields = ["trail_system"]
     readonly_fields = [
         "id",
+        closures_link,
         distance_km,
         "lat",
         "lng",

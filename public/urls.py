@@ -11,6 +11,7 @@ from public import (
     inbound_sms,
     reports,
     route_checks,
+    schema_feeds,
     tracking,
     views,
 )
@@ -21,6 +22,8 @@ urlpatterns = [
     path("map/<str:system_id>/events", views.events_view, name="public-events"),
     path("embed/<str:system_id>", views.embed_view, name="public-embed"),
     path("embed/<str:system_id>/list", views.embed_list_view, name="public-embed-list"),
+    path("feeds/schema/", schema_feeds.schema_index_view, name="feed-schemas"),
+    path("feeds/schema/<str:name>.json", schema_feeds.schema_view, name="feed-schema"),
     path("feeds/<str:system_id>.atom", feeds.atom_view, name="feed-atom"),
     path("feeds/<str:system_id>.ics", feeds.calendar_view, name="feed-calendar"),
     path(

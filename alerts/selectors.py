@@ -1,12 +1,8 @@
 """Reads of riders' alerts: a follower's rules as the interface shows them, and how many
 riders follow each trail (a count, never who)."""
 
-from collections import Counter
-
-from django.db.models import Q
-
 from alerts.models import Follower, Rule
-from trails.models import TrailSystem
+from trails.models import Trail
 
 
 def follower_document(follower: Follower) -> dict:
@@ -35,8 +31,11 @@ def follower_document(follower: Follower) -> dict:
     }
 
 
-def follower_counts(system: TrailSystem) -> dict[str | None, int]:
-    """Riders following each trail (None: the whole system), each counted once per trail."""
-    active = Q(follower__trail_system=system, follower__confirmed_on__isnull=False)
-    pairs = set(Rule.objects.filter(active).values_list("trail_id", "follower_id"))
-    return dict(Counter(trail_id for trail_id, _ in pairs))
+def followers_of_trail(trail: Trail) -> int:
+    """Riders following the trail itself (a count, never who)."""
+    return (
+        Rule.objects.filter(trail=trail, follower__confirmed_on__isnull=False)
+        .values("follower_id")
+        .distinct()
+        .count()
+    )

@@ -11,3 +11,12 @@ class JsonFallbackNegotiation(DefaultContentNegotiation):
             return super().select_renderer(request, renderers, format_suffix)
         except NotAcceptable:
             return renderers[0], renderers[0].media_type
+
+
+class OwnFormatNegotiation(JsonFallbackNegotiation):
+    """For a view whose own `format` query parameter names a file to download (CSV, XLSX):
+    DRF's format override would read it as a renderer's name and answer 404; the view reads
+    it instead and answers JSON otherwise."""
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type

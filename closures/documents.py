@@ -9,6 +9,7 @@ from django.utils import translation
 
 from closures.models import Closure
 from closures.reasons import Reason
+from closures.routes import RouteCheck
 from closures.selectors import Stretch
 from core.dates import iso_ms
 
@@ -54,3 +55,27 @@ def closures_file(
     return orjson.dumps(
         {"type": "FeatureCollection", "trailSystemId": system_id, "features": features}
     )
+
+
+def route_check_document(system_id: str, check: RouteCheck, language: str) -> dict:
+    """The answer of a route check (the API's and the public one's)."""
+    return {
+        "trailSystemId": system_id,
+        "closures": [
+            {
+                **closure_feature(closure, stretch, language)["properties"],
+                "crossing": crossing.geometry,
+                "crossingMeters": crossing.length_meters,
+            }
+            for closure, stretch, crossing in check.closures
+        ],
+        "closedTrails": [
+            {
+                "trailId": trail.pk,
+                "name": trail.name,
+                "crossing": crossing.geometry,
+                "crossingMeters": crossing.length_meters,
+            }
+            for trail, crossing in check.closed_trails
+        ],
+    }

@@ -35,7 +35,7 @@ def keep_connections_as_requests_do(sender=None, **kwargs) -> None:
 task_prerun.connect(keep_connections_as_requests_do, dispatch_uid="trails-task-prerun-db")
 task_postrun.connect(keep_connections_as_requests_do, dispatch_uid="trails-task-postrun-db")
 
-WEBHOOK_TASKS = frozenset({"webhooks.tasks.send_webhooks"})
+WEBHOOK_TASKS = frozenset({"webhooks.tasks.send_webhooks", "webhooks.tasks.dispatch_webhooks"})
 COPY_TASKS = frozenset({"publishing.tasks.make_copies"})
 ALERT_TASKS = frozenset({"alerts.tasks.fan_out_alerts", "alerts.tasks.send_alerts"})
 

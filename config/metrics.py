@@ -12,17 +12,53 @@ TRUSTED_PROXIES, the client it names, as core.clients reads it).
 """
 
 import hmac
+import logging
 import os
 
 import prometheus_client
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from prometheus_client import multiprocess
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
 
+from config.celery import app as celery_app
+from config.celery import copies_queue, webhook_queue
 from core.clients import client_address
 from core.metrics import database_registry
 
+logger = logging.getLogger(__name__)
+
 LOOPBACK = frozenset({"127.0.0.1", "::1"})
+BROKER_TIMEOUT_SECONDS = 2.0
+
+
+class CeleryQueueLengths(Collector):
+    """trails_celery_queue_length{queue}: the tasks waiting in each Celery queue (a list in
+    Redis), read at scrape time. Without a broker, or with the broker unreachable, none."""
+
+    name = "trails_celery_queue_length"
+    documentation = "Tasks waiting in a Celery queue: the main one, the webhooks', the copies'."
+
+    def describe(self):
+        return [GaugeMetricFamily(self.name, self.documentation, labels=["queue"])]
+
+    def collect(self):
+        family = GaugeMetricFamily(self.name, self.documentation, labels=["queue"])
+        if not settings.CELERY_TASK_ALWAYS_EAGER:
+            main = celery_app.conf.task_default_queue
+            try:
+                with celery_app.connection_for_read() as broker:
+                    broker.ensure_connection(max_retries=1, timeout=BROKER_TIMEOUT_SECONDS)
+                    client = broker.default_channel.client
+                    for queue in (main, webhook_queue(main), copies_queue(main)):
+                        family.add_metric([queue], client.llen(queue))
+            except Exception:
+                logger.warning("Celery queue lengths not read", exc_info=True)
+        yield family
+
+
+database_registry.register(CeleryQueueLengths())
 
 
 def allowed(request: HttpRequest) -> bool:

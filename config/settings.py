@@ -442,6 +442,11 @@ DELIVERY_METRICS_SECONDS = env_float("DELIVERY_METRICS_SECONDS", 300.0)
 # queues due deliveries whose task was lost every WEBHOOK_SWEEP_SECONDS.
 WEBHOOK_ALLOW_PRIVATE_TARGETS = env_flag("WEBHOOK_ALLOW_PRIVATE_TARGETS")
 WEBHOOK_RETRY_SECONDS = max(env_float("WEBHOOK_RETRY_SECONDS", 5.0), 0.1)
+# Fair queuing (core.fairqueue, docs/operators/fairness.md): sending tasks queued or running
+# at once, at most (the threads of the webhook workers: the Procfile's 8), and of one trail
+# system (the rest wait in the database, in order, for the others to be served in turn).
+WEBHOOK_SLOTS = max(env_int("WEBHOOK_SLOTS", 8), 1)
+WEBHOOK_SLOTS_PER_SYSTEM = max(env_int("WEBHOOK_SLOTS_PER_SYSTEM", 2), 1)
 CELERY_BEAT_SCHEDULE["sweep-webhooks"] = {
     "task": "webhooks.tasks.sweep_webhooks",
     "schedule": timedelta(seconds=env_float("WEBHOOK_SWEEP_SECONDS", 10.0)),

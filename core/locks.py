@@ -1,6 +1,6 @@
 """PostgreSQL advisory locks named by text: one worker at a time on a webhook endpoint, an
-alerts queue, a system's alert fan-out. SQLite (the embedded default, tasks one at a time)
-needs none: every lock is granted there."""
+alerts queue, a system's alert fan-out, a fair queue's dispatch (core.fairqueue). SQLite
+(the embedded default, tasks one at a time) needs none: every lock is granted there."""
 
 import hashlib
 from collections.abc import Iterator
@@ -43,3 +43,13 @@ def try_transaction_lock(name: str) -> bool:
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [lock_key(name)])
         return cursor.fetchone()[0]
+
+
+def transaction_lock(name: str, *, shared: bool = False) -> None:
+    """The lock until the current transaction ends, waiting for it; shared: only with
+    other shared holders (waits for an exclusive one, never for one another)."""
+    if connection.vendor != "postgresql":
+        return
+    function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {function}(%s)", [lock_key(name)])

@@ -67,3 +67,28 @@ class Trashable(models.Model):
     @property
     def is_trashed(self) -> bool:
         return self.trashed_on is not None
+
+
+class ChannelKey(models.Model):
+    """One key of a fair-queued outbound channel (core.fairqueue): what is served one at a
+    time (a webhook endpoint), its tenant (a trail system), its claim (the token of the one
+    task queued or running for it, or none) and its recent use. A channel's concrete model
+    adds the key as its primary key."""
+
+    tenant = models.CharField(max_length=ID_MAX_LENGTH, db_index=True)
+    claim = models.CharField(max_length=32, blank=True, default="")
+    # When it was last claimed (kept after the claim ends: a tenant's keys go in turn).
+    claimed_on = models.DateTimeField(null=True, blank=True)
+    # When the claim's task began (None while it waits in the queue).
+    started_on = models.DateTimeField(null=True, blank=True)
+    # The recent mean duration of one unit of work (an attempt), and whether that is slow.
+    unit_seconds = models.FloatField(default=0.0)
+    slow = models.BooleanField(default=False)
+    # Worker time used, as of used_on (it halves every USE_HALF_LIFE).
+    used_seconds = models.FloatField(default=0.0)
+    used_on = models.DateTimeField(null=True, blank=True)
+    # A slow key's own backoff: not claimed again before this.
+    rest_until = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True

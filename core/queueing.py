@@ -24,10 +24,14 @@ tasks_not_queued = Counter(
 )
 
 
-def queue(task: Task, *arguments: object, countdown: float = 0.0) -> bool:
-    """Queue the task now; returns whether it was queued (in-process: whether it ran)."""
+def queue(
+    task: Task, *arguments: object, countdown: float = 0.0, expires: float | None = None
+) -> bool:
+    """Queue the task now (to run after `countdown` seconds; dropped by the worker when not
+    started within `expires` seconds); returns whether it was queued (in-process: whether
+    it ran)."""
     try:
-        task.apply_async(arguments, countdown=countdown or None)
+        task.apply_async(arguments, countdown=countdown or None, expires=expires)
     except Exception:
         tasks_not_queued.labels(task.name).inc()
         logger.exception("%s%r not queued or failed", task.name, arguments)

@@ -29,6 +29,14 @@ class GroomingPass(models.Model):
     tolerance_meters = models.FloatField(verbose_name=_("tolerance (m)"))
     # A GeoJSON MultiLineString, one line per GPX segment or route, [lng, lat(, elevation)].
     track = models.JSONField(verbose_name=_("track"))
+    # The grooming log's figures (grooming.driving), kept with the pass so that a season's log
+    # never reads its positions: set when an upload is saved and when a session ends (null
+    # while a session runs, and the times for a track recorded without them).
+    started_at = models.DateTimeField(null=True, blank=True, verbose_name=_("started at"))
+    active_seconds = models.FloatField(null=True, blank=True, verbose_name=_("active seconds"))
+    pauses = models.PositiveIntegerField(default=0, verbose_name=_("pauses left out"))
+    paused_seconds = models.FloatField(default=0.0, verbose_name=_("paused seconds"))
+    driven_meters = models.FloatField(null=True, blank=True, verbose_name=_("driven (m)"))
     created_on = models.DateTimeField(
         default=timezone.now, editable=False, verbose_name=_("created on")
     )
@@ -177,3 +185,38 @@ class TrackerPosition(models.Model):
 
     def __str__(self) -> str:
         return f"{self.lat:.6f}, {self.lng:.6f} at {self.recorded_at:%H:%M:%S}"
+
+
+class GroomingLogApproval(models.Model):
+    """An Administrator's approval of the grooming log of a period: the log as it stood then is
+    kept (`document`), so a later upload into the period changes no approved figure. A reopened
+    approval stays, with who reopened it, when and why: the period's approvals are its
+    history."""
+
+    id = IdField(primary_key=True, verbose_name=_("ID"))
+    trail_system = models.ForeignKey(
+        TrailSystem,
+        on_delete=models.CASCADE,
+        related_name="grooming_log_approvals",
+        verbose_name=_("trail system"),
+    )
+    first_day = models.DateField(verbose_name=_("from"))
+    last_day = models.DateField(verbose_name=_("to"))
+    approved_by = models.CharField(max_length=128, verbose_name=_("approved by"))
+    approved_on = models.DateTimeField(default=timezone.now, verbose_name=_("approved on"))
+    # The log's sessions as approved (grooming.log's documents), and their pass ids.
+    document = models.JSONField(verbose_name=_("approved log"))
+    reopened_by = models.CharField(
+        max_length=128, blank=True, default="", verbose_name=_("reopened by")
+    )
+    reopened_on = models.DateTimeField(null=True, blank=True, verbose_name=_("reopened on"))
+    reopen_reason = models.TextField(blank=True, default="", verbose_name=_("reason"))
+
+    class Meta:
+        verbose_name = _("grooming log approval")
+        verbose_name_plural = _("grooming log approvals")
+        ordering = ["-approved_on"]
+        indexes = [models.Index(fields=["trail_system", "first_day", "last_day"])]
+
+    def __str__(self) -> str:
+        return f"{self.trail_system_id} {self.first_day}..{self.last_day}"

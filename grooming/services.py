@@ -1,7 +1,7 @@
 """The one write of grooming: a track becomes a pass and a surfaceConditions update on each
 trail it covered, in one transaction with one compile request."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 import orjson
@@ -16,6 +16,7 @@ from core.compiles import request_compile
 from core.dates import iso_ms
 from core.errors import Invalid
 from grooming.coverage import Coverage, TrailLines, coverage
+from grooming.driving import Driving, driving
 from grooming.models import GroomedTrail, GroomingPass
 from grooming.tracks import Track
 from trails import history
@@ -194,6 +195,7 @@ def record_grooming_track(
             condition=condition,
             tolerance_meters=tolerance_meters,
             track=track.geometry(),
+            **driving_fields(upload_driving(track, groomed_at)),
         )
         update_ids = post_conditions(grooming_pass, covered, actor.by_path(Via.GROOMING))
         if update_ids:
@@ -209,6 +211,30 @@ def record_grooming_track(
             },
         )
     return result
+
+
+def upload_driving(track: Track, groomed_at: datetime) -> Driving:
+    """An upload's figures, its times moved to end at the pass's groomedAt: a track recorded
+    in January and saved as groomed now is a session of the same length that ended now."""
+    figures = driving(track.lines, track.times)
+    if figures.ended_at is None:
+        return figures
+    return replace(
+        figures,
+        started_at=figures.started_at + (groomed_at - figures.ended_at),
+        ended_at=groomed_at,
+    )
+
+
+def driving_fields(figures: Driving) -> dict:
+    """The grooming log's figures of a pass, as its fields."""
+    return {
+        "started_at": figures.started_at,
+        "active_seconds": figures.active_seconds,
+        "pauses": figures.pauses,
+        "paused_seconds": figures.paused_seconds,
+        "driven_meters": figures.driven_meters,
+    }
 
 
 def post_conditions(

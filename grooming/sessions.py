@@ -21,11 +21,13 @@ from core.actors import Actor, Via
 from core.compiles import request_compile
 from core.dates import iso_ms
 from core.errors import Invalid
+from grooming.driving import Driving, driving
 from grooming.models import GroomedTrail, GroomingPass, GroomingSession, Tracker, TrackerPosition
 from grooming.services import (
     CLOCK_SKEW,
     DEFAULT_TOLERANCE_METERS,
     CoveredTrail,
+    driving_fields,
     measure,
     post_conditions,
     shows_until,
@@ -332,6 +334,8 @@ def _end(session: GroomingSession, now: datetime) -> None:
     session.ended_on = now
     session.save(update_fields=["ended_on"])
     grooming_pass = session.grooming_pass
+    figures = driving_fields(session_driving(session))
+    GroomingPass.objects.filter(pk=grooming_pass.pk).update(**figures)
     _tell_moved(grooming_pass.trail_system_id)
     groomed = list(grooming_pass.groomed_trails.select_related("trail").order_by("-coverage"))
     document = {
@@ -359,6 +363,13 @@ def _end(session: GroomingSession, now: datetime) -> None:
             "updateIds": [g.update_id for g in groomed if g.update_id],
         },
     )
+
+
+def session_driving(session: GroomingSession) -> Driving:
+    """How long and how far the session's machine drove, from its positions."""
+    rows = TrackerPosition.objects.filter(session=session).order_by("recorded_at", "id")
+    positions = list(rows.values_list("lng", "lat", "recorded_at"))
+    return driving([[[lng, lat] for lng, lat, _ in positions]], [at for *_, at in positions])
 
 
 def _comes_near_a_trail(session: GroomingSession) -> bool:

@@ -25,6 +25,8 @@ class TrackError(ValueError):
 class Track:
     lines: list[list[list[float]]]  # [[lng, lat(, elevation)], ...] per segment
     last_time: datetime | None  # of the last recorded point, when the file has times
+    # Every recorded time, in order: the grooming log's hours come from them.
+    times: tuple[datetime, ...] = ()
 
     @property
     def point_count(self) -> int:
@@ -35,10 +37,11 @@ class Track:
         return {"type": "MultiLineString", "coordinates": self.lines}
 
 
-def _checked(track_lines: list, last_time: datetime | None, kind: str) -> Track:
+def _checked(track_lines: list, times: list[datetime], kind: str) -> Track:
     if not track_lines:
         raise TrackError(f"The {kind} holds no track: no line with two distinct positions.")
-    return Track(track_lines, last_time)
+    ordered = tuple(sorted(times))
+    return Track(track_lines, ordered[-1] if ordered else None, ordered)
 
 
 def _local(tag: str) -> str:
@@ -74,9 +77,9 @@ def _segment(points: list[ElementTree.Element], where: str) -> list[list[float]]
     return positions
 
 
-def _last_time(points: list[ElementTree.Element]) -> datetime | None:
-    """The time of the last point that has one: a device records points in time order."""
-    return next((moment for p in reversed(points) if (moment := _time(p))), None)
+def _times(points: list[ElementTree.Element]) -> list[datetime]:
+    """The times of the points that have one."""
+    return [moment for p in points if (moment := _time(p))]
 
 
 def _gpx_parts(root: ElementTree.Element) -> list[tuple[str, list[ElementTree.Element]]]:
@@ -107,8 +110,8 @@ def parse_gpx(data: bytes) -> Track:
         raise TrackError(f"The file is XML but not GPX: its root is <{_local(root.tag)}>.")
     parts = _gpx_parts(root)
     track_lines = [line for where, points in parts if (line := _segment(points, where))]
-    times = [moment for _, points in parts if (moment := _last_time(points))]
-    return _checked(track_lines, max(times, default=None), "GPX file")
+    times = [moment for _, points in parts for moment in _times(points)]
+    return _checked(track_lines, times, "GPX file")
 
 
 def _features(document: dict) -> Iterable[tuple[str, dict]]:
@@ -149,11 +152,11 @@ def parse_geojson(document: object) -> Track:
         except GeometryError as error:
             raise TrackError(f"{where}.geometry: {error}") from None
         times.extend(_feature_times(feature.get("properties"), where))
-    return _checked(track_lines, max(times, default=None), "GeoJSON")
+    return _checked(track_lines, times, "GeoJSON")
 
 
 def _feature_times(properties, where: str) -> list[datetime]:
-    """The last time of each line, where a GPX converter kept the times: togeojson's
+    """The times of each line's positions, where a GPX converter kept them: togeojson's
     `coordinateProperties.times` or its older `coordTimes` (a list per line of a multi-line)."""
     if not isinstance(properties, dict):
         return []
@@ -164,7 +167,7 @@ def _feature_times(properties, where: str) -> list[datetime]:
         return []
     per_line = times if all(isinstance(t, list) for t in times) else [times]
     try:
-        return [parse_js_date(line[-1]) for line in per_line if line]
+        return [parse_js_date(moment) for line in per_line for moment in line]
     except (InvalidDate, AttributeError):
         raise TrackError(f"{where}.properties: a time is not a date.") from None
 

@@ -10,6 +10,7 @@ from public import (
     grooming_feeds,
     inbound_sms,
     reports,
+    route_checks,
     tracking,
     views,
 )
@@ -47,6 +48,7 @@ urlpatterns = [
         closure_feeds.closures_geojson_view,
         name="feed-closures",
     ),
+    path("route-check/<str:system_id>", route_checks.route_check_view, name="route-check"),
     path("track/osmand", tracking.osmand_view, name="track-osmand"),
     path("track/owntracks", tracking.owntracks_view, name="track-owntracks"),
     path("report/<str:system_id>", reports.report_view, name="public-report"),

@@ -77,14 +77,14 @@ def compile_system(system_id: str) -> bool:
 def make_copies(system_id: str, waiting_since: float) -> bool:
     """The compressed copies of the system's current file, once its writes have paused or a
     file has waited for them since `waiting_since` (a time.time()) long enough; until then
-    the task queues itself again for when the pause would be long enough. Returns whether
-    copies were made."""
+    the task looks again once that wait is over, whatever comes meanwhile (two tasks per
+    system at most, however many systems are written). Returns whether copies were made."""
     _, compiled_on, pending = load_publication_state(system_id)
     now = time.time()
     quiet = 0.0 if pending or compiled_on is None else now - compiled_on.timestamp()
     waited = now - waiting_since
     if quiet < COPIES_QUIET_SECONDS and waited < COPIES_MAX_WAIT_SECONDS:
-        wait = min(COPIES_QUIET_SECONDS - quiet, COPIES_MAX_WAIT_SECONDS - waited)
+        wait = COPIES_MAX_WAIT_SECONDS - waited
         if queue(make_copies, system_id, waiting_since, countdown=wait):
             return False
     # Released before the file is read: a compile that publishes after this read queues

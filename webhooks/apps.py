@@ -10,7 +10,7 @@ class WebhooksConfig(AppConfig):
 
     def ready(self) -> None:
         # The outbox loads models, which only exist once the app registry is ready; the
-        # checks register themselves on import.
-        from webhooks import checks, outbox  # noqa: F401
+        # checks and the metrics register themselves on import.
+        from webhooks import checks, metrics, outbox  # noqa: F401
 
         events_announced.connect(outbox.on_events_announced, dispatch_uid="webhooks.outbox")

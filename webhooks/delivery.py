@@ -2,11 +2,11 @@
 
 One sender per endpoint at a time (at most one attempt in flight), by a PostgreSQL session
 lock: it sends the due deliveries oldest first, a batch at a time over one kept-alive
-connection, recording each attempt before the next send, and looks again until none is due.
-The lock dies with its session, so a worker killed mid-send frees the endpoint at once; the
-delivery it was sending is still pending and is sent again under the same webhook-id (the
-receiver may see it twice; at least once is the promise, and webhook-id is how receivers
-tell).
+connection, recording each attempt before the next send, for one share of a worker
+(core.fairqueue.Share: 5 s, or a single attempt to an endpoint that answers slowly). The lock
+dies with its session, so a worker killed mid-send frees the endpoint at once; the delivery
+it was sending is still pending and is sent again under the same webhook-id (the receiver may
+see it twice; at least once is the promise, and webhook-id is how receivers tell).
 
 A failed attempt (no complete answer within 5 s, or any answer but 2xx) makes the whole
 endpoint back off: nothing more is sent to it until its retry, WEBHOOK_RETRY_SECONDS (5 s)
@@ -21,16 +21,18 @@ its event while other deliveries succeed is marked failed ("send again" sends it
 """
 
 import logging
-import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from core import retries
 from core.commits import wait_for_the_disk
+from core.fairqueue import Share
 from core.locks import session_lock
 from webhooks import notices
 from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
@@ -46,8 +48,8 @@ PAUSE_AFTER_FAILURES = 10
 # A rotated secret keeps signing, beside the new one, this long.
 ROTATION_OVERLAP = timedelta(hours=24)
 BATCH_SIZE = 50
-# One run's share of a worker; then it queues itself again behind the other endpoints.
-RUN_SECONDS = 30.0
+# The fair queue's channel (core.fairqueue), which names the endpoints' sending locks.
+CHANNEL = "webhooks"
 
 PENDING = WebhookDelivery.State.PENDING
 
@@ -73,21 +75,26 @@ def due(endpoint_id: str, now: datetime):
     )
 
 
-def endpoints_with_due_deliveries(now: datetime) -> list[str]:
-    """Every endpoint with a delivery whose time has come (a paused one has none)."""
-    due_now = WebhookDelivery.objects.filter(state=PENDING, next_attempt_on__lte=now)
-    return sorted(set(due_now.values_list("endpoint_id", flat=True)))
+def due_endpoints(now: datetime, among: Collection[str] | None = None) -> list[tuple[str, str]]:
+    """(system, endpoint) of every endpoint (of `among`, when given) with a delivery whose
+    time has come (a paused one has none). One probe of the pending deliveries' index per
+    endpoint: a backlog of thousands of deliveries costs no more than one."""
+    endpoints = WebhookEndpoint.objects.all()
+    if among is not None:
+        endpoints = endpoints.filter(pk__in=among)
+    is_due = due(OuterRef("pk"), now)
+    return list(
+        endpoints.filter(Exists(is_due))
+        .order_by("trail_system_id", "pk")
+        .values_list("trail_system_id", "pk")
+    )
 
 
 @dataclass
 class Run:
-    """What one run did: attempts made, whether it found the endpoint busy, whether due
-    deliveries remain (it stopped at its time share, or they arrived as it ended), and the
-    earliest retry it scheduled."""
+    """What one run did: attempts made, and the earliest retry it scheduled."""
 
     attempts: int = 0
-    busy: bool = False
-    more_due: bool = False
     next_retry: datetime | None = None
 
     def retry_at(self, moment: datetime | None) -> None:
@@ -96,26 +103,26 @@ class Run:
 
 
 def send_due(endpoint_id: str) -> Run:
-    """Send the endpoint's due deliveries, until none is due or the run's time is up."""
-    run = Run()
-    started = time.monotonic()
-    with session_lock(f"webhooks:{endpoint_id}") as held:
+    """Send the endpoint's due deliveries, for one share of a worker, under its lock (the
+    fair queue's task takes the same lock: core.fairqueue.key_lock)."""
+    with session_lock(f"{CHANNEL}:{endpoint_id}") as held:
         if not held:
-            # The holder looks for due deliveries again after releasing the lock.
-            run.busy = True
-            return run
-        while time.monotonic() - started < RUN_SECONDS:
-            if not _send_batch(endpoint_id, run):
-                break
-        else:
-            run.more_due = True
-    run.more_due = run.more_due or due(endpoint_id, timezone.now()).exists()
+            # The holder looks for due deliveries again after each batch.
+            return Run()
+        return send_share(endpoint_id, Share())
+
+
+def send_share(endpoint_id: str, share: Share) -> Run:
+    """What send_due does once it holds the endpoint's lock (as the fair queue's task does)."""
+    run = Run()
+    while share.more() and _send_batch(endpoint_id, run, share):
+        pass
     return run
 
 
-def _send_batch(endpoint_id: str, run: Run) -> bool:
-    """One batch of due deliveries, oldest first; False when there was nothing more to send
-    or a failure made the endpoint back off."""
+def _send_batch(endpoint_id: str, run: Run, share: Share) -> bool:
+    """One batch of due deliveries, oldest first; False when there was nothing more to send,
+    the share was spent, or a failure made the endpoint back off."""
     now = timezone.now()
     endpoint = WebhookEndpoint.objects.filter(pk=endpoint_id, paused_on=None).first()
     if endpoint is None:
@@ -126,7 +133,10 @@ def _send_batch(endpoint_id: str, run: Run) -> bool:
     sender = Sender(endpoint.url, signing_secrets(endpoint, now))
     try:
         for delivery in batch:
+            if not share.more():
+                return False
             answer = sender.post(delivery.message_id, delivery.message.payload)
+            share.spent(answer.duration_ms / 1000)
             run.attempts += 1
             try:
                 retry = record(endpoint, delivery, answer, timezone.now())
@@ -220,9 +230,7 @@ def pause(endpoint: WebhookEndpoint, now: datetime, reason: str) -> None:
 
 
 def send_all_due() -> int:
-    """Each endpoint's due deliveries, one endpoint after another; returns the attempts made.
-    The embedded default's background loop (`manage.py send_webhooks --every 1`)."""
-    return sum(
-        send_due(endpoint_id).attempts
-        for endpoint_id in endpoints_with_due_deliveries(timezone.now())
-    )
+    """A share of each endpoint's due deliveries, one endpoint after another; returns the
+    attempts made. The embedded default's background loop (`manage.py send_webhooks --every
+    1`)."""
+    return sum(send_due(endpoint_id).attempts for _, endpoint_id in due_endpoints(timezone.now()))

@@ -11,7 +11,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from core.events import EVENT_TYPES
-from core.models import IdField
+from core.models import ChannelKey, IdField
 from trails.models import TrailSystem
 
 # Not an event an endpoint subscribes to: sent on request, to one endpoint ("send a test event").
@@ -196,3 +196,15 @@ class WebhookAttempt(models.Model):
 
     def __str__(self) -> str:
         return f"{self.delivery_id} at {self.at:%Y-%m-%d %H:%M:%S}"
+
+
+class EndpointShare(ChannelKey):
+    """The endpoint's place in the webhook channel's fair queue (core.fairqueue): whether a
+    sending task is queued or running for it, and its recent use of the webhook workers."""
+
+    endpoint = models.OneToOneField(
+        WebhookEndpoint, on_delete=models.CASCADE, primary_key=True, related_name="share"
+    )
+
+    def __str__(self) -> str:
+        return self.endpoint_id

@@ -1,8 +1,8 @@
 """The webhook outbox: each announced event becomes a message, and a pending delivery of it
 for every active endpoint of the system subscribed to its type, in the transaction of the
-change; the sending is queued once that transaction commits. A broker outage, or a worker
-killed mid-send, delays a delivery but never loses it: the beat sweep queues whatever is
-due and still pending."""
+change; the sending is queued once that transaction commits, through the channel's fair
+queue (webhooks.tasks). A broker outage, or a worker killed mid-send, delays a delivery but
+never loses it: the beat sweep queues whatever is due and still pending."""
 
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
@@ -14,12 +14,10 @@ from core import queueing
 from core.dates import iso_ms
 from core.events import Event
 from webhooks.models import WebhookDelivery, WebhookEndpoint, WebhookMessage
-from webhooks.tasks import enqueue_sending
+from webhooks.tasks import queue_sending
 
 # Retries of a delivery stop this long after its event (or after "send again").
 RETRY_WINDOW = timedelta(hours=24)
-# A pending first delivery younger than this is taken as one whose sending task is queued.
-TRUST_PENDING_FOR = timedelta(seconds=10)
 
 
 def payload(event: Event, now: datetime) -> str:
@@ -48,7 +46,8 @@ def record(
     wants: Callable[[WebhookEndpoint, Event], bool] = subscribed,
 ) -> list[WebhookDelivery]:
     """A message per event that an endpoint wants, and its delivery to each such endpoint,
-    in the caller's transaction; the sending is queued once it commits."""
+    in the caller's transaction; the sending is queued once it commits (queue_sending is
+    imported here for the services, which queue a resumed endpoint's too)."""
     messages, deliveries = [], []
     for event in events:
         wanted = [endpoint for endpoint in endpoints if wants(endpoint, event)]
@@ -78,7 +77,7 @@ def record(
     )
     if endpoint_ids:
         # A broker error leaves the delivery to the sweep.
-        queueing.on_commit(lambda: queue_sending(endpoint_ids, now))
+        queueing.on_commit(lambda: queue_sending(endpoint_ids))
     return deliveries
 
 
@@ -95,29 +94,3 @@ def on_events_announced(
     ]
     if endpoints:
         record(endpoints, build(), timezone.now())
-
-
-def sending_is_coming(endpoint_ids: list[str], recorded_on: datetime) -> set[str]:
-    """The endpoints with an older first delivery, recent enough to trust, still pending:
-    the task queued for it has not sent it yet, and that task (or the one holding the
-    endpoint, webhooks.delivery.send_due) looks for due deliveries again after each batch
-    until none is left, so it sends the new one too. One queued task per endpoint instead
-    of one per write keeps the workers on sending."""
-    return set(
-        WebhookDelivery.objects.filter(
-            endpoint_id__in=endpoint_ids,
-            state=WebhookDelivery.State.PENDING,
-            attempts=0,
-            created_on__gte=recorded_on - TRUST_PENDING_FOR,
-            created_on__lt=recorded_on,
-        )
-        .values_list("endpoint_id", flat=True)
-        .distinct()
-    )
-
-
-def queue_sending(endpoint_ids: list[str], recorded_on: datetime) -> None:
-    coming = sending_is_coming(endpoint_ids, recorded_on)
-    for endpoint_id in endpoint_ids:
-        if endpoint_id not in coming:
-            enqueue_sending(endpoint_id)

@@ -117,7 +117,7 @@ def _due_now(endpoint: WebhookEndpoint) -> None:
     WebhookDelivery.objects.filter(endpoint=endpoint, state=WebhookDelivery.State.PENDING).update(
         next_attempt_on=now, give_up_on=now + outbox.RETRY_WINDOW
     )
-    queueing.on_commit(lambda: outbox.enqueue_sending(endpoint.pk))
+    queueing.on_commit(lambda: outbox.queue_sending([endpoint.pk]))
 
 
 @transaction.atomic
@@ -149,7 +149,11 @@ def _fail_pending(endpoint: WebhookEndpoint, reason: str) -> None:
 
 @transaction.atomic
 def delete_endpoint(*, endpoint: WebhookEndpoint, actor: Actor) -> None:
-    """Gone at once, with its deliveries; nothing more is sent to it."""
+    """Gone at once, with its deliveries; nothing more is sent to it. Its waiting deliveries
+    are locked first: an attempt being recorded meanwhile is recorded before they go, or
+    not at all (the sender then stops), never left pointing at a deleted delivery."""
+    waiting = WebhookDelivery.objects.filter(endpoint=endpoint, state=WebhookDelivery.State.PENDING)
+    list(waiting.select_for_update().values_list("pk", flat=True))
     WebhookEndpoint.objects.filter(pk=endpoint.pk).delete()
 
 
@@ -207,6 +211,5 @@ def send_again(*, deliveries: Iterable[WebhookDelivery], actor: Actor) -> int:
     paused = WebhookEndpoint.objects.filter(pk__in=endpoint_ids).exclude(paused_on=None)
     for endpoint in paused:
         resume_endpoint(endpoint=endpoint, actor=actor)
-    for endpoint_id in sorted(endpoint_ids):
-        queueing.on_commit(lambda e=endpoint_id: outbox.enqueue_sending(e))
+    queueing.on_commit(lambda: outbox.queue_sending(endpoint_ids))
     return len(ids)

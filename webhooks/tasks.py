@@ -1,45 +1,90 @@
 """Background work of webhooks: sending an endpoint's due deliveries (on the webhook queue,
-config.celery), the sweep that queues what a lost task or broker outage left, and the purge
-of old messages."""
+config.celery) through the channel's fair queue (core.fairqueue), the sweep that recovers
+what a lost task or broker outage left, and the purge of old messages."""
 
+from collections.abc import Collection
 from datetime import timedelta
 
 from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
+from core.fairqueue import QUEUED_LEASE, FairQueue, Limits
 from core.queueing import queue
 from webhooks import delivery
-from webhooks.models import WebhookDelivery, WebhookMessage
+from webhooks.models import EndpointShare, WebhookDelivery, WebhookMessage
 
-# A retry further away than this is left to the sweep: Redis hands a task held longer than its
-# visibility timeout to another worker, and a worker holds every countdown task in memory.
+# A retry or rest further away than this is left to the sweep: Redis hands a task held
+# longer than its visibility timeout to another worker, and a worker holds every countdown
+# task in memory.
 COUNTDOWN_MAX = timedelta(minutes=5)
 # Messages (with their deliveries and attempts) are kept this long.
 KEEP_MESSAGES = timedelta(days=30)
 
 
+def webhook_limits() -> Limits:
+    return Limits(slots=settings.WEBHOOK_SLOTS, per_tenant=settings.WEBHOOK_SLOTS_PER_SYSTEM)
+
+
+def enqueue_sending(endpoint_id: str, claim: str) -> bool:
+    """Never fails the caller (core.queueing): a claim whose task could not be queued is
+    freed for the next dispatch or sweep. A task not started within the claim's lease is
+    dropped by the worker: its claim is given to a new task by then."""
+    return queue(send_webhooks, endpoint_id, claim, expires=QUEUED_LEASE.total_seconds())
+
+
+fair_queue = FairQueue(
+    channel=delivery.CHANNEL,
+    keys=EndpointShare,
+    due=delivery.due_endpoints,
+    enqueue=enqueue_sending,
+    limits=webhook_limits,
+)
+
+
+def queue_sending(endpoint_ids: Collection[str]) -> int:
+    """After a commit that made these endpoints' deliveries due: each gets a sending task
+    when a slot of the channel is free for it and none is queued or running for it (that
+    one looks for due deliveries before it ends). Without a broker (the embedded default)
+    nothing is queued, inside a request or not: `manage.py send_webhooks --every 1`, which
+    `make run` starts, sends what is due in the background."""
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        return 0
+    return fair_queue.dispatch(among=endpoint_ids)
+
+
 @shared_task(acks_late=True)
-def send_webhooks(endpoint_id: str) -> int:
-    """Send the endpoint's due deliveries; queue what comes next. Returns the attempts made."""
-    run = delivery.send_due(endpoint_id)
-    if run.more_due:
-        enqueue_sending(endpoint_id)
-    elif run.next_retry is not None:
-        wait = run.next_retry - timezone.now()
+def send_webhooks(endpoint_id: str, claim: str = "") -> int:
+    """The claimed endpoint's due deliveries, for one share of a worker; then the slot goes
+    to whoever is next. Returns the attempts made."""
+    served = fair_queue.serve(
+        endpoint_id, claim, lambda share: delivery.send_share(endpoint_id, share)
+    )
+    if served is None:
+        return 0
+    share, run = served
+    wakes = [moment for moment in (run.next_retry, share.rest_until) if moment is not None]
+    if wakes:
+        wait = min(wakes) - timezone.now()
         if wait <= COUNTDOWN_MAX:
-            enqueue_sending(endpoint_id, countdown=max(wait.total_seconds(), 0.0))
+            queue(dispatch_webhooks, countdown=max(wait.total_seconds(), 0.0))
     return run.attempts
 
 
 @shared_task(acks_late=True)
+def dispatch_webhooks() -> int:
+    """At a retry's or a slow endpoint's rest's end: free slots to whoever is due."""
+    return fair_queue.dispatch()
+
+
+@shared_task(acks_late=True)
 def sweep_webhooks() -> int:
-    """Every WEBHOOK_SWEEP_SECONDS (beat): queue each endpoint that has due deliveries (a
-    retry's time came, or its task was lost with a worker or a broker outage)."""
-    endpoint_ids = delivery.endpoints_with_due_deliveries(timezone.now())
-    for endpoint_id in endpoint_ids:
-        enqueue_sending(endpoint_id)
-    return len(endpoint_ids)
+    """Every WEBHOOK_SWEEP_SECONDS (beat): free the claims of lost tasks and dead senders,
+    and give the free slots to the endpoints with due deliveries (a retry's time came, or
+    their task was lost with a worker or a broker outage). Returns the tasks queued."""
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        return 0
+    return fair_queue.sweep()
 
 
 @shared_task(acks_late=True)
@@ -50,12 +95,3 @@ def purge_webhook_messages() -> int:
     pending = WebhookDelivery.objects.filter(state=WebhookDelivery.State.PENDING)
     _, deleted = old.exclude(pk__in=pending.values("message_id")).delete()
     return deleted.get(WebhookMessage._meta.label, 0)
-
-
-def enqueue_sending(endpoint_id: str, countdown: float = 0.0) -> bool:
-    """Never fails the caller (core.queueing): the sweep queues the endpoint later. Without a
-    broker (the embedded default) nothing is sent here, inside a request: `manage.py
-    send_webhooks --every 1`, which `make run` starts, sends what is due in the background."""
-    if settings.CELERY_TASK_ALWAYS_EAGER:
-        return False
-    return queue(send_webhooks, endpoint_id, countdown=countdown)

@@ -5,6 +5,7 @@ write, any role on the trail's system."""
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers, status
+from rest_framework.parsers import BaseParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -15,9 +16,14 @@ from api.closures.serializers import (
     ClosureFieldsSerializer,
     ClosureSerializer,
 )
+from api.grooming.views import GPX_SCHEMA, TRACK_GEOJSON
 from api.permissions import authorize, request_actor
 from closures import selectors, services
+from closures.documents import route_check_document
 from closures.models import Closure
+from closures.routes import check_route
+from core.errors import Invalid
+from grooming.tracks import TrackError, parse_upload
 from trails.selectors import trail_or_404
 
 
@@ -99,3 +105,38 @@ class ClosureView(APIView):
         closure = self._authorized(request, pk)
         services.end_closure(closure=closure, actor=request_actor(request))
         return Response(_shown(pk))
+
+
+class RouteParser(BaseParser):
+    """The route as it came, GPX or GeoJSON: grooming.tracks reads both."""
+
+    media_type = "*/*"
+
+    def parse(self, stream, media_type=None, parser_context=None) -> bytes:
+        return stream.read() if stream is not None else b""
+
+
+@extend_schema_view(
+    post=extend_schema(
+        operation_id="route_check",
+        summary="The closed stretches and Closed trails a route runs on",
+        request={"application/gpx+xml": GPX_SCHEMA, "application/geo+json": TRACK_GEOJSON},
+        responses=shape(
+            "RouteCheck",
+            trail_system_id=serializers.CharField(),
+            closures=serializers.ListField(child=serializers.DictField()),
+            closed_trails=serializers.ListField(child=serializers.DictField()),
+        ),
+    )
+)
+class RouteCheckView(APIView):
+    parser_classes = [RouteParser]
+
+    def post(self, request: Request, system_id: str) -> Response:
+        system = managed_system(request, system_id)
+        try:
+            route = parse_upload(request.data or b"")
+        except TrackError as error:
+            raise Invalid("invalid_geometry", str(error)) from None
+        check = check_route(system_id=system.pk, lines=route.lines, now=timezone.now())
+        return Response(route_check_document(system.pk, check, system.language))

@@ -64,6 +64,8 @@ ADDITIVE_TABLE = """
 | GET | /points/:id/history | any | read |
 | POST | /trail-systems/:id/grooming-tracks | any | write |
 | GET | /trail-systems/:id/grooming | any | read |
+| GET | /trail-systems/:id/grooming-log | any | read |
+| POST | /trail-systems/:id/grooming-log/approvals | Administrator | write |
 | GET | /trail-systems/:id/schedules | any | read |
 | POST | /trail-systems/:id/schedules | any | write |
 | GET | /trail-systems/:id/schedules/:scheduleId | any | read |
@@ -168,6 +170,7 @@ BODIES: dict[str, dict] = {
     "PATCH /trail-systems/:id/webhooks/:webhookId": {"active": False},
     "POST /trail-systems/:id/trackers": {"name": "PistenBully 1"},
     "PATCH /reports/:id": {"state": "resolved", "note": "Cleared this morning."},
+    "POST /trail-systems/:id/grooming-log/approvals": {"from": "2026-01-05", "to": "2026-01-11"},
     "POST /trail-systems/:id/grooming-tracks": {
         "type": "LineString",
         "coordinates": [[-113.95, 45.69], [-113.949, 45.691], [-113.948, 45.692]],

@@ -142,3 +142,18 @@ def groomed_in_file(system_id: str) -> set[str]:
         for feature in collection["features"]
         if feature["properties"]["updates"].get("surfaceConditions")
     }
+
+
+def drive(tracker, points, *, batch: int = 60) -> None:
+    """The tracker sends its (lng, lat, time) positions `batch` at a time, then its session
+    ends (the sweep, 16 minutes after the last one)."""
+    from grooming.sessions import Position, receive_positions, sweep_sessions
+
+    for start in range(0, len(points), batch):
+        chunk = points[start : start + batch]
+        receive_positions(
+            tracker=tracker,
+            positions=[Position(lng, lat, at, 5.0) for lng, lat, at in chunk],
+            now=chunk[-1][2],
+        )
+    sweep_sessions(now=points[-1][2] + IDLE)

@@ -52,6 +52,7 @@ MUST_VISIT = {
         "trails_trailsystem_overview",
         "trail_system_board",
         "trails_trailsystem_grooming",
+        "trails_trailsystem_grooming_log",
         "trail_system_reports",
         "trails_trailsystem_record",
         "trails_trailsystem_trackers",

@@ -16,6 +16,8 @@ from django.utils.formats import number_format
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
+from alerts import services as alerts_services
+from alerts.selectors import followers_of_trail
 from trails import services, trash
 from trails.countries import default_sms_countries
 from trails.fields import ACTIVITY, POINT, TRAIL, WEB_APP
@@ -33,6 +35,8 @@ from trails.models import (
 )
 from trails.timezones import known_zones, zone_name
 from webapp import (
+    closures_page,
+    grooming_log_page,
     grooming_page,
     history_page,
     recorder_page,
@@ -102,6 +106,16 @@ class CountryCodesField(forms.CharField):
 
 class TrailSystemForm(forms.ModelForm):
     sms_countries = CountryCodesField(label=_("SMS countries"), required=False)
+    # Not a column of the system: alerts' own row says they are off (alerts.services).
+    alerts_on = forms.BooleanField(
+        label=_("Riders may follow trails and get alerts"),
+        required=False,
+        initial=True,
+        help_text=_(
+            "Off: nothing more is sent to riders who follow this system's trails, and no "
+            "rider can follow them, until it is on again. Their choices are kept."
+        ),
+    )
 
     class Meta:
         model = TrailSystem
@@ -110,6 +124,8 @@ class TrailSystemForm(forms.ModelForm):
     def __init__(self, *args, **kwargs):
         """The countries field names the default in force for this system."""
         super().__init__(*args, **kwargs)
+        if "alerts_on" in self.fields and self.instance.pk:
+            self.fields["alerts_on"].initial = alerts_services.alerts_on(self.instance)
         if "sms_countries" not in self.fields:
             return
         default = ", ".join(default_sms_countries(self.instance)) if self.instance.pk else ""
@@ -174,6 +190,7 @@ class TrailSystemAdmin(StatusHistoryMixin, DeleteThroughService, ServiceAdmin):
         (_("Status confirmations"), {"fields": ["unconfirmed_after_hours"]}),
         (_("Grooming"), {"fields": ["groomers_live"]}),
         (_("Rider reports"), {"fields": ["reports_per_day"]}),
+        (_("Riders' alerts"), {"fields": ["alerts_on"]}),
         (
             _("Sign-up by text message"),
             {"fields": ["sms_countries", "sms_confirmations_per_day"]},
@@ -206,12 +223,18 @@ class TrailSystemAdmin(StatusHistoryMixin, DeleteThroughService, ServiceAdmin):
     ]
 
     def save_model(self, request, obj, form, change):
+        changed = self.changed_fields(form)
+        alerts_on = changed.pop("alerts_on", None)
         if change:
-            services.change_trail_system(
-                system=obj, **self.changed_fields(form), actor=web_actor(request)
-            )
+            services.change_trail_system(system=obj, **changed, actor=web_actor(request))
+            if alerts_on is not None:
+                self._set_alerts(obj, alerts_on, request)
             return
-        fields = {name: value for name, value in form.cleaned_data.items() if name != "owner"}
+        fields = {
+            name: value
+            for name, value in form.cleaned_data.items()
+            if name not in ("owner", "alerts_on")
+        }
         owner = form.cleaned_data.get("owner")
         system = services.create_trail_system(
             name=fields.pop("name"),
@@ -221,6 +244,14 @@ class TrailSystemAdmin(StatusHistoryMixin, DeleteThroughService, ServiceAdmin):
         )
         obj.pk = system.pk
         obj._state.adding = False
+        if alerts_on is False:
+            self._set_alerts(system, False, request)
+
+    def _set_alerts(self, system: TrailSystem, on: bool, request) -> None:
+        if on:
+            alerts_services.turn_alerts_on(system=system)
+        else:
+            alerts_services.turn_alerts_off(system=system, actor=web_actor(request))
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         form = super().get_form(request, obj, change, **kwargs)
@@ -239,7 +270,9 @@ class TrailSystemAdmin(StatusHistoryMixin, DeleteThroughService, ServiceAdmin):
             page(system_pages.overview, "overview"),
             page(system_pages.invite, "invite"),
             page(grooming_page.grooming, "grooming"),
+            page(grooming_log_page.grooming_log, "grooming_log"),
             page(trackers_page.trackers_page, "trackers"),
+            page(closures_page.closures_page, "closures"),
             page(recorder_page.recorder, "record"),
             page(recorder_page.positions, "record_positions"),
             page(recorder_page.stop, "record_stop"),
@@ -437,6 +470,18 @@ def distance_km(trail: Trail) -> str:
     return number_format(round(trail.distance, 3), 3)
 
 
+@admin.display(description=_("Closures"))
+def closures_link(obj) -> str:
+    """The trail's closed stretches, closed and reopened on their own page."""
+    if obj is None or obj.pk is None:
+        return "-"
+    return format_html(
+        '<a href="{}" class="button close-part">{}</a>',
+        closures_page.closures_url(obj),
+        _("Close part of this trail"),
+    )
+
+
 @admin.register(Trail)
 class TrailAdmin(StatusHistoryMixin, ToTrashAdmin, ServiceAdmin):
     """Saved by one service call (create_trail or change_trail) with the inline's activities,
@@ -461,17 +506,24 @@ class TrailAdmin(StatusHistoryMixin, ToTrashAdmin, ServiceAdmin):
     autocomplete_fields = ["trail_system"]
     readonly_fields = [
         "id",
+        closures_link,
         distance_km,
         "lat",
         "lng",
         "created_on",
         "created_by",
         "updated_by",
+        "followers",
         status_history,
     ]
 
     def get_queryset(self, request):
         return super().get_queryset(request).prefetch_related("activities")
+
+    @admin.display(description=_("riders following it"))
+    def followers(self, trail) -> int:
+        """How many riders follow the trail for alerts (a count; never who)."""
+        return followers_of_trail(trail) if trail.pk else 0
 
     def get_changelist(self, request, **kwargs):
         return TrailChangeList

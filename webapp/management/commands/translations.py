@@ -18,7 +18,7 @@ from django.test.utils import override_settings
 # The folders holding strings people read; every other top-level folder is skipped.
 SOURCE_FOLDERS = {"apikeys", "config", "core", "grooming", "publishing", "trails", "updates"}
 SOURCE_FOLDERS |= {"schedules", "webhooks"}
-SOURCE_FOLDERS |= {"reports"}
+SOURCE_FOLDERS |= {"reports", "alerts"}
 SOURCE_FOLDERS |= {"public", "webapp"}
 SOURCE_FOLDERS |= {"closures"}
 

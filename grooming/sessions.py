@@ -10,7 +10,6 @@ within a minute of the machine covering it. A session ends 15 minutes after its 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F, Max, Min
 from django.dispatch import Signal
@@ -18,6 +17,7 @@ from django.utils import timezone
 
 from core import events, listening
 from core.actors import Actor, Via
+from core.caching import cached
 from core.compiles import request_compile
 from core.dates import iso_ms
 from core.errors import Invalid
@@ -92,7 +92,7 @@ def _area(system_id: str) -> tuple[float, float, float, float] | None:
         lat, lng = TrailSystem.objects.values_list("lat", "lng").get(pk=system_id)
         return None if lat is None or lng is None else (lng, lat, lng, lat)
 
-    return cache.get_or_set(f"grooming:area:{system_id}", extent, AREA_CACHE_SECONDS)
+    return cached(f"grooming:area:{system_id}", extent, AREA_CACHE_SECONDS)
 
 
 def _outside(area: tuple[float, float, float, float] | None, position: Position) -> bool:

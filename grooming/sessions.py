@@ -15,7 +15,7 @@ from django.db.models import F, Max, Min
 from django.dispatch import Signal
 from django.utils import timezone
 
-from core import events, listening
+from core import events, listening, queueing
 from core.actors import Actor, Via
 from core.caching import cached
 from core.compiles import request_compile
@@ -201,9 +201,7 @@ def _follows(session: GroomingSession, position: Position) -> bool:
 def _tell_moved(system_id: str) -> None:
     """The live map streams of every process learn it once the transaction commits."""
     listening.notify(listening.GROOMERS_MOVED, system_id)
-    transaction.on_commit(
-        lambda: groomers_moved.send(sender=None, system_id=system_id), robust=True
-    )
+    queueing.on_commit(lambda: groomers_moved.send(sender=None, system_id=system_id))
 
 
 def _measurement_due(session: GroomingSession, now: datetime) -> bool:

@@ -15,10 +15,9 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from django.conf import settings
 from django.core import mail
-from django.db import transaction
 from django.utils import timezone
 
-from core import ratelimit
+from core import queueing, ratelimit
 from core.messages import render_message, subject_line
 from trails.models import TrailSystem
 from trails.selectors import administrators_emails
@@ -79,7 +78,7 @@ def take(system: TrailSystem) -> bool:
     if system.sms_confirmations_per_day and ratelimit.allow(
         TOLD_SCOPE, f"{system.pk}:{day}", limit=1, window_seconds=KEPT_SECONDS
     ):
-        transaction.on_commit(lambda: tell_administrators(system, spent), robust=True)
+        queueing.on_commit(lambda: tell_administrators(system, spent))
     return False
 
 

@@ -55,6 +55,11 @@ def test_the_date_and_time_forms_name_their_zone_and_its_time_now(live_server, b
     page.goto(f"{live_server.url}/admin/updates/update/add/?trail_system={system.pk}")
     expect_zone(page.locator(".field-expiration_date .help:not(.timezonewarning)").first, zone)
 
+    # The list of updates says its times in that zone too, and names it.
+    page.goto(f"{live_server.url}/admin/updates/update/")
+    expect(page.locator("#content h2").first).to_have_text(f"Times are in {zone.key}.")
+    save_screenshot(page, "zones-update-list", full_page=False)
+
     page.goto(f"{live_server.url}/admin/trails/trailsystem/{system.pk}/grooming/")
     expect_zone(page.locator(".form-row:has(#id_groomed_at) .help"), zone)
     expect(page.locator(".zone-note")).to_have_text(f"Times are in {zone.key}.")

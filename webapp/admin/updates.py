@@ -13,6 +13,8 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from trails.models import TrailSystem
+from trails.selectors import systems_with_roles
+from trails.timezones import zone_names
 from updates import services
 from updates.enums import UpdateType
 from updates.models import Delivery, Subscriber, Update
@@ -143,6 +145,26 @@ class UpdateAdmin(TrailPickerMixin, DeleteThroughService, ServiceAdmin):
                 }
                 return TemplateResponse(request, "webapp/update_notify_question.html", context)
         return super().add_view(request, form_url, extra_context)
+
+    def changelist_view(self, request, extra_context=None):
+        """In the zone of the systems listed when they share one (the one picked in the
+        filter, or every system of the person), named above the list; else in UTC, named."""
+        picked = request.GET.get("trail_system__id__exact")
+        systems = (
+            list(TrailSystem.objects.filter(pk=picked))
+            if picked
+            else systems_with_roles(request.user, everything=True)
+        )
+        zones = set(zone_names(systems).values())
+        system = systems[0] if len(zones) == 1 else None
+        zone = zones.pop() if system else "UTC"
+        subtitle = _("Times are in %(zone)s.") % {"zone": zone}
+        context = {"subtitle": subtitle, **(extra_context or {})}
+
+        def answer():
+            return super(UpdateAdmin, self).changelist_view(request, context)
+
+        return in_system_zone(system, answer) if system else answer()
 
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
         """In the zone of the update's system (the one its page is for, or the one picked on

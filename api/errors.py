@@ -8,7 +8,6 @@ body never carries a traceback.
 import logging
 
 from django.core.exceptions import PermissionDenied
-from django.db import InterfaceError, OperationalError
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -16,6 +15,7 @@ from rest_framework.views import set_rollback
 
 from core.errors import DomainError, Forbidden, Invalid, NotAuthenticated, NotFound
 from core.names import camel
+from core.outages import RETRY_AFTER_SECONDS, UNAVAILABLE
 
 logger = logging.getLogger(__name__)
 
@@ -33,8 +33,6 @@ PASS_THROUGH_CODES = frozenset(
         "missing_trail_system",
     }
 )
-# Seconds a client is asked to wait when the database cannot be reached.
-UNAVAILABLE_RETRY_AFTER = 5
 # DRF's own validation codes that mean "a required field is absent".
 MISSING_CODES = frozenset({"required"})
 
@@ -146,14 +144,15 @@ def api_exception_handler(exc, context) -> Response:
         message = str(exc) or "Forbidden."
         return Response(envelope("forbidden", message), status=status.HTTP_403_FORBIDDEN)
     view = context.get("view")
-    if isinstance(exc, OperationalError | InterfaceError):
-        # The database is down or restarting; the client may retry (docs/operators/production.md).
-        logger.warning("Database unavailable in %s: %s", type(view).__name__, exc)
+    if isinstance(exc, UNAVAILABLE):
+        # The database or Redis is down or restarting; the client may retry
+        # (docs/operators/production.md).
+        logger.warning("Unavailable in %s: %r", type(view).__name__, exc)
         response = Response(
             envelope("service_unavailable", "The service is briefly unavailable; retry soon."),
             status=status.HTTP_503_SERVICE_UNAVAILABLE,
         )
-        response["Retry-After"] = str(UNAVAILABLE_RETRY_AFTER)
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return response
     logger.exception("Unhandled error in %s", type(view).__name__ if view else "a view")
     return Response(

@@ -8,6 +8,7 @@ from django.middleware.gzip import GZipMiddleware
 from api.errors import envelope
 from api.middleware import API_PREFIX
 from core.ids import CONTROL_CHARACTER
+from core.outages import RETRY_AFTER_SECONDS, UNAVAILABLE
 from legacy.middleware import LEGACY_PREFIX
 
 logger = logging.getLogger(__name__)
@@ -52,3 +53,29 @@ class CompressionMiddleware(GZipMiddleware):
         if getattr(response, "sent_as_stored", False):
             return response
         return super().process_response(request, response)
+
+
+class UnavailableMiddleware:
+    """A page or a public write (a tracker's position, a rider's report, a sign-up) that meets
+    a service down (core.outages) answers 503 with Retry-After, as the API does: the client
+    sends again later, and nothing half-done was kept (the view's transaction rolled back).
+    JSON for a client that asks for it, a line of text otherwise."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not isinstance(exception, UNAVAILABLE):
+            return None
+        logger.warning("Unavailable: %s %s: %r", request.method, request.path, exception)
+        message = "The service is briefly unavailable; retry soon."
+        if "application/json" in request.headers.get("Accept", ""):
+            response = JsonResponse(envelope("service_unavailable", message), status=503)
+        else:
+            response = HttpResponse(message + "\n", status=503, content_type="text/plain")
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        response["Cache-Control"] = "no-store"
+        return response

@@ -171,6 +171,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # PostgreSQL or Redis down: 503 with Retry-After from any page or public write.
+    "config.middleware.UnavailableMiddleware",
     # Last but for the Prometheus timer, as django-axes asks: a lockout becomes its 429 page.
     "axes.middleware.AxesMiddleware",
     "django_prometheus.middleware.PrometheusAfterMiddleware",
@@ -456,11 +458,16 @@ CELERY_BEAT_SCHEDULE["sweep-webhooks"] = {
 }
 # Rider reports (reports/): kept this many days, with their photos and addresses; anonymous
 # reports accepted per client address (an IPv6 client by its /64) per 10 minutes and per
-# day, and over the whole site per hour (each system has reportsPerDay too).
+# day, and reports kept over the whole site per hour (each system has reportsPerDay too).
+# Alerts to Administrators that a broker outage kept from being queued are queued this often.
 REPORT_RETENTION_DAYS = max(env_int("REPORT_RETENTION_DAYS", 90), 1)
 REPORTS_PER_CLIENT_10_MINUTES = env_int("REPORTS_PER_CLIENT_10_MINUTES", 5)
 REPORTS_PER_CLIENT_DAY = env_int("REPORTS_PER_CLIENT_DAY", 30)
 REPORTS_PER_HOUR = env_int("REPORTS_PER_HOUR", 2000)
+CELERY_BEAT_SCHEDULE["queue-unqueued-report-alerts"] = {
+    "task": "reports.tasks.queue_unqueued_alerts",
+    "schedule": timedelta(seconds=15),
+}
 CELERY_BEAT_SCHEDULE["purge-old-reports"] = {
     "task": "reports.tasks.purge_old_reports",
     "schedule": crontab(minute=15, hour=4),
@@ -535,10 +542,16 @@ STREAM_NICENESS = min(max(env_int("STREAM_NICENESS", 10), 0), 19)
 # there by the reverse proxy; public/ingestion.py), in this many threads, each with a database
 # connection of its own.
 TRACKER_THREADS = min(max(env_int("TRACKER_THREADS", 4), 1), 32)
-# Rate limits of the public sign-up count in this cache: Redis when there is one, so every
-# web process shares the counts; process memory in the embedded default.
+# Rate limits (core.ratelimit) count in this cache: Redis when there is one, so every web
+# process shares the counts; process memory in the embedded default. Redis unreachable costs
+# a request at most a second (core.ratelimit then counts in the process for a few seconds
+# without trying it).
 CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "OPTIONS": {"socket_connect_timeout": 1.0, "socket_timeout": 1.0},
+    }
     if REDIS_URL
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }

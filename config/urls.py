@@ -30,5 +30,6 @@ if settings.SERVE_MEDIA and settings.STORAGE_BACKEND == "local":
     prefix = settings.MEDIA_URL.lstrip("/")
     urlpatterns.append(re_path(rf"^{prefix}(?P<path>.*)$", serve_media))
 
+handler403 = "config.errors.permission_denied"
 handler404 = "config.errors.page_not_found"
 handler500 = "config.errors.server_error"

@@ -45,7 +45,7 @@ def queue_on_commit(task: Task, *arguments: object, countdown: float = 0.0) -> N
 
 
 def on_commit(work: Callable[[], object]) -> None:
-    """Run `work` once the current transaction commits, never failing the caller: for work
-    that queues a task after a check of its own (it uses `queue` for the task); an error is
-    logged."""
+    """Run `work` once the current transaction commits, never failing the caller: work that is
+    more than one task to queue (a check before it, which then uses `queue`; a signal to this
+    process; an e-mail sent in-process). Its error is logged (Django's robust on_commit)."""
     transaction.on_commit(work, robust=True)

@@ -4,12 +4,16 @@ and the web app read these too."""
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
-from django.db.models import Count, OuterRef, Prefetch, Subquery
+from django.db.models import Count, F, OuterRef, Prefetch, Subquery, TextField
+from django.db.models.functions import Cast
 from django.utils import timezone
 
 from core.dates import iso_ms
 from grooming.models import GroomedTrail, GroomingPass, GroomingSession
+from trails.enums import TrailType
 from trails.models import Trail, TrailSystem
+from updates.enums import GROOMING_CONDITIONS, UpdateType
+from updates.models import Update
 
 PASS_LIST_LIMIT = 100
 
@@ -23,8 +27,11 @@ class LastGroomed:
 
 
 def last_groomed(system_id: str) -> list[LastGroomed]:
-    """Every live trail of the system that was ever groomed, most recently groomed first,
-    with the condition of that pass. One query."""
+    """Every live trail of the system that was ever groomed, most recently groomed first, with
+    the condition it was groomed for: the later of its last pass and its last surface-conditions
+    update naming a grooming condition (a groomer who posts "Groomed for classic" by hand has
+    groomed the trail as surely as a track says so). The one truth the map, the feeds and the
+    API tell. Three queries."""
     latest = GroomedTrail.objects.filter(trail=OuterRef("pk")).order_by(
         "-grooming_pass__groomed_at", "-grooming_pass__created_on"
     )
@@ -34,11 +41,49 @@ def last_groomed(system_id: str) -> list[LastGroomed]:
             last_groomed_on=Subquery(latest.values("grooming_pass__groomed_at")[:1]),
             condition=Subquery(latest.values("grooming_pass__condition")[:1]),
         )
-        .filter(last_groomed_on__isnull=False)
-        .order_by("-last_groomed_on", "name", "id")
-        .values_list("id", "name", "last_groomed_on", "condition")
+        .values_list("id", "name", "last_groomed_on", "condition", "type")
     )
-    return [LastGroomed(*row) for row in rows]
+    names = {trail_id: name for trail_id, name, *_ in rows}
+    groomable = [trail_id for trail_id, *_, kind in rows if kind != TrailType.LIFT]
+    found = {row[0]: LastGroomed(*row[:4]) for row in rows if row[2] is not None}
+    for trail_ids, updated_on, condition in _grooming_updates(system_id, names, groomable):
+        for trail_id in trail_ids:
+            known = found.get(trail_id)
+            if known is None or known.last_groomed_on < updated_on:
+                found[trail_id] = LastGroomed(trail_id, names[trail_id], updated_on, condition)
+    return sorted(
+        found.values(), key=lambda e: (-e.last_groomed_on.timestamp(), e.name, e.trail_id)
+    )
+
+
+def _grooming_updates(
+    system_id: str, names: dict[str, str], groomable: list[str]
+) -> list[tuple[list[str], datetime, str]]:
+    """The system's surface-conditions updates that say a trail was groomed: the live trails
+    each names (every one but the lifts for an update on all trails), when, and its first
+    grooming condition."""
+    # Read as text, so the filter runs on any database (JSON containment is PostgreSQL's).
+    pattern = "|".join(f'"{condition}"' for condition in GROOMING_CONDITIONS)
+    updates = list(
+        Update.objects.filter(trail_system_id=system_id, type=UpdateType.SURFACE_CONDITIONS)
+        .annotate(conditions_text=Cast("conditions", TextField()))
+        .filter(conditions_text__regex=pattern)
+        .values_list("id", "all_trails", "updated_on", "conditions")
+    )
+    named: dict[str, list[str]] = {}
+    for update_id, trail_id in Update.trails.through.objects.filter(
+        update_id__in=[update[0] for update in updates]
+    ).values_list("update_id", "trail_id"):
+        if trail_id in names:
+            named.setdefault(update_id, []).append(trail_id)
+    return [
+        (
+            groomable if all_trails else named.get(update_id, []),
+            updated_on,
+            next(value for value in conditions if value in GROOMING_CONDITIONS),
+        )
+        for update_id, all_trails, updated_on, conditions in updates
+    ]
 
 
 def groomed_on_day(moment: datetime, zone: tzinfo, now: datetime | None = None) -> bool:
@@ -138,21 +183,23 @@ def last_groomed_by_trail(system_id: str) -> dict[str, LastGroomed]:
 
 
 def recent_passes(system: TrailSystem) -> list[GroomingPass]:
-    """The latest passes, newest first, each with `trail_count` (trails it groomed); the track
-    geometry is left out."""
+    """The latest passes, newest first, each with `trail_count` (trails it groomed) and
+    `tracker_name` (the machine whose session it was; None for an upload); the track geometry
+    is left out."""
     return list(
         GroomingPass.objects.filter(trail_system=system)
         .defer("track")
-        .annotate(trail_count=Count("groomed_trails"))
+        .annotate(trail_count=Count("groomed_trails"), tracker_name=F("session__tracker__name"))
         .order_by("-groomed_at", "-created_on")[:PASS_LIST_LIMIT]
     )
 
 
 def grooming_pass(pass_id: str) -> GroomingPass | None:
     """One pass with its track and the trails it groomed (`groomed_trails`, by coverage), for
-    a page that draws the track over the trails."""
+    a page that draws the track over the trails; `tracker_name` as recent_passes has it."""
     return (
         GroomingPass.objects.filter(pk=pass_id)
+        .annotate(tracker_name=F("session__tracker__name"))
         .prefetch_related(
             Prefetch(
                 "groomed_trails",

@@ -10,14 +10,14 @@ within a minute of the machine covering it. A session ends 15 minutes after its 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F, Max, Min
 from django.dispatch import Signal
 from django.utils import timezone
 
-from core import events, listening
+from core import events, listening, queueing
 from core.actors import Actor, Via
+from core.caching import cached
 from core.compiles import request_compile
 from core.dates import iso_ms
 from core.errors import Invalid
@@ -92,7 +92,7 @@ def _area(system_id: str) -> tuple[float, float, float, float] | None:
         lat, lng = TrailSystem.objects.values_list("lat", "lng").get(pk=system_id)
         return None if lat is None or lng is None else (lng, lat, lng, lat)
 
-    return cache.get_or_set(f"grooming:area:{system_id}", extent, AREA_CACHE_SECONDS)
+    return cached(f"grooming:area:{system_id}", extent, AREA_CACHE_SECONDS)
 
 
 def _outside(area: tuple[float, float, float, float] | None, position: Position) -> bool:
@@ -201,9 +201,7 @@ def _follows(session: GroomingSession, position: Position) -> bool:
 def _tell_moved(system_id: str) -> None:
     """The live map streams of every process learn it once the transaction commits."""
     listening.notify(listening.GROOMERS_MOVED, system_id)
-    transaction.on_commit(
-        lambda: groomers_moved.send(sender=None, system_id=system_id), robust=True
-    )
+    queueing.on_commit(lambda: groomers_moved.send(sender=None, system_id=system_id))
 
 
 def _measurement_due(session: GroomingSession, now: datetime) -> bool:

@@ -18,7 +18,7 @@ from grooming.models import GroomingSession, Tracker
 from grooming.services import DEFAULT_CONDITION
 from grooming.sessions import end_running_session
 from trails.models import TrailSystem
-from updates.enums import SURFACE_CONDITIONS
+from updates.enums import GROOMING_CONDITIONS, SURFACE_CONDITIONS
 
 SECRET_PREFIX = "trk_"
 # 24 random bytes = 192 bits, URL-safe (it travels in a query string), 32 characters.
@@ -75,25 +75,33 @@ def trackers_of_system(system: TrailSystem) -> QuerySet[Tracker]:
 
 
 @transaction.atomic
-def recorder_tracker(*, system: TrailSystem, actor: Actor) -> Tracker:
+def recorder_tracker(*, system: TrailSystem, actor: Actor, condition: str | None = None) -> Tracker:
     """The tracker of this account's web recorder on the system (made on first use): the
-    recorder page posts as it, signed in, so its secret is never used and never shown."""
+    recorder page posts as it, signed in, so its secret is never used and never shown. With a
+    grooming condition, the passes it starts from now on post that one."""
+    if condition is not None and condition not in GROOMING_CONDITIONS:
+        raise Invalid(
+            "invalid_field", f"{condition!r} is not a grooming condition.", field="condition"
+        )
     TrailSystem.objects.select_for_update().filter(pk=system.pk).first()
     tracker = Tracker.objects.filter(
         trail_system=system, recorder_uid=actor.uid, revoked_on__isnull=True
     ).first()
-    if tracker is not None:
-        return tracker
-    unused = SECRET_PREFIX + secrets.token_urlsafe(SECRET_RANDOM_BYTES)
-    return Tracker.objects.create(
-        trail_system=system,
-        name=f"Web recorder ({actor.uid})"[:NAME_MAX_LENGTH],
-        condition=DEFAULT_CONDITION,
-        prefix=unused[:VISIBLE_PREFIX_LENGTH],
-        digest=digest(unused),
-        created_by=actor.uid,
-        recorder_uid=actor.uid,
-    )
+    if tracker is None:
+        unused = SECRET_PREFIX + secrets.token_urlsafe(SECRET_RANDOM_BYTES)
+        tracker = Tracker.objects.create(
+            trail_system=system,
+            name=f"Web recorder ({actor.uid})"[:NAME_MAX_LENGTH],
+            condition=condition or DEFAULT_CONDITION,
+            prefix=unused[:VISIBLE_PREFIX_LENGTH],
+            digest=digest(unused),
+            created_by=actor.uid,
+            recorder_uid=actor.uid,
+        )
+    elif condition is not None and condition != tracker.condition:
+        tracker.condition = condition
+        tracker.save(update_fields=["condition"])
+    return tracker
 
 
 def tracker_or_404(tracker_id: str) -> Tracker:

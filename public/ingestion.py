@@ -23,6 +23,7 @@ from django.core.handlers.asgi import ASGIRequest
 from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponse
 
+from core.outages import UNAVAILABLE
 from public import tracking
 
 logger = logging.getLogger("trails.trackers")
@@ -84,6 +85,9 @@ def _respond(handle: Callable[[HttpRequest], HttpResponse], request: HttpRequest
     close_old_connections()
     try:
         return handle(request)
+    except UNAVAILABLE as error:
+        logger.warning("A tracker's request met a service down: %s: %r", request.path, error)
+        return tracking.unavailable()
     except Exception:
         logger.exception("A tracker's request failed: %s", request.path)
         return tracking.failed()

@@ -1,16 +1,19 @@
 """POST /report/<system id>: a rider's problem report from the map or the embed (reports/).
 
-Anonymous, so bounded: per client (an IPv6 client by its /64), over the whole site, and per
-system per day (its reportsPerDay, exact, counted by the service). The form is posted by the
-map's script (Accept: application/json, a JSON answer) or, without script, as a plain form
-(an HTML page that keeps what was typed). No session is involved, so no CSRF token: a
-forged post could do no more than the rider's own, and the bounds hold either way."""
+Anonymous, so bounded: every post per client (an IPv6 client by its /64), which catches junk;
+the reports kept over the whole site in the last hour, and per system per day (its
+reportsPerDay, exact, counted by the service), which a refused post never spends. The form
+is posted by the map's script (Accept: application/json, a JSON answer) or, without script,
+as a plain form (an HTML page that keeps what was typed). No session is involved, so no CSRF
+token: a forged post could do no more than the rider's own, and the bounds hold either way."""
+
+from datetime import timedelta
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.translation import gettext, ngettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
@@ -23,6 +26,7 @@ from public.selectors import public_system
 from public.views import not_found
 from reports.metrics import reports_received, reports_refused
 from reports.photos import PHOTO_BYTES_MAX, PhotoRefused
+from reports.selectors import reports_kept_since
 from reports.services import ReportsPaused, file_report
 from trails.models import TrailSystem
 from updates.sms_budget import seconds_to_tomorrow
@@ -79,9 +83,7 @@ def _check_bounds(request: HttpRequest) -> None:
     ):
         message = gettext("Too many reports from this connection; please try again later.")
         raise Refusal(429, "too_many_reports", message, "client_limit", retry=600)
-    if not ratelimit.allow(
-        "report-site", "all", limit=settings.REPORTS_PER_HOUR, window_seconds=HOUR
-    ):
+    if reports_kept_since(timezone.now() - timedelta(seconds=HOUR)) >= settings.REPORTS_PER_HOUR:
         message = gettext("Too many reports right now; please try again later.")
         raise Refusal(429, "too_many_reports", message, "site_limit", retry=HOUR)
 

@@ -1,8 +1,11 @@
 """Reads for the public pages: the systems on the public map and their published data."""
 
+from typing import NamedTuple
+
 import orjson
 from django.core.files.storage import default_storage
 
+from closures.models import PublishedClosures
 from publishing.selectors import load_active_systems
 from trails.models import TrailSystem
 
@@ -58,3 +61,33 @@ def published_trails(system: TrailSystem) -> list[dict]:
         and not feature["properties"].get("hidden")
     ]
     return sorted(trails, key=lambda trail: trail.get("type") == "Lift")
+
+
+class StoredFeed(NamedTuple):
+    schema: str  # its schema's name (public.feed_schemas)
+    where: str  # where the body was read from, for an operator
+    body: bytes | None  # None: not written yet
+
+
+def stored_feeds(system: TrailSystem) -> list[StoredFeed]:
+    """The system's feeds of our own shapes as they are stored now, whether it is on the
+    public map or not."""
+    path = system.geo_json_path
+    body = None
+    if path:
+        try:
+            with default_storage.open(path, "rb") as stored:
+                body = stored.read()
+        except FileNotFoundError:
+            pass
+    closures = (
+        PublishedClosures.objects.filter(trail_system=system).values_list("body", flat=True).first()
+    )
+    return [
+        StoredFeed("published-map", path or "the published map file", body),
+        StoredFeed(
+            "closures",
+            f"/feeds/{system.pk}/closures.geojson",
+            None if closures is None else bytes(closures),
+        ),
+    ]

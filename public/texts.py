@@ -152,6 +152,7 @@ def script_texts() -> dict[str, str | dict[str, str]]:
         "bucket_7_10": gettext("7–10 days"),
         "bucket_11_14": gettext("11–14 days"),
         "bucket_older": gettext("Older or never"),
+        "not_groomable": gettext("Lift (not groomed)"),
         "groomed_ago": gettext("{condition} {ago}"),
         "never_groomed": gettext("Not groomed in the last 14 days"),
         "groomer_now": gettext("Grooming now: {name}"),

@@ -1,10 +1,12 @@
 """/track/osmand and /track/owntracks: positions from the groomers' tracker apps.
 
-The service's only unauthenticated writes (the tracker's secret is the credential), so each is
-bounded before anything is read: the body's size, requests per client address, then requests
-per tracker (docs/operators/security.md). A good request is answered 200 with an empty body;
-an unknown or revoked secret 403; a malformed request 400 with a one-line reason; over a bound
-413 or 429. A tracker's positions reach only its own trail system."""
+Anonymous writes (the tracker's secret is the credential), so each is bounded: the body's
+size before anything is read; then the secret is checked first, so a known tracker is bounded
+by its own rate whatever address it posts from (a fleet behind one NAT), and only requests
+with a missing, unknown or revoked secret are bounded per client address
+(docs/operators/security.md). A good request is answered 200 with an empty body; an unknown or
+revoked secret 403; a malformed request 400 with a one-line reason; over a bound 413 or 429.
+A tracker's positions reach only its own trail system."""
 
 import base64
 import binascii
@@ -18,6 +20,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from core import ratelimit
 from core.clients import counted_client
+from core.outages import RETRY_AFTER_SECONDS
 from grooming.models import Tracker
 from grooming.protocols import MalformedPosition, osmand_parameters, owntracks_json, traccar_json
 from grooming.sessions import Position, receive_positions
@@ -27,8 +30,9 @@ MAX_BODY_BYTES = 64 * 1024
 WINDOW_SECONDS = 60
 # A phone sends a position a second at most; the backlog after a dead zone comes faster.
 REQUESTS_PER_TRACKER = 600
-# Every tracker of a club behind one address (a resort's NAT) together.
-REQUESTS_PER_ADDRESS = 1200
+# Requests without a known tracker's secret from one client address (a misconfigured app
+# sending once a second fits).
+UNKNOWN_PER_ADDRESS = 120
 JSON_TYPES = ("application/json", "text/json")
 MAX_SECRETS_TRIED = 3  # Traccar Client repeats `id`: the URL's and its own device identifier
 
@@ -55,22 +59,34 @@ def failed() -> HttpResponse:
     return _answer(500, "The position could not be stored; try again.")
 
 
-def _bounded(request: HttpRequest) -> HttpResponse | None:
-    """A refusal when the request is over a bound that does not need the tracker."""
+def unavailable() -> HttpResponse:
+    """PostgreSQL or Redis cannot be reached (core.outages): nothing was stored, and the
+    tracker app sends the position again later."""
+    response = _answer(503, "The service is briefly unavailable; try again.")
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
+
+
+def _declared_too_large(request: HttpRequest) -> HttpResponse | None:
+    """A refusal when the declared body is over its bound, before it is read."""
     try:
         length = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
         length = 0
-    if length > MAX_BODY_BYTES:
-        return too_large()
+    return too_large() if length > MAX_BODY_BYTES else None
+
+
+def _refused(request: HttpRequest, refusal: HttpResponse) -> HttpResponse:
+    """A request without a known tracker's secret, counted per client address: past the
+    bound, 429 instead of the refusal."""
     if not ratelimit.allow(
         "track-address",
         counted_client(request),
-        limit=REQUESTS_PER_ADDRESS,
+        limit=UNKNOWN_PER_ADDRESS,
         window_seconds=WINDOW_SECONDS,
     ):
         return _too_many()
-    return None
+    return refusal
 
 
 def _body(request: HttpRequest):
@@ -93,14 +109,16 @@ def _tracker(candidates: list[str]) -> Tracker | None:
     return None
 
 
-def _receive(candidates: list[str], read: Callable[[], list[Position]]) -> HttpResponse:
+def _receive(
+    request: HttpRequest, candidates: list[str], read: Callable[[], list[Position]]
+) -> HttpResponse:
     """Check the secret (400 missing, 403 unknown or revoked), then the tracker's rate, then
     read the positions (400 malformed) and keep them."""
     if not any(candidates):
-        return _answer(400, "The tracker's secret is missing.")
+        return _refused(request, _answer(400, "The tracker's secret is missing."))
     tracker = _tracker(candidates)
     if tracker is None:
-        return _answer(403, "Unknown or revoked tracker.")
+        return _refused(request, _answer(403, "Unknown or revoked tracker."))
     if not ratelimit.allow(
         "track-tracker", tracker.pk, limit=REQUESTS_PER_TRACKER, window_seconds=WINDOW_SECONDS
     ):
@@ -117,7 +135,7 @@ def _receive(candidates: list[str], read: Callable[[], list[Position]]) -> HttpR
 @require_http_methods(["GET", "POST"])
 def osmand_view(request: HttpRequest) -> HttpResponse:
     """OsmAnd protocol: query or form parameters, or Traccar Client 9's JSON."""
-    if refusal := _bounded(request):
+    if refusal := _declared_too_large(request):
         return refusal
     now = timezone.now()
     candidates = request.GET.getlist("id")
@@ -125,15 +143,15 @@ def osmand_view(request: HttpRequest) -> HttpResponse:
         try:
             document = _body(request)
         except MalformedPosition as error:
-            return _answer(400, str(error))
+            return _refused(request, _answer(400, str(error)))
         device_id = document.get("device_id") if isinstance(document, dict) else None
         candidates.append(device_id if isinstance(device_id, str) else "")
-        return _receive(candidates, lambda: traccar_json(document, now))
+        return _receive(request, candidates, lambda: traccar_json(document, now))
     parameters = request.GET.dict()
     if request.method == "POST":
         parameters |= request.POST.dict()
         candidates += request.POST.getlist("id")
-    return _receive(candidates, lambda: [osmand_parameters(parameters, now)])
+    return _receive(request, candidates, lambda: [osmand_parameters(parameters, now)])
 
 
 def _basic_password(request: HttpRequest) -> str:
@@ -151,12 +169,12 @@ def _basic_password(request: HttpRequest) -> str:
 @require_POST
 def owntracks_view(request: HttpRequest) -> HttpResponse:
     """OwnTracks' HTTP mode: the secret is the HTTP Basic password (any user name)."""
-    if refusal := _bounded(request):
+    if refusal := _declared_too_large(request):
         return refusal
     secret = _basic_password(request)
     if not secret:
         response = _answer(401, "Send the tracker's secret as the HTTP Basic password.")
         response["WWW-Authenticate"] = 'Basic realm="trackers"'
-        return response
+        return _refused(request, response)
     now = timezone.now()
-    return _receive([secret], lambda: owntracks_json(_body(request), now))
+    return _receive(request, [secret], lambda: owntracks_json(_body(request), now))

@@ -32,7 +32,7 @@ from closures.selectors import closed_stretches
 from core import ratelimit
 from core.clients import counted_client
 from core.dates import iso_ms
-from public import live
+from public import alerts, live
 from public.selectors import index_rows, public_system, published_trails
 from public.texts import (
     list_texts,
@@ -55,6 +55,7 @@ from updates.confirmations import (
     confirm_phone,
     request_subscription,
 )
+from updates.enums import GROOMING_CONDITIONS
 from updates.selectors import email_sign_up, subscriber_by_unsubscribe_token
 from updates.sms_budget import seconds_to_tomorrow, sms_sign_up_open
 from updates.subscribers import unsubscribe
@@ -155,6 +156,9 @@ def _map_config(system: TrailSystem) -> dict:
         "tileAttribution": settings.MAP_TILE_ATTRIBUTION,
         "language": system.language,
         "texts": script_texts(),
+        # A trail's conditions that say it was groomed give way, in the Grooming view, to
+        # its last grooming (the same truth, said once).
+        "groomingConditions": list(GROOMING_CONDITIONS),
         # The first view, before the file comes: the system's place (its own, or its
         # trails' centre); null for a system without either.
         "centre": [system.lat, system.lng]
@@ -175,6 +179,7 @@ def _map_page(request: HttpRequest, system_id: str, *, embed: bool) -> HttpRespo
             "config": _map_config(system),
             "list_url": reverse("public-embed-list", args=[system.pk]),
             "sms": sms_sign_up_state(system) if not embed else "",
+            "alerts_config": alerts.map_config(system),
         }
         return _allow_map_sources(render(request, "public/map.html", context))
 

@@ -31,7 +31,7 @@ from django.utils import timezone
 from closures import selectors as closures_selectors
 from closures.documents import closures_file
 from closures.models import PublishedClosures
-from core import events
+from core import events, queueing
 from core.dates import iso_ms
 from core.names import camel
 from publishing import metrics, storage
@@ -436,10 +436,8 @@ def compile_pending(system_id: str) -> PublishedFile | None:
             # The live maps of this process first; then the replaced files. Robust: a failed
             # delete is logged and leaves the files to the sweep, never an error here, where
             # it would look like a failed compile.
-            transaction.on_commit(
-                lambda: map_published.send(sender=None, system_id=system_id), robust=True
-            )
-            transaction.on_commit(lambda: remove_replaced_files(system_id, done), robust=True)
+            queueing.on_commit(lambda: map_published.send(sender=None, system_id=system_id))
+            queueing.on_commit(lambda: remove_replaced_files(system_id, done))
     except BaseException:
         storage.delete_file(published.path)
         raise

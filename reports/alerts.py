@@ -3,6 +3,7 @@ place and nearest trail, and a link to the system's Reports page (never the repo
 address or photo: the page shows those to whoever may see them), in the system's language."""
 
 import logging
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.core import mail
@@ -16,8 +17,25 @@ from trails.selectors import role_for
 logger = logging.getLogger(__name__)
 
 
+# A pending alert younger than this is taken as one whose task is queued.
+TRUST_QUEUED_FOR = timedelta(seconds=10)
+
+
+def unqueued_alerts(now: datetime) -> list[str]:
+    """The reports whose alert is pending longer than a queued task takes (a broker outage
+    kept it from being queued)."""
+    return list(
+        Report.objects.filter(alert_pending=True, created_on__lte=now - TRUST_QUEUED_FOR)
+        .order_by("created_on")
+        .values_list("pk", flat=True)
+    )
+
+
 def alert_administrators(report_id: str) -> int:
-    """Send the alert of one report; returns how many e-mails were sent."""
+    """Send the alert of one report, once: the first task to claim it sends it, a task queued
+    again by the sweep finds it claimed; returns how many e-mails were sent."""
+    if not Report.objects.filter(pk=report_id, alert_pending=True).update(alert_pending=False):
+        return 0
     report = Report.objects.select_related("trail_system", "trail").filter(pk=report_id).first()
     if report is None:
         return 0

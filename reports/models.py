@@ -80,6 +80,10 @@ class Report(models.Model):
     )
     # Set when the resolution e-mail to this report's address was handed to the mail server.
     answered_on = models.DateTimeField(null=True, blank=True, verbose_name=_("answered on"))
+    # The e-mail of this new report to the Administrators who asked for one is still to be
+    # sent: set with the report, cleared by the task that sends it (reports.alerts); beat's
+    # sweep queues what a broker outage left.
+    alert_pending = models.BooleanField(default=False, verbose_name=_("alert pending"))
 
     class Meta:
         verbose_name = _("rider report")
@@ -88,6 +92,11 @@ class Report(models.Model):
         indexes = [
             models.Index(fields=["trail_system", "-created_on"], name="report_system_created"),
             models.Index(fields=["created_on"], name="report_created"),
+            models.Index(
+                fields=["created_on"],
+                condition=models.Q(alert_pending=True),
+                name="report_alert_pending",
+            ),
         ]
 
     def __str__(self) -> str:

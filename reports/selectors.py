@@ -2,6 +2,7 @@
 time) and one report."""
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.db.models import Q, QuerySet
 
@@ -19,6 +20,12 @@ def reports_of_system(system: TrailSystem, *, state: str | None = None) -> Query
         .defer("trail__geometry", "trail__elevations")
         .order_by("-created_on", "-id")
     )
+
+
+def reports_kept_since(since: datetime) -> int:
+    """Reports of every system kept since then (the site's cap counts these, never a refused
+    post)."""
+    return Report.objects.filter(created_on__gte=since).count()
 
 
 @dataclass(frozen=True)

@@ -180,8 +180,10 @@ def file_report(
             if reports_left_today(system, now) <= 0:
                 raise ReportsPaused
             group = _open_group(system, fields["category"], fields["lat"], fields["lng"], now)
+            alerting = ReportAlert.objects.filter(trail_system=system).exists()
             report = Report(
                 trail_system=system,
+                alert_pending=alerting,
                 duplicate_of=group,
                 trail_id=nearest.trail_id if nearest else None,
                 trail_distance_km=nearest.km if nearest else None,
@@ -205,7 +207,7 @@ def file_report(
                 type=events.REPORT_CREATED,
                 data=lambda: _created_event(report, group),
             )
-            if ReportAlert.objects.filter(trail_system=system).exists():
+            if alerting:
                 queue_on_commit(alert_about_report, report.pk)
     except BaseException:
         if stored:

@@ -34,6 +34,7 @@ ALL_COMMANDS = [
     "export_trail_system",
     "import_gpx",
     "import_grooming_track",
+    "check_feeds",
 ]
 
 

@@ -19,6 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
 
+from core import queueing
 from core.messages import render_message, subject_line
 from trails.countries import sms_countries
 from trails.models import TrailSystem
@@ -116,7 +117,7 @@ def request_subscription(*, system: TrailSystem, email: str = "", phone: str = "
         code = f"{secrets.randbelow(1_000_000):06d}"
         pending.code_digest = _code_digest(pending.pk, code)
     pending.save()
-    transaction.on_commit(lambda: _send_confirmations(pending, token, code), robust=True)
+    queueing.on_commit(lambda: _send_confirmations(pending, token, code))
     return SignUp(pending, sms_paused=paused)
 
 

@@ -23,3 +23,7 @@ SURFACE_CONDITIONS = [
     "snow-machine-packed", "soft", "very-soft", "track-set", "variable-conditions", "wet",
     "wet-granular", "wet-packed", "wet-snow", "windblown",
 ]  # fmt: skip
+
+# The conditions that say a trail was groomed: a pass posts one, a groomer may post one by hand,
+# and either is the trail's last grooming.
+GROOMING_CONDITIONS = ("groomed", "skateGroomed", "classicGroomed", "track-set")

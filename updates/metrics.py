@@ -7,10 +7,10 @@ again at most every DELIVERY_METRICS_SECONDS.
 """
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db.models import Count
 from prometheus_client import Counter
 
+from core.caching import cached
 from core.metrics import DatabaseGauge
 from updates.models import Delivery
 
@@ -24,11 +24,11 @@ def _by_channel_and_state(deliveries) -> dict[tuple[str, str], int]:
 
 
 def finished_counts() -> dict[tuple[str, str], int]:
-    counts = cache.get(FINISHED_CACHE_KEY)
-    if counts is None:
-        counts = _by_channel_and_state(Delivery.objects.exclude(state__in=UNFINISHED))
-        cache.set(FINISHED_CACHE_KEY, counts, settings.DELIVERY_METRICS_SECONDS)
-    return counts
+    return cached(
+        FINISHED_CACHE_KEY,
+        lambda: _by_channel_and_state(Delivery.objects.exclude(state__in=UNFINISHED)),
+        settings.DELIVERY_METRICS_SECONDS,
+    )
 
 
 def deliveries_by_state():

@@ -15,11 +15,9 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from django.conf import settings
 from django.core import mail
-from django.core.cache import cache
-from django.db import transaction
 from django.utils import timezone
 
-from core import ratelimit
+from core import queueing, ratelimit
 from core.messages import render_message, subject_line
 from trails.models import TrailSystem
 from trails.selectors import administrators_emails
@@ -29,6 +27,7 @@ logger = logging.getLogger(__name__)
 
 SYSTEM_SCOPE = "sms-confirmations-system"
 SITE_SCOPE = "sms-confirmations-site"
+TOLD_SCOPE = "sms-budget-told"  # the Administrators' one e-mail of the day
 SITE = "site"
 SYSTEM = "system"
 KEPT_SECONDS = 2 * 24 * 3600  # a day's counters outlive it, then expire
@@ -76,10 +75,10 @@ def take(system: TrailSystem) -> bool:
     if spent is None:
         return True
     sms_confirmations_refused.labels(reason=f"{spent}_budget").inc()
-    if system.sms_confirmations_per_day and cache.add(
-        f"sms-budget-told:{system.pk}:{day}", 1, timeout=KEPT_SECONDS
+    if system.sms_confirmations_per_day and ratelimit.allow(
+        TOLD_SCOPE, f"{system.pk}:{day}", limit=1, window_seconds=KEPT_SECONDS
     ):
-        transaction.on_commit(lambda: tell_administrators(system, spent), robust=True)
+        queueing.on_commit(lambda: tell_administrators(system, spent))
     return False
 
 

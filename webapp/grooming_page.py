@@ -33,12 +33,13 @@ from grooming.services import (
 from grooming.tracks import Track, TrackError, parse_geojson, parse_upload
 from trails.models import TrailSystem
 from trails.selectors import trails_of_system
+from trails.timezones import zone_name
 from webapp import roles
 from webapp.actors import web_actor
 from webapp.refusals import add_refusal
 from webapp.system_pages import system_or_404
 from webapp.trail_admin import surface_condition_choices
-from webapp.zones import zone_now
+from webapp.zones import in_system_zone, zone_now
 
 # The API's limit on an uploaded track.
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
@@ -143,8 +144,13 @@ def map_data(system: TrailSystem, track: dict | None, groomed_ids: list[str]) ->
 
 
 def grooming(model_admin, request, system_id: str):
-    """Upload, review (dry run) and save a grooming pass; list and show the recent passes."""
+    """Upload, review (dry run) and save a grooming pass; list and show the recent passes;
+    in the system's zone, which the "Groomed at" field reads and names."""
     system = system_or_404(request, system_id, roles.MEMBER)
+    return in_system_zone(system, lambda: _grooming_page(model_admin, request, system))
+
+
+def _grooming_page(model_admin, request, system: TrailSystem):
     form = GroomingForm(request.POST or None, request.FILES or None)
     saving = "save" in request.POST or "groomed_now" in request.POST
     result: GroomingResult | None = None
@@ -197,6 +203,7 @@ def grooming(model_admin, request, system_id: str):
     context = {
         **model_admin.admin_site.each_context(request),
         "title": _("Grooming of %(system)s") % {"system": system.name},
+        "zone": zone_name(system),
         "opts": model_admin.opts,
         "system": system,
         "form": form,

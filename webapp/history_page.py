@@ -4,6 +4,7 @@ A system's page holds every trail and point of it. It replaces the admin's own H
 which only knows the admin's log (empty: the services write, not the admin's forms)."""
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from django import forms
 from django.contrib.admin.utils import unquote
@@ -13,11 +14,15 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from apikeys.models import User
+from grooming.models import GroomedTrail
+from grooming.services import GROOMED_FIELD
 from trails import selectors
 from trails.enums import Difficulty, TrailStatus
 from trails.models import Point, StatusChange, Trail, TrailSystem
+from trails.timezones import zone_name
 from webapp.pagination import CappedCountPaginator
 from webapp.trail_admin import activity_label
+from webapp.zones import in_system_zone
 
 CHANGES_PER_PAGE = 50
 # The changes the trail's and the point's own page shows, above the link to the rest.
@@ -38,10 +43,13 @@ HISTORY_VALUES = {
 }
 
 
-def history_value(field: str, value) -> str:
-    """A recorded value as a label ("Open", "Circle"), not as JSON; none is a dash."""
+def history_value(field: str, value) -> str | datetime:
+    """A recorded value as a label ("Open", "Circle"), not as JSON; a grooming's time as a
+    time, which the page writes in its zone; none is a dash."""
     if value is None:
         return "-"
+    if field == GROOMED_FIELD:
+        return datetime.fromisoformat(value)
     return str(HISTORY_VALUES.get(field, {}).get(value, value))
 
 
@@ -54,8 +62,8 @@ class HistoryRow:
     subject_url: str
     field: str
     activity: str
-    old: str
-    new: str
+    old: str | datetime
+    new: str | datetime
     who: str
     via: str
 
@@ -70,12 +78,28 @@ def _subject(change: StatusChange) -> tuple[str, str]:
     return row.name, reverse(page, args=[row.pk])
 
 
+def _groomers(changes: list[StatusChange]) -> dict[tuple[str, datetime], str]:
+    """(trail id, groomedAt) -> the name of the tracker whose session groomed it: the machine
+    groomed, not the account that once made the tracker (one query for the page)."""
+    groomed = [c for c in changes if c.field == GROOMED_FIELD and c.trail_id and c.new_value]
+    if not groomed:
+        return {}
+    rows = GroomedTrail.objects.filter(
+        trail_id__in={change.trail_id for change in groomed},
+        grooming_pass__groomed_at__in={datetime.fromisoformat(c.new_value) for c in groomed},
+        grooming_pass__session__isnull=False,
+    ).values_list("trail_id", "grooming_pass__groomed_at", "grooming_pass__session__tracker__name")
+    return {(trail_id, at): name for trail_id, at, name in rows}
+
+
 def history_rows(changes: list[StatusChange]) -> list[HistoryRow]:
-    """The changes in words: each account by its e-mail address (one query for the page)."""
+    """The changes in words: each account by its e-mail address, a tracker's grooming by the
+    tracker's name (one query each for the page)."""
     accounts = {
         user.pk: str(user)
         for user in User.objects.filter(pk__in={change.uid for change in changes if change.uid})
     }
+    groomers = _groomers(changes)
     rows = []
     for change in changes:
         subject, subject_url = _subject(change)
@@ -88,11 +112,17 @@ def history_rows(changes: list[StatusChange]) -> list[HistoryRow]:
                 activity=activity_label(change.activity) if change.activity else "",
                 old=history_value(change.field, change.old_value),
                 new=history_value(change.field, change.new_value),
-                who=accounts.get(change.uid, change.uid) or "-",
+                who=_groomer(groomers, change) or accounts.get(change.uid, change.uid) or "-",
                 via=f"{change.get_via_display()} {change.key_id}".strip(),
             )
         )
     return rows
+
+
+def _groomer(groomers: dict[tuple[str, datetime], str], change: StatusChange) -> str | None:
+    if change.field != GROOMED_FIELD or not change.new_value:
+        return None
+    return groomers.get((change.trail_id, datetime.fromisoformat(change.new_value)))
 
 
 class HistoryFilterForm(forms.Form):
@@ -125,6 +155,12 @@ class StatusHistoryMixin:
         row = self.get_object(request, unquote(object_id))
         if not self.has_view_or_change_permission(request, row):
             raise PermissionDenied
+        system = row if isinstance(row, TrailSystem) else row.trail_system
+        return in_system_zone(
+            system, lambda: self._history_page(request, row, system, extra_context)
+        )
+
+    def _history_page(self, request, row, system: TrailSystem, extra_context):
         form = HistoryFilterForm(request.GET or None)
         dates = form.cleaned_data if form.is_valid() else {}
         target = {
@@ -150,6 +186,7 @@ class StatusHistoryMixin:
             "page": page,
             "rows": history_rows(list(page.object_list)),
             "whole_system": target == "system",
+            "zone": zone_name(system),
             "filter_query": kept.urlencode(),
             **(extra_context or {}),
         }

@@ -1,6 +1,7 @@
 """What a list action did, told to the person: shared by the admin modules and the trail
 lists' own actions."""
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.contrib import messages
@@ -31,19 +32,21 @@ def report_outcome(
     request,
     outcome: ActionOutcome,
     *,
-    done: str,
+    done: str | Callable[[int], str],
     not_done: str,
     params: dict | None = None,
 ) -> None:
     """Tell the person what a list action did. Each row is its own change, as in the API, so a
     refusal leaves only the rows it names as they were and the others are done; selected rows
     no longer in the list (someone else trashed, restored or deleted them meanwhile) are left
-    alone and counted. `done` takes the count; `not_done` says what did not happen; both
-    take `params`."""
+    alone and counted. `done` takes the count (or is the words for that count, said with
+    ngettext); `not_done` says what did not happen; both take `params`."""
     params = params or {}
     if outcome.done:
         model_admin.message_user(
-            request, done % {"count": outcome.done, **params}, messages.SUCCESS
+            request,
+            (done(outcome.done) if callable(done) else done) % {"count": outcome.done, **params},
+            messages.SUCCESS,
         )
     for rows, reason in outcome.refused:
         names = ", ".join(f"“{row}”" for row in rows)

@@ -56,6 +56,12 @@ class TrailsAdminSite(admin.AdminSite):
         context = {**self.each_context(request), "title": _("Page not found")}
         return render(request, "admin/404.html", context, status=404)
 
+    def permission_denied(self, request: HttpRequest) -> HttpResponse:
+        """A page the person's role does not open, a Trustee's look at an Administrator's
+        page say (handler403 under /admin/): in the web app's look, with the way home."""
+        context = {**self.each_context(request), "title": _("Not open to your role")}
+        return render(request, "admin/403.html", context, status=403)
+
     def server_error(self) -> HttpResponse:
         """handler500's page under /admin/, rendered without the request: its session, the
         person's roles and the database itself may be what failed."""

@@ -14,15 +14,18 @@ from django.utils.translation import gettext_lazy as _
 
 from core.errors import DomainError
 from grooming import trackers
+from grooming.models import Tracker
 from grooming.services import DEFAULT_CONDITION
 from grooming.sessions import end_running_session
 from grooming.trackers import NAME_MAX_LENGTH
 from trails.models import TrailSystem
+from trails.timezones import zone_name
 from webapp import roles
 from webapp.actors import web_actor
 from webapp.refusals import add_refusal
 from webapp.system_pages import system_or_404
 from webapp.trail_admin import surface_condition_choices
+from webapp.zones import in_system_zone
 
 
 class TrackerForm(forms.Form):
@@ -43,25 +46,34 @@ def trackers_url(system: TrailSystem) -> str:
     return reverse("admin:trails_trailsystem_trackers", args=[system.pk])
 
 
-def _act(request, system: TrailSystem) -> None:
-    """Revoke a tracker, or end its running session, as the button pressed says."""
+def _act(request, system: TrailSystem) -> Tracker | None:
+    """Revoke a tracker (once confirmed), or end its running session, as the button pressed
+    says; the tracker whose revoking waits for its confirmation."""
     tracker = trackers.trackers_of_system(system).filter(pk=request.POST.get("tracker")).first()
     if tracker is None:
         messages.error(request, _("That tracker is gone; the list is up to date again."))
+    elif request.POST.get("action") == "revoke" and not request.POST.get("confirmed"):
+        return tracker
     elif request.POST.get("action") == "revoke":
         trackers.revoke_tracker(tracker=tracker, actor=web_actor(request))
         messages.success(request, _("Tracker %(name)s revoked.") % {"name": tracker.name})
     elif end_running_session(tracker=tracker):
         messages.success(request, _("Grooming of %(name)s ended.") % {"name": tracker.name})
+    return None
 
 
 def trackers_page(model_admin, request, system_id: str):
     system = system_or_404(request, system_id, roles.MEMBER)
+    return in_system_zone(system, lambda: _trackers_page(model_admin, request, system))
+
+
+def _trackers_page(model_admin, request, system: TrailSystem):
     form = TrackerForm(request.POST if request.POST.get("action") == "create" else None)
-    created = None
+    created = revoking = None
     if request.method == "POST" and request.POST.get("action") in ("revoke", "end"):
-        _act(request, system)
-        return HttpResponseRedirect(trackers_url(system))
+        revoking = _act(request, system)
+        if revoking is None:
+            return HttpResponseRedirect(trackers_url(system))
     if request.method == "POST" and form.is_valid():
         try:
             made = trackers.create_tracker(
@@ -94,7 +106,9 @@ def trackers_page(model_admin, request, system_id: str):
         "system": system,
         "form": form,
         "created": created,
+        "revoking": revoking,
         "trackers": rows,
+        "zone": zone_name(system),
     }
     response = TemplateResponse(request, "webapp/trackers.html", context)
     if created:

@@ -6,7 +6,7 @@ from django import forms
 from django.conf import settings
 from django.contrib import admin
 from django.utils.formats import number_format
-from django.utils.translation import get_language
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from core.errors import DomainError
@@ -108,7 +108,9 @@ def set_status_action(status: str, label):
             model_admin,
             request,
             outcome,
-            done=_("%(count)d trail(s) set to %(status)s."),
+            done=lambda count: ngettext(
+                "%(count)d trail set to %(status)s.", "%(count)d trails set to %(status)s.", count
+            ),
             not_done=_("Not set to %(status)s"),
             params={"status": TrailStatus(status).label},
         )

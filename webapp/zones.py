@@ -1,15 +1,17 @@
 """The time zone a form's dates and times are read in, said with the time there now
 ("America/Boise, now 05:03"): a wrong guess would move a closure or an expiry by hours."""
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import tzinfo
 from zoneinfo import ZoneInfo
 
+from django.http import HttpResponse
+from django.template.response import SimpleTemplateResponse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from trails.models import TrailSystem
-from trails.timezones import zone_names
+from trails.timezones import zone_names, zone_of
 
 ZONES_LISTED = 4  # a person with systems in more zones reads the first ones, then "..."
 
@@ -39,3 +41,13 @@ def zones_now(systems: Iterable[TrailSystem]) -> str:
         for zone, names in list(by_zone.items())[:ZONES_LISTED]
     ]
     return "; ".join(said) + ("; ..." if len(by_zone) > ZONES_LISTED else "")
+
+
+def in_system_zone(system: TrailSystem, answer: Callable[[], HttpResponse]) -> HttpResponse:
+    """A system's page, read and rendered in the system's zone: every time it shows, every time
+    its forms read, and the zone `zone_now()` names, are the system's, not the server's UTC."""
+    with timezone.override(zone_of(system)):
+        response = answer()
+        if isinstance(response, SimpleTemplateResponse):
+            response.render()
+    return response

@@ -30,7 +30,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from core import retries
+from core import queueing, retries
 from core.commits import wait_for_the_disk
 from core.fairqueue import Share
 from core.locks import session_lock
@@ -226,7 +226,7 @@ def pause(endpoint: WebhookEndpoint, now: datetime, reason: str) -> None:
     logger.warning(
         "webhook %s paused after %d failed attempts in a row", endpoint.pk, endpoint.failures
     )
-    transaction.on_commit(lambda: notices.tell_paused(endpoint.pk), robust=True)
+    queueing.on_commit(lambda: notices.tell_paused(endpoint.pk))
 
 
 def send_all_due() -> int:

@@ -223,16 +223,27 @@ def test_secrets_missing_unknown_and_bodies_unreadable(client, manager, system):
     assert send_owntracks(client, secret, (-113.95, 45.69, timezone.now())).status_code == 200
 
 
-def test_requests_are_bounded_per_tracker_and_per_address(client, manager, system, monkeypatch):
-    secret = create(manager, system)["secret"]
+def test_a_known_tracker_has_its_own_rate_whatever_its_address_and_junk_is_bounded_per_address(
+    client, manager, system, monkeypatch
+):
+    """Issue 40 item 3: the secret is checked first. A fleet behind one NAT is bounded only
+    per tracker; only requests without a known secret count toward the address's bound."""
     monkeypatch.setattr(tracking, "REQUESTS_PER_TRACKER", 3)
-    query = {"id": secret, "lat": 45.69, "lon": -113.95}
-    statuses = [client.get("/track/osmand", query).status_code for _ in range(4)]
-    assert statuses == [200, 200, 200, 429]
-    monkeypatch.setattr(tracking, "REQUESTS_PER_ADDRESS", 4)  # 4 counted above
-    other = {"id": "trk_unknown", "lat": 45.69, "lon": -113.95}
-    assert client.get("/track/osmand", other, REMOTE_ADDR="10.9.9.9").status_code == 403
-    assert client.get("/track/osmand", other).status_code == 429
+    monkeypatch.setattr(tracking, "UNKNOWN_PER_ADDRESS", 2)
+    nat = "203.0.113.50"
+    unknown = {"id": "trk_unknown", "lat": 45.69, "lon": -113.95}
+    junk = [client.get("/track/osmand", unknown, REMOTE_ADDR=nat).status_code for _ in range(3)]
+    assert junk == [403, 403, 429]
+    assert client.get("/track/osmand", {"lat": 45.69}, REMOTE_ADDR=nat).status_code == 429
+
+    secrets = [create(manager, system, name=f"PistenBully {n}")["secret"] for n in range(4)]
+    for secret in secrets:  # the address spent its bound: each tracker has its own rate
+        query = {"id": secret, "lat": 45.69, "lon": -113.95}
+        statuses = [
+            client.get("/track/osmand", query, REMOTE_ADDR=nat).status_code for _ in range(4)
+        ]
+        assert statuses == [200, 200, 200, 429]
+    assert client.get("/track/osmand", unknown, REMOTE_ADDR="10.9.9.9").status_code == 403
 
 
 def test_sessions_announce_start_each_trail_and_end(

@@ -2,6 +2,7 @@
 all private to this module: the database restarted under a write load, the broker stopped,
 a worker killed in the middle of a fan-out. `make faults` runs them."""
 
+import functools
 import json
 import threading
 import time
@@ -15,7 +16,7 @@ import requests
 
 from apikeys.tokens import mint_emulator_token
 from tests.integration.test_publishing import trail_statuses
-from tests.integration.topology import Topology, wait_until
+from tests.integration.topology import Load, Topology, wait_until
 
 # In one process of `make test`'s parallel pass, sharing their topology: their bounds (10 s to
 # 90 s) leave room for the other processes' load. The noisy neighbours' test compares
@@ -100,7 +101,7 @@ def each_got_one(topology, world, before: Counter) -> bool:
     return new_messages(topology, before) == Counter(world["emails"])
 
 
-class WriteLoad:
+class WriteLoad(Load):
     """Writers creating updates as fast as the API answers, recording what it acknowledged
     (201 and the new id) and every other answer."""
 
@@ -108,8 +109,7 @@ class WriteLoad:
         self.world, self.topology = world, topology
         self.acknowledged: list[str] = []
         self.refused: list[tuple[int, str]] = []
-        self.stopping = threading.Event()
-        self.threads = [threading.Thread(target=self.write, args=(n,)) for n in range(writers)]
+        super().__init__(*(functools.partial(self.write, n) for n in range(writers)))
 
     def write(self, writer: int) -> None:
         session = requests.Session()
@@ -126,16 +126,6 @@ class WriteLoad:
                 self.acknowledged.append(response.json()["id"])
             else:
                 self.refused.append((response.status_code, response.text))
-
-    def __enter__(self):
-        for thread in self.threads:
-            thread.start()
-        return self
-
-    def __exit__(self, *exc_info):
-        self.stopping.set()
-        for thread in self.threads:
-            thread.join(timeout=30)
 
 
 def test_the_api_answers_503_while_postgres_restarts_and_loses_no_acknowledged_write(

@@ -48,6 +48,25 @@ def drop_broker_connections() -> None:
     celery_app.amqp._producer_pool = None
 
 
+class Load:
+    """Threads that send requests until the `with` block ends (each function given runs in
+    one of them and stops once `stopping` is set)."""
+
+    def __init__(self, *senders):
+        self.stopping = threading.Event()
+        self.threads = [threading.Thread(target=sender) for sender in senders]
+
+    def __enter__(self):
+        for thread in self.threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc_info):
+        self.stopping.set()
+        for thread in self.threads:
+            thread.join(timeout=30)
+
+
 class PrivateRedis:
     """A throwaway redis-server: stopping it is a broker outage that leaves the shared Redis
     alone. No persistence, so queued messages die with it."""

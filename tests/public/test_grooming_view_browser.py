@@ -16,8 +16,11 @@ from grooming.services import record_grooming_track
 from grooming.sessions import Position, end_running_session, receive_positions
 from grooming.trackers import create_tracker
 from grooming.tracks import Track
+from tests.browser import save_screenshot
 from tests.factories import TrailFactory, TrailSystemFactory
 from tests.grooming.geo import path
+from updates.models import Update
+from updates.services import create_update
 
 pytestmark = pytest.mark.django_db(transaction=True)
 GROOMER = Actor("groomer", Via.ID_TOKEN)
@@ -129,7 +132,8 @@ class Replayed:
 
     def at(self, i: int) -> None:
         lng, lat = self.track[i]
-        moment = timezone.now() - timedelta(seconds=60 - i)
+        # 10 s a point (100 m): a groomer's pace, which the trackers' speed check lets by.
+        moment = timezone.now() - timedelta(seconds=120 - 10 * i)
         receive_positions(tracker=self.tracker, positions=[Position(lng, lat, moment)])
 
     def moves_on(self, page) -> None:
@@ -213,3 +217,59 @@ def test_a_pass_uploaded_hours_later_says_when_it_was_groomed(live, page):
     page.get_by_role("button", name="Grooming").click()
     listed = page.locator(".trail-item", has_text="Meadow Loop").locator(".groomed-ago")
     expect(listed).to_have_text("Groomed for classic 3 h ago")
+
+
+def test_a_trail_groomed_by_hand_or_by_track_tells_one_last_grooming_and_lifts_stand_apart(
+    live, browser
+):
+    """A groomer's "Groomed for classic" posted by hand is the trail's last grooming, as a pass
+    is: one time in the popup and the list, never "Not groomed" beside it; a later hand post
+    beats an older pass. Lifts, never groomed, are drawn apart from every bucket."""
+    system, trails = nordic_system()
+    lift = TrailFactory(
+        trail_system=system,
+        name="Summit Chair",
+        type="Lift",
+        geometry={"type": "LineString", "coordinates": path([(200, 650), (1300, 650)], step=50)},
+    )
+    for trail, condition, minutes in (
+        (trails["Far Woods"], "classicGroomed", 21),
+        (trails["Ridge Run"], "track-set", 90),
+    ):
+        update = create_update(
+            system=system,
+            actor=GROOMER,
+            type="surfaceConditions",
+            conditions=[condition],
+            trail_ids=[trail.pk],
+        )
+        Update.objects.filter(pk=update.pk).update(
+            updated_on=timezone.now() - timedelta(minutes=minutes)
+        )
+    with transaction.atomic():
+        request_compile(system, reason="test")
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
+    page = context.new_page()
+    page.goto(f"{live.url}/map/{system.pk}?view=grooming")
+    line = page.locator(f'path.trail-line[data-trail-id="{trails["Far Woods"].pk}"]')
+    expect(line).to_have_attribute("data-grooming-bucket", "today")
+    far_woods = page.locator(".trail-item", has_text="Far Woods")
+    expect(far_woods.locator(".groomed-ago")).to_have_text("Groomed for classic 21 min ago")
+    expect(far_woods.locator(".conditions")).to_be_hidden()
+    expect(page.get_by_text("Not groomed in the last 14 days")).to_have_count(0)
+    ridge = page.locator(".trail-item", has_text="Ridge Run").locator(".groomed-ago")
+    expect(ridge).to_have_text("Track set 1 h ago")
+    far_woods.locator("button").click()
+    expect(page.locator(".leaflet-popup .groomed-ago")).to_have_text(
+        "Groomed for classic 21 min ago"
+    )
+    lift_line = page.locator(f'path.trail-line[data-trail-id="{lift.pk}"]')
+    expect(lift_line).to_have_attribute("data-grooming-bucket", "lift")
+    expect(lift_line).to_have_attribute("stroke", "#ffffff")
+    expect(page.locator(".grooming-legend li").last).to_have_text("Lift (not groomed)")
+    save_screenshot(page, "map-grooming-view-one-truth-phone")
+
+    page.get_by_role("button", name="Status").click()
+    expect(far_woods.locator(".conditions")).to_have_text("Groomed for classic · 21 min ago")
+    expect(lift_line).not_to_have_attribute("stroke", "#ffffff")
+    context.close()

@@ -2,6 +2,8 @@
 the system reads and triages, the reporter's address is for Administrators only, and the
 reporters hear back once when it is resolved (issue 35, items 4 and 5)."""
 
+from datetime import UTC, datetime
+
 import pytest
 from django.core import mail
 
@@ -111,3 +113,18 @@ def test_a_patch_with_a_bad_state_is_refused(system, client_for, filed):
         f"/api/v1/reports/{filed.pk}", {"state": "closed"}, format="json"
     )
     assert answer.status_code == 400
+
+
+def test_a_french_reporter_hears_back_with_the_date_in_french(
+    system, crew, client_for, filed, django_capture_on_commit_callbacks
+):
+    """The received date is the language's own ("28 novembre 2026"), not "28 Nov 2026"."""
+    system.language = "fr"
+    system.time_zone = "America/Boise"
+    system.save(update_fields=["language", "time_zone"])
+    Report.objects.filter(pk=filed.pk).update(created_on=datetime(2026, 11, 28, 17, 5, tzinfo=UTC))
+    with django_capture_on_commit_callbacks(execute=True):
+        client_for(crew).patch(f"/api/v1/reports/{filed.pk}", {"state": "resolved"}, format="json")
+    body = next(m.body for m in mail.outbox if m.to == ["first@example.test"])
+    assert "28 novembre 2026" in body
+    assert "Nov" not in body

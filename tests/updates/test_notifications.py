@@ -100,7 +100,7 @@ def test_french_system_gets_french_messages_with_condition_labels(
     email = mail.outbox[0]
     assert email.subject == "Sentiers du Lac : Conditions de surface"
     assert "Conditions : Damé, Glacé" in email.body
-    assert "Sentiers : La Boucle" in email.body
+    assert "Sentier : La Boucle" in email.body
     assert "Se désabonner" in email.body
     assert "Damé, Glacé" in sms_outbox[0].body
     assert "répondez ARRET" in sms_outbox[0].body
@@ -368,8 +368,30 @@ def test_a_notice_about_some_trails_names_them(
         update.trails.set([trail])
         tasks.notify_subscribers_on_commit(update.pk)
 
-    assert "Trails: Ridge Loop" in mail.outbox[0].body
+    assert "Trail: Ridge Loop" in mail.outbox[0].body
     assert "Ridge Loop" in mail.outbox[0].alternatives[0][0]
+
+
+@pytest.mark.parametrize(
+    ("language", "names", "said"),
+    [
+        ("fr", ["Timber Trail"], "Sentier : "),
+        ("fr", ["Timber Trail", "Ridge Run"], "Sentiers : "),
+        ("en", ["Timber Trail", "Ridge Run"], "Trails: "),
+    ],
+)
+def test_the_trails_of_a_notice_are_counted_in_the_systems_language(
+    language, names, said, sms_outbox, django_capture_on_commit_callbacks
+):
+    system = TrailSystemFactory(name="Mont Vert", language=language)
+    subscribe(system, email="a@example.test")
+    trails = [TrailFactory(trail_system=system, name=name) for name in names]
+    with django_capture_on_commit_callbacks(execute=True):
+        update = UpdateFactory(trail_system=system, notify=True, description="Arbre tombé.")
+        update.trails.set(trails)
+        tasks.notify_subscribers_on_commit(update.pk)
+    line = next(line for line in mail.outbox[0].body.splitlines() if line.startswith(said))
+    assert sorted(line.removeprefix(said).split(", ")) == sorted(names)
 
 
 def test_an_unreachable_mail_server_is_retried_and_nothing_is_left_half_sent(

@@ -188,7 +188,7 @@ def test_a_row_someone_else_trashed_meanwhile_is_counted_apart_and_the_rest_is_d
         follow=True,
     )
     assert messages_after(response) == [
-        ("success", "1 trail(s) set to Closed."),
+        ("success", "1 trail set to Closed."),
         (
             "warning",
             "1 selected trail is no longer in this list (someone else moved, restored or "
@@ -452,7 +452,7 @@ def test_revoking_api_keys(staff, system):
     response = staff.post(
         url(ApiKey, "changelist"), {"action": "revoke", "_selected_action": [key.pk]}, follow=True
     )
-    assert "Revoked 1 key(s)." in response.content.decode()
+    assert "Revoked 1 key." in response.content.decode()
     key.refresh_from_db()
     assert key.revoked and key.revoked_on is not None
 

@@ -119,7 +119,7 @@ def test_a_trustee_bulk_closes_three_trails_and_the_published_file_shows_it(
     page.select_option("select[name=action]", "set_status_closed")
     page.click("button[name=index]")
     page.wait_for_selector(".messagelist")
-    assert "3 trail(s) set to Closed." in page.inner_text(".messagelist")
+    assert "3 trails set to Closed." in page.inner_text(".messagelist")
     screenshot("webapp-trails", docs=True)
 
     system.refresh_from_db()

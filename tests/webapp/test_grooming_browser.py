@@ -14,6 +14,7 @@ from apikeys.models import User
 from demo.loader import DEMO_TRUSTEE_UID, load_demo
 from grooming.models import GroomingPass
 from tests.webapp.test_browser import sign_in
+from trails.timezones import zone_of
 from updates.models import Update
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -62,7 +63,8 @@ def test_the_sample_track_as_it_comes_is_recorded_as_groomed_now_and_published(
     page.dispatch_event("#grooming-map path.groomed-trail", "mouseover")
     expect(page.locator(".leaflet-tooltip")).to_have_text("Timber Trail")
     expect(page.locator("#expired-warning")).to_contain_text("nothing would be published")
-    expect(page.locator("#expired-warning")).to_contain_text("Jan. 16, 2026")  # left the map
+    # Left the map on the 16th at 5:15 UTC: the evening before in the system's zone.
+    expect(page.locator("#expired-warning")).to_contain_text("Jan. 15, 2026, 10:15 p.m.")
     expect(page.locator("#save-grooming")).to_have_count(0)
     screenshot(f"webapp-grooming-review-{'desk' if desk else 'phone'}", docs=True)
     assert not GroomingPass.objects.exists()
@@ -118,7 +120,7 @@ def test_a_groomed_at_within_a_day_is_saved_and_says_until_when_it_shows(live_se
     sign_in(page, live_server, User.objects.get(pk=DEMO_TRUSTEE_UID))
     page.goto(f"{live_server.url}/admin/trails/trailsystem/{system.pk}/grooming/")
     page.set_input_files("#id_file", str(TRACK))
-    groomed = timezone.localtime() - timedelta(hours=2)
+    groomed = timezone.localtime(timezone.now(), zone_of(system)) - timedelta(hours=2)
     page.fill("#id_groomed_at", groomed.strftime("%Y-%m-%dT%H:%M"))
     page.click("#check-coverage")
     until = date_format(groomed + timedelta(hours=24), "DATETIME_FORMAT")

@@ -18,6 +18,7 @@ from tests.factories import (
 )
 from tests.webapp.test_browser import sign_in
 from trails.models import StatusChange
+from trails.timezones import zone_of
 from trails.trash import trash_trail
 from webapp.history_page import CHANGES_PER_PAGE
 
@@ -65,7 +66,7 @@ def test_the_system_history_shows_a_trail_closed_by_the_api_and_one_by_a_bulk_ac
     page.check(f"input[name=_selected_action][value='{beaver.pk}']")
     page.select_option("select[name=action]", "set_status_closed")
     page.click("button[name=index]")
-    expect(page.locator(".messagelist")).to_contain_text("1 trail(s) set to Closed.")
+    expect(page.locator(".messagelist")).to_contain_text("1 trail set to Closed.")
     # The list shows each trail's status without scrolling sideways, on a phone too.
     status = page.locator("#result_list tr", has_text="Beaver Run").locator("td.field-status")
     expect(status).to_have_text("Closed")
@@ -92,8 +93,8 @@ def test_the_system_history_shows_a_trail_closed_by_the_api_and_one_by_a_bulk_ac
     width = "phone" if viewport[0] < 500 else "desk"
     screenshot(f"webapp-system-history-{width}", docs=True)
 
-    # A day with no change: nothing; today: everything again.
-    yesterday = (timezone.localdate() - timedelta(days=1)).isoformat()
+    # A day with no change: nothing; today: everything again (days in the system's zone).
+    yesterday = (timezone.localdate(timezone=zone_of(system)) - timedelta(days=1)).isoformat()
     page.fill("#id_since", yesterday)
     page.fill("#id_until", yesterday)
     page.click("#history-filter input[type=submit]")

@@ -58,7 +58,11 @@ def test_a_running_session_is_ended_and_a_tracker_revoked_from_the_page(client, 
     assert "grooming now" in client.get(trackers_url(world)).content.decode()
     client.post(trackers_url(world), {"action": "end", "tracker": second.pk})
     assert not GroomingSession.objects.filter(ended_on__isnull=True).exists()
-    client.post(trackers_url(world), {"action": "revoke", "tracker": tracker.pk})
+    asked = client.post(trackers_url(world), {"action": "revoke", "tracker": tracker.pk})
+    assert "Revoke PB?" in unescape(asked.content.decode())
+    tracker.refresh_from_db()
+    assert tracker.revoked_on is None
+    client.post(trackers_url(world), {"action": "revoke", "tracker": tracker.pk, "confirmed": "1"})
     tracker.refresh_from_db()
     assert tracker.revoked_on is not None
     assert "PB 2" in client.get(trackers_url(world)).content.decode()

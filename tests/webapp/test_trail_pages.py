@@ -33,7 +33,7 @@ def test_bulk_closing_three_trails_is_one_write_and_one_recompile(trustee_client
         follow=True,
     )
 
-    assert "3 trail(s) set to Closed." in response.content.decode()
+    assert "3 trails set to Closed." in response.content.decode()
     for trail in trails:
         trail.refresh_from_db()
         assert trail.status == "Closed"

@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 
 from tests.factories import MembershipFactory, TrailFactory, TrailSystemFactory
 from tests.webapp.test_browser import sign_in
+from trails.timezones import zone_of
 from updates.models import Update
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -38,12 +39,14 @@ def open_form(page, live_server, system, kind: str) -> None:
     page.select_option("#id_type", kind)
 
 
-def expiry_shown(page) -> timedelta:
-    """How far ahead of now the prefilled expiry is."""
+def expiry_shown(page, system) -> timedelta:
+    """How far ahead of now the prefilled expiry is (shown in the system's zone)."""
     shown = (
         f"{page.input_value('#id_expiration_date_0')} {page.input_value('#id_expiration_date_1')}"
     )
-    moment = timezone.make_aware(timezone.datetime.strptime(shown, "%Y-%m-%d %H:%M:%S"))
+    moment = timezone.make_aware(
+        timezone.datetime.strptime(shown, "%Y-%m-%d %H:%M:%S"), zone_of(system)
+    )
     return moment - timezone.now()
 
 
@@ -66,7 +69,7 @@ def test_each_type_is_added_in_one_save_with_its_own_fields_and_the_default_expi
     expect(page.locator("#id_description")).to_be_visible()
     expect(page.locator(SNOW_FIELD)).to_be_hidden()
     expect(page.locator("#id_conditions")).to_be_hidden()
-    assert timedelta(hours=23, minutes=58) < expiry_shown(page) <= timedelta(hours=24)
+    assert timedelta(hours=23, minutes=58) < expiry_shown(page, system) <= timedelta(hours=24)
     page.fill("#id_description", "Beaver Run closed for logging until Friday.")
     screenshot(f"webapp-update-notice-{width}", docs=True)
     notice = saved(page)

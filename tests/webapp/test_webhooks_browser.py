@@ -109,7 +109,7 @@ def test_a_paused_webhook_says_since_when_and_why_and_resumes_in_order(
 
     page.click("#resume")
 
-    expect(page.locator(".messagelist")).to_contain_text("2 waiting event(s) go now, in order")
+    expect(page.locator(".messagelist")).to_contain_text("2 waiting events go now, in order")
     call_command("send_webhooks")
     ids = list(WebhookDelivery.objects.order_by("id").values_list("message_id", flat=True))
     assert target.ids() == ids

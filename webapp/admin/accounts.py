@@ -5,6 +5,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.views.main import ChangeList
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from apikeys.models import ApiKey, User
 from apikeys.services import (
@@ -201,5 +202,8 @@ class ApiKeyAdmin(ServiceAdmin):
         for key in keys:
             revoke_key(user=None if roles.is_super(request.user) else request.user, key_id=key.pk)
         self.message_user(
-            request, _("Revoked %(count)d key(s).") % {"count": len(keys)}, messages.SUCCESS
+            request,
+            ngettext("Revoked %(count)d key.", "Revoked %(count)d keys.", len(keys))
+            % {"count": len(keys)},
+            messages.SUCCESS,
         )

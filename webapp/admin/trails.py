@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.http import HttpResponseRedirect
 from django.template.loader import render_to_string
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.formats import number_format
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
@@ -33,7 +34,7 @@ from trails.models import (
     TrashedPoint,
     TrashedTrail,
 )
-from trails.timezones import known_zones, zone_name
+from trails.timezones import known_zones, zone_name, zone_of
 from webapp import (
     closures_page,
     grooming_log_page,
@@ -418,9 +419,11 @@ def status_history(obj) -> str:
     if obj is None or obj.pk is None:
         return "-"
     row_name = obj._meta.model_name
-    table = render_to_string(
-        "webapp/status_history_table.html", {"rows": history_page.latest_changes(obj)}
-    )
+    # In the system's zone, as its History page says them.
+    with timezone.override(zone_of(obj.trail_system)):
+        table = render_to_string(
+            "webapp/status_history_table.html", {"rows": history_page.latest_changes(obj)}
+        )
     return format_html(
         '{}<p><a href="{}" class="history-link">{}</a></p>',
         table,

@@ -10,7 +10,11 @@ from django.http import HttpResponse
 from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
+from trails.models import TrailSystem
+from trails.selectors import systems_with_roles
+from trails.timezones import zone_names
 from updates import services
 from updates.enums import UpdateType
 from updates.models import Delivery, Subscriber, Update
@@ -33,7 +37,7 @@ from webapp.admin.base import (
     system_overview_link,
 )
 from webapp.trail_admin import TrailPickerMixin, surface_condition_choices
-from webapp.zones import zone_now
+from webapp.zones import in_system_zone, zone_now
 
 
 class UpdateForm(forms.ModelForm):
@@ -141,6 +145,45 @@ class UpdateAdmin(TrailPickerMixin, DeleteThroughService, ServiceAdmin):
                 }
                 return TemplateResponse(request, "webapp/update_notify_question.html", context)
         return super().add_view(request, form_url, extra_context)
+
+    def changelist_view(self, request, extra_context=None):
+        """In the zone of the systems listed when they share one (the one picked in the
+        filter, or every system of the person), named above the list; else in UTC, named."""
+        picked = request.GET.get("trail_system__id__exact")
+        systems = (
+            list(TrailSystem.objects.filter(pk=picked))
+            if picked
+            else systems_with_roles(request.user, everything=True)
+        )
+        zones = set(zone_names(systems).values())
+        system = systems[0] if len(zones) == 1 else None
+        zone = zones.pop() if system else "UTC"
+        subtitle = _("Times are in %(zone)s.") % {"zone": zone}
+        context = {"subtitle": subtitle, **(extra_context or {})}
+
+        def answer():
+            return super(UpdateAdmin, self).changelist_view(request, context)
+
+        return in_system_zone(system, answer) if system else answer()
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        """In the zone of the update's system (the one its page is for, or the one picked on
+        an add page), which the expiry is read in and said in."""
+
+        def answer():
+            return super(UpdateAdmin, self).changeform_view(
+                request, object_id, form_url, extra_context
+            )
+
+        picked = request.POST.get("trail_system") or request.GET.get("trail_system")
+        system = (
+            TrailSystem.objects.filter(updates__pk=object_id).first()
+            if object_id
+            else TrailSystem.objects.filter(pk=picked).first()
+            if picked
+            else None
+        )
+        return in_system_zone(system, answer) if system else answer()
 
     def get_queryset(self, request):
         """With each update's system, whose name is in its title (Update.__str__): on the
@@ -275,7 +318,12 @@ class SubscriberAdmin(SystemLinkOnViewMixin, DeleteThroughService, ServiceAdmin)
         ids = list(self.scoped(request, queryset, "change").values_list("pk", flat=True))
         count = unsubscribe_subscribers(subscriber_ids=ids)
         self.message_user(
-            request, _("Unsubscribed %(count)d subscriber(s).") % {"count": count}, messages.SUCCESS
+            request,
+            ngettext(
+                "Unsubscribed %(count)d subscriber.", "Unsubscribed %(count)d subscribers.", count
+            )
+            % {"count": count},
+            messages.SUCCESS,
         )
 
     @admin.action(description=_("Export selected as CSV"), permissions=["export"])

@@ -16,6 +16,7 @@ from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
 from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from core.events import EVENT_TYPES
 from webapp import roles
@@ -111,7 +112,10 @@ class WebhookEndpointAdmin(DeleteThroughService, ServiceAdmin):
         for endpoint in rows:
             services.resume_endpoint(endpoint=endpoint, actor=web_actor(request))
         self.message_user(
-            request, _("Resumed: %(count)d webhook(s).") % {"count": len(rows)}, messages.SUCCESS
+            request,
+            ngettext("Resumed: %(count)d webhook.", "Resumed: %(count)d webhooks.", len(rows))
+            % {"count": len(rows)},
+            messages.SUCCESS,
         )
 
     @admin.action(description=_("Send the failed ones again"), permissions=["change"])
@@ -207,9 +211,11 @@ class WebhookEndpointAdmin(DeleteThroughService, ServiceAdmin):
 
         def act(endpoint, actor):
             waiting = services.resume_endpoint(endpoint=endpoint, actor=actor)
-            message = _("Resumed: %(count)d waiting event(s) go now, in order.") % {
-                "count": waiting
-            }
+            message = ngettext(
+                "Resumed: %(count)d waiting event goes now.",
+                "Resumed: %(count)d waiting events go now, in order.",
+                waiting,
+            ) % {"count": waiting}
             return message, reverse("admin:webhooks_webhookendpoint_change", args=[endpoint.pk])
 
         return self._tool(request, object_id, act)

@@ -28,6 +28,9 @@
     { key: "11-14", label: t.bucket_11_14, colour: "#b3261e", dash: "2 6", weight: 4 },
     { key: "older", label: t.bucket_older, colour: "#4b5563", dash: "1 9", weight: 3 },
   ];
+  // Lifts are never groomed: in this view a white core in their dark casing, a cable apart
+  // from every bucket's colour and from the status view's colours.
+  var NOT_GROOMABLE = { key: "lift", label: t.not_groomable, colour: "#ffffff", dash: null, weight: 3 };
   var byKey = {};
   BUCKETS.forEach(function (bucket) { byKey[bucket.key] = bucket; });
 
@@ -59,13 +62,15 @@
   // The drawn trails in this view's styles, or back in the status view's.
   function styleLines() {
     var lines = api.lines();
+    var lifts = false;
     Object.keys(lines).forEach(function (trailId) {
       lines[trailId].forEach(function (line) {
-        if (/lift-line/.test(line.options.className || "")) return;
         if (!line.statusStyle) {
           line.statusStyle = { color: line.options.color, dashArray: line.options.dashArray, weight: line.options.weight };
         }
-        var bucket = bucketOf(trailId);
+        var lift = /lift-line/.test(line.options.className || "");
+        lifts = lifts || lift;
+        var bucket = lift ? NOT_GROOMABLE : bucketOf(trailId);
         line.setStyle(view === "grooming"
           ? { color: bucket.colour, dashArray: bucket.dash, weight: bucket.weight }
           : line.statusStyle);
@@ -75,7 +80,11 @@
     });
     api.map.getContainer().classList.toggle("grooming-view", view === "grooming");
     api.map.getContainer().parentNode.classList.toggle("grooming-view-on", view === "grooming");
+    document.body.classList.toggle("grooming-view-page", view === "grooming");
     legend.hidden = view !== "grooming";
+    // The lifts' line in the legend only where there are lifts.
+    if (lifts) items.appendChild(liftItem);
+    else if (liftItem.parentNode) items.removeChild(liftItem);
   }
 
   // "Groomed for classic 2 h ago" under each trail, in this view.
@@ -95,13 +104,20 @@
   legend.hidden = true;
   legend.appendChild(api.el("h2", null, t.grooming_legend));
   var items = api.el("ul");
-  BUCKETS.forEach(function (bucket) {
+  var liftItem = null;
+  BUCKETS.concat([NOT_GROOMABLE]).forEach(function (bucket) {
     var item = api.el("li");
     item.setAttribute("data-bucket", bucket.key);
     var svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
     svg.setAttribute("viewBox", "0 0 40 12");
     svg.setAttribute("class", "legend-line");
     svg.setAttribute("aria-hidden", "true");
+    if (bucket === NOT_GROOMABLE) {
+      var casing = document.createElementNS("http://www.w3.org/2000/svg", "line");
+      [["x1", 2], ["y1", 6], ["x2", 38], ["y2", 6], ["stroke", "#1f2937"], ["stroke-width", 8]]
+        .forEach(function (pair) { casing.setAttribute(pair[0], pair[1]); });
+      svg.appendChild(casing);
+    }
     var stroke = document.createElementNS("http://www.w3.org/2000/svg", "line");
     [["x1", 2], ["y1", 6], ["x2", 38], ["y2", 6], ["stroke", bucket.colour],
       ["stroke-width", bucket.weight - 1]].forEach(function (pair) { stroke.setAttribute(pair[0], pair[1]); });
@@ -109,7 +125,8 @@
     svg.appendChild(stroke);
     item.appendChild(svg);
     item.appendChild(document.createTextNode(bucket.label));
-    items.appendChild(item);
+    if (bucket === NOT_GROOMABLE) liftItem = item;
+    else items.appendChild(item);
   });
   legend.appendChild(items);
   api.map.getContainer().parentNode.appendChild(legend);

@@ -264,10 +264,15 @@
     }
     var updates = properties.updates || {};
     (updates.surfaceConditions || []).slice(0, 1).forEach(function (update) {
-      var text = (update.conditions || []).map(function (c) {
+      var conditions = update.conditions || [];
+      var text = conditions.map(function (c) {
         return c.text;
       }).join(", ");
-      parent.appendChild(el("p", "conditions", text + " \u00b7 " + ago(update.updatedOn)));
+      var line = el("p", "conditions", text + " \u00b7 " + ago(update.updatedOn));
+      if (conditions.some(function (c) { return (config.groomingConditions || []).indexOf(c.value) >= 0; })) {
+        line.setAttribute("data-groomed", "");
+      }
+      parent.appendChild(line);
     });
     (updates.notice || []).forEach(function (notice) {
       parent.appendChild(noticeItem(notice, "p"));

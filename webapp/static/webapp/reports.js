@@ -39,9 +39,13 @@
     return node;
   }
 
+  // In the system's zone, named ("11/28/26, 5:03 PM MST"), whatever the phone's zone.
   function localTime(iso) {
     var date = new Date(iso);
-    return date.toLocaleString([], { dateStyle: "short", timeStyle: "short" });
+    return date.toLocaleString([], {
+      year: "2-digit", month: "numeric", day: "numeric", hour: "numeric", minute: "2-digit",
+      timeZone: section.dataset.timeZone || undefined, timeZoneName: "short",
+    });
   }
 
   function reportItem(row) {
@@ -54,6 +58,8 @@
       head.appendChild(document.createTextNode(" "));
       head.appendChild(element("span", "report-near",
         fill(texts.near, { metres: row.metres, trail: row.trailName })));
+      // A trail that shares its name with another, told apart as the board tells it.
+      if (row.trailDetails) head.appendChild(element("span", "report-twin", " (" + row.trailDetails + ")"));
     }
     var time = element("time", "", localTime(row.createdOn));
     time.dateTime = row.createdOn;
@@ -74,7 +80,10 @@
       link.appendChild(image);
       item.appendChild(link);
     }
-    if (row.email) item.appendChild(element("p", "report-email", fill(texts.from, { email: row.email })));
+    // Every reporter's address of a grouped report (Administrators only: empty otherwise).
+    if (row.emails.length) {
+      item.appendChild(element("p", "report-email", fill(texts.from, { email: row.emails.join(", ") })));
+    }
     var form = element("form", "report-actions");
     form.method = "post";
     form.action = row.actionUrl;

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from django.core.exceptions import ValidationError
-from django.core.validators import validate_email
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext
@@ -18,6 +17,7 @@ from core.actors import Actor, Via
 from core.dates import iso_ms
 from core.errors import Invalid, TooMany
 from core.queueing import queue_on_commit
+from core.text import without_bidi_controls
 from reports import photos, storage
 from reports.models import Category, Report, ReportAlert, State
 from reports.nearest import nearest_trail
@@ -28,6 +28,7 @@ from trails.models import TrailSystem
 from trails.selectors import trails_of_system
 from trails.services import change_trail
 from updates.sms_budget import seconds_to_tomorrow
+from updates.subscribers import normalize_email
 
 DESCRIPTION_MAX = 1000  # characters: "a short description"
 NOTE_MAX = 2000
@@ -86,15 +87,21 @@ def clean_fields(*, category: str, description: str, lat: str, lng: str, email: 
         message = gettext("The description is too long: at most %(count)d characters, please.")
         raise Invalid("invalid_field", message % {"count": DESCRIPTION_MAX}, field="description")
     if "\x00" in description:
-        raise Invalid(
-            "invalid_field", gettext("The description must be text."), field="description"
-        )
+        message = gettext("The description must be text.")
+        raise Invalid("invalid_field", message, field="description")
+    description = without_bidi_controls(description)
     if not lat or not lng:
         message = gettext("Where is it? Allow your position or tap the map.")
         raise Invalid("invalid_field", message, field="lat")
-    email = email.strip()
-    if email and (len(email) > EMAIL_MAX or not _is_email(email)):
-        raise Invalid("invalid_field", gettext("This is not an e-mail address."), field="email")
+    not_an_address = gettext("This is not an e-mail address.")
+    try:
+        # As a subscriber's: no `localhost`, no address literal, nothing the service's
+        # answer could be sent to on its own or an internal host.
+        email = normalize_email(email)
+    except ValidationError:
+        raise Invalid("invalid_field", not_an_address, field="email") from None
+    if len(email) > EMAIL_MAX:
+        raise Invalid("invalid_field", not_an_address, field="email")
     return {
         "category": category,
         "description": description,
@@ -104,14 +111,6 @@ def clean_fields(*, category: str, description: str, lat: str, lng: str, email: 
         ),
         "email": email,
     }
-
-
-def _is_email(text: str) -> bool:
-    try:
-        validate_email(text)
-    except ValidationError:
-        return False
-    return True
 
 
 def start_of_utc_day(now: datetime) -> datetime:
@@ -187,9 +186,12 @@ def file_report(
 ) -> Filed:
     """Keep a rider's report: Invalid for bad fields or a place far from the system,
     photos.PhotoRefused for a photo we do not keep, ReportsPaused past the system's
-    reportsPerDay. The photo is decoded before the transaction (it takes a while), stored
+    reportsPerDay (checked before the photo is decoded, and again, exactly, in the
+    transaction). The photo is decoded before the transaction (it takes a while), stored
     in it, and deleted again if the report is not kept."""
     fields = clean_fields(category=category, description=description, lat=lat, lng=lng, email=email)
+    if reports_left_today(system, timezone.now()) <= 0:  # before a photo's decoding, too
+        raise ReportsPaused
     clean = photos.clean_photo(photo) if photo else None
     nearest = nearest_trail(system, fields["lat"], fields["lng"])
     _check_distance(system, fields, nearest)
@@ -251,7 +253,7 @@ def change_report(
     state = report.state if state is None else state
     if state not in TRIAGE_STATES:
         raise Invalid("invalid_field", "must be new, resolved or dismissed.", field="state")
-    note = report.note if note is None else note
+    note = report.note if note is None else without_bidi_controls(note)
     if len(note) > NOTE_MAX:
         raise Invalid("invalid_field", f"at most {NOTE_MAX} characters.", field="note")
     group = report.duplicate_of or report

@@ -18,6 +18,7 @@ from api.grooming.log_serializers import (
 )
 from api.negotiation import OwnFormatNegotiation
 from api.permissions import request_actor
+from api.renderers import ShapedJSONRenderer
 from core.errors import Invalid, NotFound
 from grooming import approvals, log, log_files
 from grooming.models import GroomingLogApproval
@@ -37,6 +38,7 @@ def download(document: dict, kind: str) -> HttpResponse:
 
 class GroomingLogView(APIView):
     content_negotiation_class = OwnFormatNegotiation
+    renderer_classes = [ShapedJSONRenderer]
 
     @extend_schema(
         operation_id="grooming_log_retrieve",

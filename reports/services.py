@@ -191,7 +191,7 @@ def file_report(
     in it, and deleted again if the report is not kept."""
     fields = clean_fields(category=category, description=description, lat=lat, lng=lng, email=email)
     if reports_left_today(system, timezone.now()) <= 0:  # before a photo's decoding, too
-        raise ReportsPaused
+        raise ReportsPaused(system)
     clean = photos.clean_photo(photo) if photo else None
     nearest = nearest_trail(system, fields["lat"], fields["lng"])
     _check_distance(system, fields, nearest)

@@ -39,7 +39,7 @@ def _stored_size(name: str) -> int | str:
 
 def _published_bytes(system: TrailSystem) -> dict:
     CompileRequest.objects.create(trail_system=system, reason="bench")
-    path = compile_pending(system.pk)
+    path = compile_pending(system.pk).path
     compress_published_file(path)
     with default_storage.open(path, "rb") as stored:
         body = stored.read()

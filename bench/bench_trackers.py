@@ -24,7 +24,8 @@ from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlencode
 
-from bench.common import Topology, cpu_seconds, real_broker
+from bench.bench_live import Topology
+from bench.common import cpu_seconds, percentile, real_broker
 
 HOST = "127.0.0.1"
 PORT = int(os.environ.get("BENCH_TRACKERS_PORT", "8142"))  # the stream process: PORT + 1
@@ -36,11 +37,6 @@ TIMEOUT_SECONDS = 120
 NEIGHBOUR_TRAILS = 20
 STATUSES = ("Closed", "Caution", "Open")
 TARGETS = {"answer p95": 0.3, "neighbour slowdown": 1.5}
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
 def _seed():
@@ -239,7 +235,7 @@ def measure(queue: str, folder: Path) -> dict[str, dict]:
         if first := _first_groomed_second(system, route):
             second, trail_id = first
             covering[trail_id] = (secret, second)
-    topology = Topology(queue, folder, HOST, PORT)
+    topology = Topology(queue, folder, PORT)
     published: dict[str, float] = {}
     cpu = None
     try:

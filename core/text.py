@@ -5,10 +5,15 @@ a line break or a tab would forge lines of its own (`Bob\\r\\nBcc: evil@x.test`)
 refuse every control character: C0 (CR, LF, tab, NUL...), DEL, C1, and the Unicode line and
 paragraph separators. Multi-line fields (descriptions, notices) keep their line breaks.
 
-They refuse too the Unicode format characters that hide text or change its direction
-(bidirectional embeddings, overrides and isolates, zero-width characters, the word joiner and
-the byte order mark): `Open\\u202e` makes a name read differently from what it is (the
+They refuse too the Unicode characters that hide text or change its direction (bidirectional
+embeddings, overrides and isolates, the direction marks, zero-width characters, the word
+joiner and the invisible operators, the soft hyphen, the tag characters, the Hangul fillers
+and the byte order mark): `Open\\u202e` makes a name read differently from what it is (the
 "Trojan Source" trick), and an invisible character makes two names that look the same differ.
+
+Multi-line text (an update's text, a rider's report, a triage note) keeps its line breaks and
+direction marks, but loses the bidirectional embeddings, overrides and isolates, which would
+turn the text after them around in every message and page that shows it.
 """
 
 import re
@@ -16,12 +21,19 @@ from collections.abc import Iterable, Mapping
 
 from core.errors import Invalid
 
-# C0 controls, DEL, C1 controls, LINE SEPARATOR and PARAGRAPH SEPARATOR; zero-width space,
-# non-joiner, joiner, left-to-right and right-to-left marks; bidirectional embeddings and
-# overrides (U+202A-U+202E) and isolates (U+2066-U+2069); WORD JOINER; BYTE ORDER MARK.
+# C0 controls, DEL, C1 controls, LINE SEPARATOR and PARAGRAPH SEPARATOR; SOFT HYPHEN; ARABIC
+# LETTER MARK; the Hangul fillers (choseong, jungseong, compatibility, halfwidth); zero-width
+# space, non-joiner, joiner, left-to-right and right-to-left marks; bidirectional embeddings
+# and overrides (U+202A-U+202E) and isolates (U+2066-U+2069); WORD JOINER and the invisible
+# operators (U+2061-U+2064); BYTE ORDER MARK; the tag characters (U+E0000-U+E007F), written
+# as themselves: a pattern's escapes stop at U+FFFF.
 CONTROL_CHARACTERS = (
-    "\\x00-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u2028-\\u202e\\u2060\\u2066-\\u2069\\ufeff"
+    "\\x00-\\x1f\\x7f-\\x9f\\xad\\u061c\\u115f\\u1160\\u200b-\\u200f\\u2028-\\u202e"
+    "\\u2060-\\u2064\\u2066-\\u2069\\u3164\\ufeff\\uffa0\U000e0000-\U000e007f"
 )
+# The explicit bidirectional formatting characters: embeddings, overrides, isolates and their
+# terminators (Unicode's UAX #9).
+BIDI_CONTROLS = re.compile("[\\u202a-\\u202e\\u2066-\\u2069]")
 NOT_SINGLE_LINE = re.compile(f"[{CONTROL_CHARACTERS}]")
 # The same rule for the OpenAPI document (JSON Schema's `pattern`, ECMA-262 syntax).
 SINGLE_LINE_PATTERN = f"^[^{CONTROL_CHARACTERS}]*$".replace("\\x", "\\u00")
@@ -41,6 +53,11 @@ WHITESPACE = (
 
 def is_single_line(value: str) -> bool:
     return not NOT_SINGLE_LINE.search(value)
+
+
+def without_bidi_controls(text: str) -> str:
+    """Multi-line text without the characters that would reorder what follows them."""
+    return BIDI_CONTROLS.sub("", text)
 
 
 def check_single_line(fields: Mapping, *names: str) -> None:

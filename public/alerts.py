@@ -7,6 +7,7 @@ import orjson
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt
@@ -133,3 +134,40 @@ def manage_view(request: HttpRequest, token: str) -> HttpResponse:
             "rules": rules,
         }
         return render(request, "public/alerts_manage.html", context)
+
+
+def map_config(system) -> dict:
+    """What alerts.js needs on the map: the addresses, and its words in the system's language."""
+    return {
+        "systemId": system.pk,
+        "followUrl": reverse("alerts-follow", args=[system.pk]),
+        "keyUrl": reverse("alerts-vapid-key"),
+        "serviceWorkerUrl": reverse("service-worker"),
+        "texts": {
+            "alerts": gettext("Alerts"),
+            "follow": gettext("Follow"),
+            "following_button": gettext("Following ✓"),
+            "follow_system": gettext("Follow the whole system"),
+            "whole_system": gettext("All trails"),
+            "manage": gettext("Your alerts page"),
+            "nothing_followed": gettext(
+                "You follow nothing here yet: press Follow on a trail, or follow the whole system."
+            ),
+            "no_push": gettext(
+                "This browser cannot show notifications from the map. On an iPhone or iPad, "
+                "add the map to the home screen first (Share, then Add to Home Screen)."
+            ),
+            "permission_refused": gettext(
+                "Notifications are blocked for this site; allow them in the browser's settings."
+            ),
+            "unavailable": gettext("Alerts are not available on this site right now."),
+            "failed": gettext("That did not work; please try again."),
+            "asking": gettext("Setting up alerts…"),
+            "following": gettext("You will be told when this changes."),
+            "opens": gettext("opens"),
+            "closes": gettext("closes"),
+            "caution": gettext("caution"),
+            "groomed": gettext("groomed"),
+            "notices": gettext("notices"),
+        },
+    }

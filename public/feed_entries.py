@@ -15,6 +15,9 @@ from django.db.models import Prefetch
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from closures.models import Closure
+from closures.selectors import closures_of_system
+from closures.selectors import shown as shown_closures
 from grooming.models import GroomingPass
 from public import texts
 from schedules.models import Action, Schedule
@@ -259,6 +262,51 @@ def _status_entry(records: list[StatusChange], language: str, zone) -> Entry:
     )
 
 
+# Closures
+
+
+def closure_title(closure: Closure) -> str:
+    """ "Partly closed: Ridge Loop (Avalanche control)"; "Closed: ..." for a whole trail."""
+    words = (
+        texts.status_label(TrailStatus.CLOSED) if closure.whole_trail else gettext("Partly closed")
+    )
+    return f"{words}: {closure.trail.name} ({closure.get_reason_display()})"
+
+
+def closure_lines(closure: Closure, zone) -> list[str]:
+    """The stretch's length, until when, the note and the detour, as text lines."""
+    metres = closure.stretch.length_meters
+    length = f"{metres / 1000:.1f} km" if metres >= 1000 else f"{metres:.0f} m"
+    lines = [gettext("Closed stretch: {length}").replace("{length}", length)]
+    if closure.ends_at:
+        lines.append(gettext("until {end}").replace("{end}", _local(closure.ends_at, zone)))
+    lines += [line for line in (closure.note,) if line]
+    if closure.detour:
+        lines.append(gettext("Detour: {detour}").replace("{detour}", closure.detour))
+    return lines
+
+
+def current_closures(system: TrailSystem) -> list[Closure]:
+    """In effect and planned, on shown trails, each with its stretch."""
+    now = timezone.now()
+    closures = [c for c in closures_of_system(system.pk, now) if not c.trail.hidden]
+    return shown_closures(closures, now)
+
+
+def _closure_entries(system: TrailSystem, zone) -> list[Entry]:
+    return [
+        Entry(
+            system_id=system.pk,
+            key=f"closure-{closure.pk}",
+            title=closure_title(closure)[:200],
+            text="\n".join(closure_lines(closure, zone)),
+            published=closure.starts_at,
+            updated=closure.updated_on,
+        )
+        for closure in current_closures(system)
+    ]
+
+
 def atom_entries(system: TrailSystem, zone) -> list[Entry]:
     """Newest first, at most ENTRIES_MAX, in the active language."""
     entries = [
@@ -268,6 +316,7 @@ def atom_entries(system: TrailSystem, zone) -> list[Entry]:
     ]
     entries += _grooming_entries(system, zone)
     entries += _status_entries(system, zone)
+    entries += _closure_entries(system, zone)
     entries.sort(key=lambda entry: entry.published, reverse=True)
     return entries[:ENTRIES_MAX]
 

@@ -17,6 +17,7 @@ from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET
 from icalendar import Calendar, Event
 
+from closures.models import Closure
 from core.dates import iso_ms
 from core.preflight import readable_from_any_origin
 from public.feed_entries import (
@@ -24,7 +25,10 @@ from public.feed_entries import (
     activity_label,
     atom_entries,
     calendar_schedules,
+    closure_lines,
+    closure_title,
     current_and_upcoming,
+    current_closures,
     status_label,
 )
 from public.selectors import public_system
@@ -188,6 +192,21 @@ def _first_window_day(schedule: Schedule, zone) -> date:
     return days[0] if days else after.astimezone(zone).date()
 
 
+def _stretch_event(closure: Closure, system: TrailSystem, zone) -> Event:
+    """A closed stretch of a trail, from its start to its end (none: a day from now on)."""
+    event = Event()
+    event.add("uid", f"closure-{closure.pk}@{settings.PUBLIC_BASE_URL.split('://')[-1]}")
+    event.add("dtstamp", closure.updated_on)
+    event.add("last-modified", closure.updated_on)
+    event.add("summary", closure_title(closure))
+    event.add("dtstart", closure.starts_at.astimezone(zone))
+    if closure.ends_at:
+        event.add("dtend", closure.ends_at.astimezone(zone))
+    event.add("description", "\n".join(closure_lines(closure, zone)))
+    event.add("url", _absolute(reverse("public-map", args=[system.pk])))
+    return event
+
+
 def _calendar(system: TrailSystem) -> Calendar:
     """The system's closures, in the active language."""
     zone = zone_of(system)
@@ -202,6 +221,8 @@ def _calendar(system: TrailSystem) -> Calendar:
     for schedule in calendar_schedules(system):
         schedule.activity_label = activity_label(schedule, system.language)
         calendar.add_component(_closure_event(schedule, system))
+    for closure in current_closures(system):
+        calendar.add_component(_stretch_event(closure, system, zone))
     calendar.add_missing_timezones()
     return calendar
 

@@ -9,6 +9,7 @@ from public import (
     feeds,
     grooming_feeds,
     inbound_sms,
+    pwa,
     reports,
     route_checks,
     schema_feeds,
@@ -19,6 +20,8 @@ from public import (
 urlpatterns = [
     path("", views.index_view, name="public-index"),
     path("map/<str:system_id>", views.map_view, name="public-map"),
+    path("map/<str:system_id>/manifest.webmanifest", pwa.manifest_view, name="public-manifest"),
+    path("service-worker.js", pwa.service_worker_view, name="service-worker"),
     path("map/<str:system_id>/events", views.events_view, name="public-events"),
     path("embed/<str:system_id>", views.embed_view, name="public-embed"),
     path("embed/<str:system_id>/list", views.embed_list_view, name="public-embed-list"),

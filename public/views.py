@@ -32,7 +32,7 @@ from closures.selectors import closed_stretches
 from core import ratelimit
 from core.clients import counted_client
 from core.dates import iso_ms
-from public import live
+from public import alerts, live
 from public.selectors import index_rows, public_system, published_trails
 from public.texts import (
     list_texts,
@@ -179,6 +179,7 @@ def _map_page(request: HttpRequest, system_id: str, *, embed: bool) -> HttpRespo
             "config": _map_config(system),
             "list_url": reverse("public-embed-list", args=[system.pk]),
             "sms": sms_sign_up_state(system) if not embed else "",
+            "alerts_config": alerts.map_config(system),
         }
         return _allow_map_sources(render(request, "public/map.html", context))
 

@@ -70,6 +70,22 @@ logger = logging.getLogger(__name__)
 map_published = Signal()
 
 
+@dataclass(frozen=True, slots=True)
+class PublishedFile:
+    """A compile's new file, and whether its compressed copies are still to be made (by the
+    copies worker, publishing.tasks.make_copies) or were made by the compile itself."""
+
+    path: str
+    copies_to_come: bool
+
+
+def copies_made_in_compile(size: int) -> bool:
+    """A file smaller than MAP_FILE_COPIES_WORKER_MIN_BYTES is compressed by its compile, in
+    about a millisecond for 20 trails, less than a copies task costs to queue and run (issue
+    41: 50 small systems written at once queued dozens of them a second)."""
+    return settings.MAP_FILE_COPIES_IN_COMPILE or size < settings.MAP_FILE_COPIES_WORKER_MIN_BYTES
+
+
 class SystemBusy(Exception):
     """Another compile of the system holds its lock."""
 
@@ -265,15 +281,15 @@ def compile_incrementally(system_id: str, now: datetime) -> tuple[bytes, Statist
     return compiled.body, compiled.statistics
 
 
-def publish_system(system_id: str, now: datetime) -> str:
+def publish_system(system_id: str, now: datetime) -> PublishedFile:
     """Compile and write a new file, then point the trail system at it, inside the caller's
-    transaction. Returns the new path."""
+    transaction. A small file is written with its compressed copies; a large one as compiled,
+    its copies to come."""
     with paused_gc():
         body, statistics = compile_incrementally(system_id, now)
+    copies_to_come = not copies_made_in_compile(len(body))
     path = storage.write_file(
-        storage.new_map_name(system_id, now),
-        body,
-        compress_later=not settings.MAP_FILE_COPIES_IN_COMPILE,
+        storage.new_map_name(system_id, now), body, compress_later=copies_to_come
     )
     try:
         publish_closures(system_id, now)
@@ -284,7 +300,7 @@ def publish_system(system_id: str, now: datetime) -> str:
     except BaseException:
         storage.delete_file(path)
         raise
-    return path
+    return PublishedFile(path, copies_to_come)
 
 
 def publish_closures(system_id: str, now: datetime) -> None:
@@ -307,7 +323,9 @@ def compress_published_file(path: str) -> None:
     if settings.MAP_FILE_COPIES_IN_COMPILE:
         return  # made by the compile itself
     try:
-        storage.compress_file(path)
+        # A smaller file (the current one of a system that shrank since the task was queued)
+        # was written with its copies: on a bucket, compressing it again would gzip it twice.
+        storage.compress_file(path, min_bytes=settings.MAP_FILE_COPIES_WORKER_MIN_BYTES)
     except Exception:
         logger.exception("compressed copies of %s not stored", path)
 
@@ -386,13 +404,13 @@ def remove_all_files(system_id: str) -> int:
     return len(paths)
 
 
-def compile_pending(system_id: str) -> str | None:
+def compile_pending(system_id: str) -> PublishedFile | None:
     """Serve every pending compile request of one system with a single compile.
 
-    Returns the published path, or None when nothing was pending; raises SystemBusy when
+    Returns the published file, or None when nothing was pending; raises SystemBusy when
     another compile holds the system: requests recorded while a compile runs stay pending and
     are served by the next compile (see tasks.compile_system), never by two at once."""
-    published = ""
+    published = PublishedFile("", copies_to_come=False)
     try:
         with transaction.atomic():
             if not try_lock_system(system_id):
@@ -408,12 +426,12 @@ def compile_pending(system_id: str) -> str | None:
             published = publish_system(system_id, started)
             done = timezone.now()
             CompileRequest.objects.filter(pk__in=pending).update(
-                started_on=started, done_on=done, published_path=published
+                started_on=started, done_on=done, published_path=published.path
             )
             events.announce_one(
                 system_id=system_id,
                 type=events.SYSTEM_PUBLISHED,
-                data=lambda: published_data(system_id, published, done),
+                data=lambda: published_data(system_id, published.path, done),
             )
             # The live maps of this process first; then the replaced files. Robust: a failed
             # delete is logged and leaves the files to the sweep, never an error here, where
@@ -421,11 +439,11 @@ def compile_pending(system_id: str) -> str | None:
             queueing.on_commit(lambda: map_published.send(sender=None, system_id=system_id))
             queueing.on_commit(lambda: remove_replaced_files(system_id, done))
     except BaseException:
-        storage.delete_file(published)
+        storage.delete_file(published.path)
         raise
     metrics.compile_seconds.observe((done - started).total_seconds())
     metrics.publish_delay_seconds.observe((done - min(pending.values())).total_seconds())
-    logger.info("compiled %s for %d request(s): %s", system_id, len(pending), published)
+    logger.info("compiled %s for %d request(s): %s", system_id, len(pending), published.path)
     return published
 
 

@@ -79,13 +79,16 @@ def write_file(name: str, body: bytes, *, compress_later: bool = False) -> str:
     return default_storage.save(name, content)
 
 
-def compress_file(name: str) -> bool:
+def compress_file(name: str, *, min_bytes: int = 0) -> bool:
     """Store the compressed copies of a file written with `compress_later`: readers get them
-    from then on, the file as written until then. False when the file is gone."""
+    from then on, the file as written until then. False when the file is gone, or smaller
+    than `min_bytes` (written with its copies: publishing.publisher.copies_made_in_compile)."""
     try:
         with default_storage.open(name, "rb") as stored:
             body = stored.read()
     except FileNotFoundError:
+        return False
+    if len(body) < min_bytes:
         return False
     return default_storage.store_compressed(name, body)
 

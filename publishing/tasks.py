@@ -34,7 +34,8 @@ logger = logging.getLogger(__name__)
 # once.
 SETTLE_SECONDS = 0.05
 
-# The compressed copies are made of the version that stays (issue 41: at 5 writes a second the
+# The compressed copies of a file of at least MAP_FILE_COPIES_WORKER_MIN_BYTES are made of the
+# version that stays (issue 41: at 5 writes a second the
 # copies of every 5 MB version took three times the compile's CPU). A write after a quiet
 # spell, most often the only one, has its file's copies made at once; while a system's writes
 # keep coming (its copies were made less than COPIES_MAX_WAIT_SECONDS ago), its newest file's
@@ -57,8 +58,8 @@ def compile_system(system_id: str) -> bool:
     writes queued none: scheduling.compile_is_coming). A task that finds another compile
     running ends: that compile queues the next one after its commit if requests are pending,
     so it needs no retry of its own; a compile that fails leaves its requests to the sweep,
-    busy or not. The published file's compressed copies are made later, on their own queue,
-    unless a newer file replaces it first (make_copies)."""
+    busy or not. A large file's compressed copies are made later, on their own queue, unless
+    a newer file replaces it first (make_copies); a small file's by the compile itself."""
     started = time.monotonic()
     try:
         published = compile_pending(system_id)
@@ -68,8 +69,8 @@ def compile_system(system_id: str) -> bool:
         enqueue_compile(
             system_id, countdown=max(0.0, SETTLE_SECONDS - (time.monotonic() - started))
         )
-    if published:
-        enqueue_copies(system_id, published)
+    if published and published.copies_to_come:
+        enqueue_copies(system_id, published.path)
     return bool(published)
 
 

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from django.core.exceptions import ValidationError
-from django.core.validators import validate_email
 from django.db import transaction
 from django.utils import timezone
 
@@ -17,6 +16,7 @@ from core.actors import Actor, Via
 from core.dates import iso_ms
 from core.errors import Invalid
 from core.queueing import queue_on_commit
+from core.text import without_bidi_controls
 from reports import photos, storage
 from reports.models import Category, Report, ReportAlert, State
 from reports.nearest import nearest_trail
@@ -26,6 +26,7 @@ from trails.geodesy import around, metres_between
 from trails.models import TrailSystem
 from trails.selectors import trails_of_system
 from trails.services import change_trail
+from updates.subscribers import normalize_email
 
 DESCRIPTION_MAX = 1000  # characters: "a short description"
 NOTE_MAX = 2000
@@ -68,20 +69,19 @@ def clean_fields(*, category: str, description: str, lat: str, lng: str, email: 
         )
     if "\x00" in description:
         raise Invalid("invalid_field", "must be text.", field="description")
+    description = without_bidi_controls(description)
     if not lat or not lng:
         raise Invalid(
             "invalid_field", "where is it? Allow your position or tap the map.", field="lat"
         )
-    email = email.strip()
-    if email:
-        try:
-            validate_email(email)
-        except ValidationError:
-            raise Invalid(
-                "invalid_field", "this is not an e-mail address.", field="email"
-            ) from None
-        if len(email) > EMAIL_MAX:
-            raise Invalid("invalid_field", "too long.", field="email")
+    try:
+        # As a subscriber's: no `localhost`, no address literal, nothing the service's
+        # answer could be sent to on its own or an internal host.
+        email = normalize_email(email)
+    except ValidationError:
+        raise Invalid("invalid_field", "this is not an e-mail address.", field="email") from None
+    if len(email) > EMAIL_MAX:
+        raise Invalid("invalid_field", "too long.", field="email")
     return {
         "category": category,
         "description": description,
@@ -165,9 +165,12 @@ def file_report(
 ) -> Filed:
     """Keep a rider's report: Invalid for bad fields or a place far from the system,
     photos.PhotoRefused for a photo we do not keep, ReportsPaused past the system's
-    reportsPerDay. The photo is decoded before the transaction (it takes a while), stored
+    reportsPerDay (checked before the photo is decoded, and again, exactly, in the
+    transaction). The photo is decoded before the transaction (it takes a while), stored
     in it, and deleted again if the report is not kept."""
     fields = clean_fields(category=category, description=description, lat=lat, lng=lng, email=email)
+    if reports_left_today(system, timezone.now()) <= 0:  # before a photo's decoding, too
+        raise ReportsPaused
     clean = photos.clean_photo(photo) if photo else None
     nearest = nearest_trail(system, fields["lat"], fields["lng"])
     _check_distance(system, fields, nearest)
@@ -229,7 +232,7 @@ def change_report(
     state = report.state if state is None else state
     if state not in TRIAGE_STATES:
         raise Invalid("invalid_field", "must be new, resolved or dismissed.", field="state")
-    note = report.note if note is None else note
+    note = report.note if note is None else without_bidi_controls(note)
     if len(note) > NOTE_MAX:
         raise Invalid("invalid_field", f"at most {NOTE_MAX} characters.", field="note")
     group = report.duplicate_of or report

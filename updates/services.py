@@ -15,6 +15,7 @@ from core.errors import Invalid, NotFound
 from core.limits import some_of
 from core.links import check_links
 from core.names import camel
+from core.text import without_bidi_controls
 from trails.models import Trail, TrailSystem
 from trails.services import write_fields
 from updates.enums import NoticeSeverity, UpdateType
@@ -55,6 +56,8 @@ def _trails(system: TrailSystem, kind: str, data: dict) -> tuple[list[Trail], bo
 def _own_fields(kind: str, data: dict) -> dict:
     fields = {name: data[name] for name in TYPE_FIELDS[kind] if name in data}
     check_links(fields, "link_url")
+    if isinstance(fields.get("description"), str):
+        fields["description"] = without_bidi_controls(fields["description"])
     return fields
 
 

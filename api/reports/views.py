@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 from api.bases import changes, managed_system, shape
 from api.permissions import authorize, request_actor
 from api.reports.serializers import ReportChangeSerializer, ReportSerializer
-from core.errors import Invalid, NotFound
+from core.errors import Forbidden, Invalid, NotFound
 from reports import selectors, services, storage
 from reports.models import Report, State
 from reports.photos import STORED_CONTENT_TYPE
@@ -85,11 +85,17 @@ class ReportsView(APIView):
         )
 
 
-class ReportView(APIView):
-    def report(self, request: Request, report_id: str) -> tuple[Report, str]:
-        report = selectors.report_or_404(report_id)
+def _report_of_caller(request: Request, report_id: str) -> tuple[Report, str]:
+    """The report and the caller's role in its system; another system's report is 404, as a
+    missing one: its id says nothing of what other systems were told."""
+    report = selectors.report_or_404(report_id)
+    try:
         return report, authorize(request, report.trail_system)
+    except Forbidden:
+        raise NotFound("report_not_found", f"No report {report_id!r}.") from None
 
+
+class ReportView(APIView):
     @extend_schema(
         operation_id="reports_retrieve",
         summary="One rider report",
@@ -97,7 +103,7 @@ class ReportView(APIView):
         responses=ReportSerializer,
     )
     def get(self, request: Request, report_id: str) -> Response:
-        report, role = self.report(request, report_id)
+        report, role = _report_of_caller(request, report_id)
         return Response(_shown(request, report, role))
 
     @extend_schema(
@@ -108,7 +114,7 @@ class ReportView(APIView):
         responses=ReportSerializer,
     )
     def patch(self, request: Request, report_id: str) -> Response:
-        report, role = self.report(request, report_id)
+        report, role = _report_of_caller(request, report_id)
         group = services.change_report(
             report=report,
             **changes(ReportChangeSerializer, request),
@@ -125,8 +131,7 @@ class ReportPhotoView(APIView):
         responses={(200, STORED_CONTENT_TYPE): OpenApiResponse(OpenApiTypes.BINARY)},
     )
     def get(self, request: Request, report_id: str) -> HttpResponse:
-        report = selectors.report_or_404(report_id)
-        authorize(request, report.trail_system)
+        report, _ = _report_of_caller(request, report_id)
         body = storage.read_photo(report.photo) if report.photo else None
         if body is None:
             raise NotFound("photo_not_found", "This report has no photo.")

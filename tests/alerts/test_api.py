@@ -213,3 +213,20 @@ def test_300_sign_ups_from_60_addresses_in_a_minute_stop_at_the_bounds(
     assert refused["Retry-After"] == "60"
     assert error_of(refused)["code"] == "too_many_requests"
     assert Follower.objects.count() == 100
+
+
+def test_the_map_is_an_installable_web_app(client, system):
+    page = client.get(f"/map/{system.pk}").content.decode()
+    assert f'<link rel="manifest" href="/map/{system.pk}/manifest.webmanifest">' in page
+    manifest = client.get(f"/map/{system.pk}/manifest.webmanifest")
+    assert manifest["Content-Type"] == "application/manifest+json"
+    document = manifest.json()
+    assert document["start_url"] == f"/map/{system.pk}"
+    assert document["display"] == "standalone"
+    assert {icon["sizes"] for icon in document["icons"]} == {"192x192", "512x512"}
+    for icon in document["icons"]:
+        assert client.get(icon["src"]).status_code == 200
+    worker = client.get("/service-worker.js")
+    assert worker["Content-Type"].startswith("text/javascript")
+    assert "no-cache" in worker["Cache-Control"]
+    assert 'addEventListener("push"' in worker.content.decode()

@@ -19,6 +19,16 @@ CONTROLS += ["a\u2028b"]
 # Format characters that hide text or reorder it (issue 31 item 5).
 CONTROLS += ["Open\u202e", "a\u200bb", "a\u200db", "a\u200fb", "a\u202ab", "a\u2066b"]
 CONTROLS += ["a\u2069b", "a\u2060b", "\ufeffa"]
+# The invisible characters the attack pass still got through (issue 40 item 5): Arabic letter
+# mark, soft hyphen, tag characters (an invisible "Open" spelt in tags), invisible operators,
+# the Hangul fillers.
+CONTROLS += [
+    "a\u061cb",
+    "Ski\u00adweg",
+    "Loop\U000e004f\U000e0070\U000e0065\U000e006e",
+    "a\U000e0001b",
+]
+CONTROLS += ["a\u2061b", "a\u2064b", "\u115fa", "a\u1160b", "\u3164", "a\uffa0b"]
 RULE = (
     "one line of text, without control characters (line breaks, tabs) or invisible "
     "formatting characters (zero-width, direction marks)"
@@ -69,12 +79,32 @@ def test_names_in_other_scripts_and_multi_line_descriptions_are_kept(system, man
     assert notice.json()["description"] == "Avalanche danger.\r\n\r\nStay off the ridge."
 
 
+def test_a_notice_loses_the_bidi_controls_that_would_turn_its_text_around(system, manager):
+    """The attack pass: "Trail \u202eNEPO\u202c" showed as "Trail OPEN" in every message."""
+    url = f"/api/v1/trail-systems/{system.pk}/updates"
+    text = (
+        "Ridge trail \u202edesolc\u202c today.\n\u2067\u05e1\u05d2\u05d5\u05e8\u2069 \u200fclosed"
+    )
+    notice = manager.post(url, {"type": "notice", "description": text}, format="json")
+    assert notice.status_code == 201
+    expected = "Ridge trail desolc today.\n\u05e1\u05d2\u05d5\u05e8 \u200fclosed"
+    assert notice.json()["description"] == expected
+    changed = manager.patch(
+        f"/api/v1/updates/{notice.json()['id']}",
+        {"description": "Open \u2066again\u2069"},
+        format="json",
+    )
+    assert changed.status_code == 200
+    assert changed.json()["description"] == "Open again"
+
+
 def test_the_schema_says_names_are_one_line(client):
     schemas = client.get("/api/v1/schema").json()["components"]["schemas"]
     name = schemas["TrailCreateRequest"]["properties"]["name"]
     assert name["pattern"] == (
-        "^[^\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u2028-\\u202e\\u2060"
-        "\\u2066-\\u2069\\ufeff]*$"
+        "^[^\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u115f\\u1160\\u200b-\\u200f"
+        "\\u2028-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\u3164\\ufeff\\uffa0"
+        "\U000e0000-\U000e007f]*$"
     )
     category = schemas["TrailCreateRequest"]["properties"]["categories"]["items"]
     assert category["pattern"] == name["pattern"]

@@ -186,11 +186,14 @@ def celery_worker(shared_worker, broker, transactional_db, settings):
 @pytest.fixture
 def start_worker(transactional_db, settings, tmp_path):
     """Start a worker process (more than one in turn, say after killing one); each is
-    stopped after the test. The broker is the test's (the `broker` fixture, or another)."""
+    stopped after the test. The broker is the test's (the `broker` fixture, or another);
+    `environment` adds to the worker's (settings of its own)."""
     workers: list[Worker] = []
 
-    def start() -> Worker:
-        worker = Worker(settings.MEDIA_ROOT, tmp_path / f"worker-{len(workers)}.log")
+    def start(environment: dict[str, str] | None = None) -> Worker:
+        worker = Worker(
+            settings.MEDIA_ROOT, tmp_path / f"worker-{len(workers)}.log", environment=environment
+        )
         workers.append(worker)
         worker.start()
         return worker

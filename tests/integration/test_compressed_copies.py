@@ -1,7 +1,9 @@
-"""The published file's compressed copies are made of the version that stays (issue 41): by
-the real worker, on their own queue, once a system's writes pause; a reader asking for brotli
-or gzip gets the newest file's copy within 5 s of the last write; a file replaced before its
-turn is never compressed, and a burst's files wait for its writes to pause."""
+"""The published file's compressed copies are made of the version that stays (issue 41): a
+large file's by the real worker, on their own queue, once a system's writes pause; a reader
+asking for brotli or gzip gets the newest file's copy within 5 s of the last write; a file
+replaced before its turn is never compressed, and a burst's files wait for its writes to
+pause. A small file's copies are made by its compile, with no task. The worker's tests make
+every file large for it (MAP_FILE_COPIES_WORKER_MIN_BYTES=0)."""
 
 import gzip
 import json
@@ -16,7 +18,12 @@ from config.celery import copies_queue
 from publishing.models import CompileRequest
 from publishing.publisher import compile_pending
 from publishing.storage import public_url
-from publishing.tasks import COPIES_MAX_WAIT_SECONDS, enqueue_copies, make_copies
+from publishing.tasks import (
+    COPIES_MAX_WAIT_SECONDS,
+    compile_system,
+    enqueue_copies,
+    make_copies,
+)
 from tests.factories import TrailActivityFactory, TrailFactory, TrailSystemFactory
 from tests.integration.conftest import wait_for
 from tests.integration.test_publishing import all_served, published, set_status, trail_statuses
@@ -25,6 +32,15 @@ from trails.models import TrailSystem
 pytestmark = pytest.mark.integration
 
 COPIES_DEADLINE_SECONDS = 5.0
+# Every file goes to the copies worker.
+TO_THE_WORKER = {"MAP_FILE_COPIES_WORKER_MIN_BYTES": "0"}
+
+
+@pytest.fixture
+def copies_by_the_worker(settings):
+    settings.MAP_FILE_COPIES_WORKER_MIN_BYTES = int(
+        TO_THE_WORKER["MAP_FILE_COPIES_WORKER_MIN_BYTES"]
+    )
 
 
 @pytest.fixture
@@ -56,8 +72,9 @@ def compressed(path: str) -> bool:
 
 
 def test_a_reader_gets_the_newest_files_copies_within_5_s_of_the_last_write(
-    celery_worker, client, system
+    broker, start_worker, client, system
 ):
+    start_worker(TO_THE_WORKER)
     trails = list(system.trails.all())
     statuses = ("Closed", "Caution", "Open")
     for i in range(12):
@@ -83,11 +100,13 @@ def test_a_reader_gets_the_newest_files_copies_within_5_s_of_the_last_write(
 
 def compiled(system: TrailSystem) -> str:
     CompileRequest.objects.create(trail_system=system, reason="test")
-    return compile_pending(system.pk)
+    return compile_pending(system.pk).path
 
 
 @pytest.mark.django_db
-def test_only_the_current_file_is_compressed_once_a_file_has_waited_long_enough(system):
+def test_only_the_current_file_is_compressed_once_a_file_has_waited_long_enough(
+    copies_by_the_worker, system
+):
     replaced = compiled(system)
     current = compiled(system)
 
@@ -107,7 +126,7 @@ def queued_copies(queue: str) -> list[dict]:
 
 @pytest.mark.django_db
 def test_a_write_after_a_quiet_spell_is_compressed_at_once_and_the_next_waits_for_a_pause(
-    broker, system
+    copies_by_the_worker, broker, system
 ):
     queue = copies_queue(broker)
     try:
@@ -126,6 +145,23 @@ def test_a_write_after_a_quiet_spell_is_compressed_at_once_and_the_next_waits_fo
         assert not made
         assert compressed(first)
         assert not compressed(second)
+    finally:
+        with celery_app.connection_for_write() as broker_connection:
+            broker_connection.default_channel.queue_delete(queue)
+
+
+@pytest.mark.django_db
+def test_a_small_systems_compile_leaves_its_copies_in_place_with_no_copies_task(
+    broker, client, system
+):
+    queue = copies_queue(broker)
+    CompileRequest.objects.create(trail_system=system, reason="test")
+    try:
+        assert compile_system(system.pk)
+
+        path = TrailSystem.objects.values_list("geo_json_path", flat=True).get(pk=system.pk)
+        assert served_copy(client, path, "br") == served_copy(client, path, "gzip") == read(path)
+        assert queued_copies(queue) == []
     finally:
         with celery_app.connection_for_write() as broker_connection:
             broker_connection.default_channel.queue_delete(queue)

@@ -101,16 +101,22 @@ def test_compressed_copies_go_with_their_file_and_are_not_listed_as_map_files(
     assert not any(default_storage.exists(copy) for copy in copies)
 
 
+@pytest.fixture
+def copies_by_the_worker(settings) -> None:
+    """Every file's copies are left to the copies task, however small."""
+    settings.MAP_FILE_COPIES_WORKER_MIN_BYTES = 0
+
+
 def compiled_as_written() -> str:
     """A system's file as its compile names it, before the task makes the copies."""
     system = TrailSystemFactory()
     for _ in range(5):
         TrailActivityFactory(trail=TrailFactory(trail_system=system), value="skiing")
     CompileRequest.objects.create(trail_system=system, reason="test")
-    return compile_pending(system.pk)
+    return compile_pending(system.pk).path
 
 
-def test_a_compile_names_the_file_as_written_and_its_copies_follow(client):
+def test_a_compile_names_the_file_as_written_and_its_copies_follow(copies_by_the_worker, client):
     path = compiled_as_written()
     url = public_url(path)
     accepting = {"Accept-Encoding": "gzip, deflate, br"}
@@ -125,7 +131,7 @@ def test_a_compile_names_the_file_as_written_and_its_copies_follow(client):
     assert brotli.decompress(b"".join(after.streaming_content)) == read(path)
 
 
-def test_copies_of_a_file_deleted_before_they_are_made_are_not_kept():
+def test_copies_of_a_file_deleted_before_they_are_made_are_not_kept(copies_by_the_worker):
     path = compiled_as_written()
     default_storage.delete(path)
 
@@ -207,7 +213,9 @@ def test_prepare_storage_opens_the_bucket_to_every_origin(s3_storage, published_
     assert orjson.loads(gzip.decompress(body))["type"] == "FeatureCollection"
 
 
-def test_on_s3_the_compile_stores_the_file_as_written_then_its_gzip_replaces_it(s3_storage):
+def test_on_s3_the_compile_stores_the_file_as_written_then_its_gzip_replaces_it(
+    copies_by_the_worker, s3_storage
+):
     path = compiled_as_written()
     written = s3_storage.get_object(Bucket=BUCKET, Key=path)
 

@@ -42,13 +42,21 @@ def test_the_system_roles_list_reports_newest_first(system, crew, client_for, fi
     assert "first@example.test" not in str(crew_list)
 
 
-def test_others_get_403_or_404(system, client_for, filed):
+def test_another_systems_report_is_404_as_a_missing_one(system, client_for, filed):
+    """The attack pass: a report id of another system answered 403, telling that it exists."""
     stranger = MembershipFactory(trail_system=TrailSystemFactory(), role="Administrator").user
     client = client_for(stranger)
     assert client.get(f"/api/v1/trail-systems/{system.pk}/reports").status_code == 403
-    assert client.get(f"/api/v1/reports/{filed.pk}").status_code == 403
-    assert client.get(f"/api/v1/reports/{filed.pk}/photo").status_code == 403
-    assert client.get("/api/v1/reports/nope").status_code == 404
+    missing = client.get("/api/v1/reports/nope")
+    assert missing.status_code == 404
+    for answer in (
+        client.get(f"/api/v1/reports/{filed.pk}"),
+        client.patch(f"/api/v1/reports/{filed.pk}", {"state": "dismissed"}, format="json"),
+        client.get(f"/api/v1/reports/{filed.pk}/photo"),
+    ):
+        assert answer.status_code == 404
+        assert answer.json()["error"]["code"] == "report_not_found"
+    assert Report.objects.get(pk=filed.pk).state == "new"
 
 
 def test_the_photo_is_for_those_who_may_see_the_report(system, crew, client_for, api, filed):

@@ -197,7 +197,7 @@ def test_a_compile_tells_the_new_file(system, endpoint, settings):
     with transaction.atomic():
         record_compile_request(system)
 
-    published = compile_pending(system.pk)
+    published = compile_pending(system.pk).path
 
     (event,) = sent("system.published")
     assert event["data"] == {

@@ -298,7 +298,7 @@ class FairQueue:
             used[tenant] += max(row.unit_seconds, LEAST_COST)
         for row in picked:
             row.claim, row.claimed_on, row.started_on = secrets.token_hex(8), now, None
-            if row._state.adding:
+            if row.pk not in rows:  # a key claimed for the first time
                 row.save(force_insert=True)
             else:
                 self.keys.objects.filter(pk=row.pk).update(

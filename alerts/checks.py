@@ -7,17 +7,26 @@ from django.core.checks import Error, Tags, Warning, register
 from alerts import vapid
 
 
+@register(Tags.security, deploy=True)
+def check_vapid_key_set(app_configs=None, **kwargs) -> list:
+    """A deployment's check (`check --deploy`): every other command would print it on a
+    machine that does not send push alerts (the tests', a developer's)."""
+    if vapid.configured():
+        return []
+    return [
+        Warning(
+            "VAPID_PRIVATE_KEY is not set: riders cannot follow trails by Web Push.",
+            hint="`make run` writes a pair into .env; docs/operators/alerts.md says how "
+            "to make one for production.",
+            id="alerts.W001",
+        )
+    ]
+
+
 @register(Tags.compatibility)
 def check_vapid_keys(app_configs=None, **kwargs) -> list:
     if not vapid.configured():
-        return [
-            Warning(
-                "VAPID_PRIVATE_KEY is not set: riders cannot follow trails by Web Push.",
-                hint="`make run` writes a pair into .env; docs/operators/alerts.md says how "
-                "to make one for production.",
-                id="alerts.W001",
-            )
-        ]
+        return []
     try:
         derived = vapid.public_key()
     except Exception as error:

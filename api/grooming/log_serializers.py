@@ -105,8 +105,13 @@ class GroomingLogSerializer(serializers.Serializer):
 
 
 class PeriodSerializer(serializers.Serializer):
+    """Two days, YYYY-MM-DD (checked by the log's own rule, which names the field)."""
+
     def get_fields(self):
-        return {"from": StrictCharField(), "to": StrictCharField()}
+        return {
+            "from": StrictCharField(help_text="YYYY-MM-DD, not after `to`"),
+            "to": StrictCharField(help_text="YYYY-MM-DD; at most 400 days after `from`"),
+        }
 
 
 class ReopenSerializer(serializers.Serializer):

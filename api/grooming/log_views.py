@@ -51,10 +51,12 @@ class GroomingLogView(APIView):
             ),
         ],
         responses={
-            200: OpenApiResponse(
+            (200, "application/json"): OpenApiResponse(
                 GroomingLogSerializer,
                 description="JSON; with format=csv or xlsx the same log as a file",
-            )
+            ),
+            (200, "text/csv"): OpenApiTypes.STR,
+            (200, log_files.FILES["xlsx"][0]): OpenApiTypes.BINARY,
         },
     )
     def get(self, request: Request, system_id: str) -> Response | HttpResponse:
@@ -74,6 +76,8 @@ class GroomingLogView(APIView):
 
 
 class GroomingLogApprovalsView(APIView):
+    administrator_methods = ("POST",)  # read by GET / to describe the route
+
     @extend_schema(
         operation_id="grooming_log_approvals_create",
         summary="Approve the grooming log of a period (Administrators)",
@@ -91,6 +95,8 @@ class GroomingLogApprovalsView(APIView):
 
 
 class GroomingLogReopenView(APIView):
+    administrator_methods = ("POST",)
+
     @extend_schema(
         operation_id="grooming_log_approvals_reopen",
         summary="Reopen an approved period, saying why (Administrators)",

@@ -48,6 +48,13 @@ def expected(row: Row, kind: str) -> tuple[int, str | None]:
         return 403, "insufficient_scope"
     if not row.on_a_system:
         return row.success_status, None
+    # A rider's report (its address, its photo) is not told to exist to a caller who may not
+    # read it, as another system's report is not (issue 40's attack pass).
+    if row.resource == "report" and kind in (
+        "key restricted to another system",
+        "ID token of a non-manager",
+    ):
+        return 404, "report_not_found"
     if kind == "key restricted to another system":
         return 403, "key_restricted"
     role = VALID_CREDENTIALS[kind]

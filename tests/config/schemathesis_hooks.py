@@ -9,7 +9,7 @@ FUZZ_TRAIL_ACTIVITY (an activity it has). The run deletes each capped row it cre
 
 import json
 import os
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import requests
 import schemathesis
@@ -139,7 +139,54 @@ def map_update_change(case):
     map_update_expiry(case)
 
 
+def map_route_check(case):
+    """A route along the fixture's trail."""
+    case.body = _track_on_the_trail(case.body)
+
+
+def map_closure(case):
+    """One way to name each end (`from` or `fromMeters`, 400 with both), an end after the
+    start (400 naming endsAt otherwise)."""
+    body = dict(case.body)
+    for end in ("from", "to"):
+        if f"{end}Meters" in body:
+            body.pop(end, None)
+        elif end in body:  # a place on the trail: 400 beyond 50 m of it
+            lng, lat = trail_line()[0][:2]
+            body[end] = {"lat": lat, "lng": lng}
+    starts, ends = _parsed(body.get("startsAt") or ""), _parsed(body.get("endsAt") or "")
+    if ends and ends <= (starts or datetime.now(UTC)):
+        body["endsAt"] = ((starts or datetime.now(UTC)) + timedelta(hours=1)).isoformat()
+    case.body = body
+
+
+def map_log_period(case):
+    """A period of whole days, `from` not after `to`, at most 400 days (GET's query, POST's
+    body): an approval of a week the run approves again is reopened at once (after_call)."""
+    period = (case.query or {}) if case.operation.method.upper() == "GET" else case.body
+    days = {name: _day(period.get(name)) for name in ("from", "to")}
+    first, last = days["from"] or date(2026, 1, 5), days["to"] or date(2026, 1, 11)
+    first, last = min(first, last), max(first, last)
+    last = min(last, first + timedelta(days=399))
+    chosen = {"from": first.isoformat(), "to": last.isoformat()}
+    if case.operation.method.upper() == "GET":
+        case.query = {**period, **chosen}
+    else:
+        case.body = {**period, **chosen}
+
+
+def _day(text) -> date | None:
+    try:
+        return date.fromisoformat(text) if isinstance(text, str) else None
+    except ValueError:
+        return None
+
+
 RULES = {
+    ("POST", "/trail-systems/{system_id}/route-check"): map_route_check,
+    ("POST", "/trails/{id}/closures"): map_closure,
+    ("GET", "/trail-systems/{system_id}/grooming-log"): map_log_period,
+    ("POST", "/trail-systems/{system_id}/grooming-log/approvals"): map_log_period,
     ("POST", "/trail-systems/{system_id}/trails"): map_trail_create,
     ("POST", "/trail-systems/{system_id}/grooming-tracks"): map_grooming_track,
     ("PATCH", "/trails/{id}"): map_trail_change,
@@ -154,7 +201,8 @@ def map_case(context, case):
     same of the case's generation mode, in every phase, the stateful one included)."""
     rule = RULES.get((case.operation.method.upper(), case.operation.path))
     positive = case.meta is not None and case.meta.generation.mode.is_positive
-    if rule is not None and positive and isinstance(case.body, dict | str):
+    reads = case.operation.method.upper() == "GET"
+    if rule is not None and positive and (reads or isinstance(case.body, dict | str)):
         rule(case)
     return case
 
@@ -173,7 +221,11 @@ def after_call(context, case, response):
     """Each key, webhook and schedule the run creates is deleted at once, so that no later
     request meets a cap the run itself filled (revoked keys do not count)."""
     created = case.operation.method.upper() == "POST" and response.status_code == 201
+    credentials = {"Authorization": response.request.headers.get("Authorization", "")}
+    if created and case.operation.path.endswith("/grooming-log/approvals"):
+        # Reopened at once, so that the run may approve the same week again.
+        reopen = f"{response.request.url.rstrip('/')}/{response.json()['id']}/reopen"
+        requests.post(reopen, json={"reason": "schema run"}, headers=credentials, timeout=30)
     if created and case.operation.path in CAPPED_COLLECTIONS:
         row_url = f"{response.request.url.split('?')[0].rstrip('/')}/{response.json()['id']}"
-        credentials = {"Authorization": response.request.headers["Authorization"]}
         requests.delete(row_url, headers=credentials, timeout=30)

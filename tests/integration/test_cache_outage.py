@@ -66,6 +66,7 @@ class Traffic(Load):
         self.answers: list[requests.Response] = []
         self.positions: list[int] = []  # the timestamps answered 200
         self.reports: list[str] = []  # the ids answered 201
+        self.started = int(time.time())
         super().__init__(self.track, self.report)
 
     def track(self) -> None:
@@ -76,7 +77,8 @@ class Traffic(Load):
                 f"{self.topology.base_url}/track/osmand",
                 params={
                     "id": self.world["secret"],
-                    "lat": 45.69 + (timestamp % 100) * 0.00005,
+                    # Northwards at 5.5 m/s: a groomer's pace (a faster jump is dropped).
+                    "lat": 45.69 + (timestamp - self.started) * 0.00005,
                     "lon": -113.95,
                     "timestamp": timestamp,
                 },

@@ -88,7 +88,7 @@ def test_a_week_of_three_machines_on_a_phone_approved_and_printed_on_a4(
     assert page.evaluate(
         "getComputedStyle(document.querySelector('#log-sessions td'), '::before').content"
     ).startswith('"Day')
-    screenshot("webapp-grooming-log-phone", docs=True)
+    screenshot("webapp-grooming-log-phone", docs=True, full_page=False)
 
     page.click("#approve-period")
     expect(page.locator("#log-approval")).to_contain_text("Approved")
@@ -97,7 +97,7 @@ def test_a_week_of_three_machines_on_a_phone_approved_and_printed_on_a4(
     query = f"from={monday}&to={monday + timedelta(days=6)}"
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(f"{live_server.url}/admin/trails/trailsystem/{system.pk}/grooming_log/?{query}")
-    screenshot("webapp-grooming-log-desk", docs=True)
+    screenshot("webapp-grooming-log-desk", docs=True, full_page=False)
     page.goto(
         f"{live_server.url}/admin/trails/trailsystem/{system.pk}/grooming_log/?{query}&print=1"
     )

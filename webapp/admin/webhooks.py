@@ -14,6 +14,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
+from django.utils.text import format_lazy
 from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
@@ -30,7 +31,11 @@ from webapp.admin.base import (
 from webhooks import services
 from webhooks.models import EVENT_LABELS, WebhookDelivery, WebhookEndpoint
 
-EVENT_CHOICES = [(event, f"{EVENT_LABELS[event]} ({event})") for event in EVENT_TYPES]
+# Lazy, so that each page says them in its own language (an f-string here read them once, in
+# English, at import).
+EVENT_CHOICES = [
+    (event, format_lazy("{} ({})", EVENT_LABELS[event], event)) for event in EVENT_TYPES
+]
 
 
 def event_text(types) -> str:

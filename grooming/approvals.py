@@ -48,15 +48,16 @@ def approve_grooming_log(
 def reopen_grooming_log(
     *, approval: GroomingLogApproval, actor: Actor, reason: str
 ) -> GroomingLogApproval:
-    """Open an approved period again; the approval stays, with who reopened it and why."""
+    """Open an approved period again; the approval stays, with who reopened it and why. A
+    second reopening changes nothing (a retried request)."""
     reason = (reason or "").strip()
     if not reason:
         raise Invalid("missing_field", "say why the period is reopened.", field="reason")
     if len(reason) > REASON_MAX:
         raise Invalid("invalid_field", f"at most {REASON_MAX} characters.", field="reason")
     locked = GroomingLogApproval.objects.select_for_update().get(pk=approval.pk)
-    if locked.reopened_on is not None:
-        raise Invalid("invalid_field", "this approval was reopened already.", field="reason")
+    if locked.reopened_on is not None:  # reopened already: as it is, with its first reason
+        return locked
     locked.reopened_by = actor.uid
     locked.reopened_on = timezone.now()
     locked.reopen_reason = reason

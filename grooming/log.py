@@ -53,7 +53,7 @@ class Period:
 
 
 def _day(text: str | None, name: str) -> date | None:
-    if text in (None, ""):
+    if text is None:
         return None
     try:
         return date.fromisoformat(text)

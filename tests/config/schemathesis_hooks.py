@@ -146,17 +146,20 @@ def map_route_check(case):
 
 def map_closure(case):
     """One way to name each end (`from` or `fromMeters`, 400 with both), an end after the
-    start (400 naming endsAt otherwise)."""
+    start and in the future (400 naming endsAt otherwise)."""
     body = dict(case.body)
-    for end in ("from", "to"):
+    for end, index in (("from", 0), ("to", -1)):
         if f"{end}Meters" in body:
             body.pop(end, None)
-        elif end in body:  # a place on the trail: 400 beyond 50 m of it
-            lng, lat = trail_line()[0][:2]
+        elif end in body:  # a place on the trail (400 beyond 50 m of it), the two ends apart
+            lng, lat = trail_line()[index][:2]
             body[end] = {"lat": lat, "lng": lng}
+    if body.get("fromMeters") is not None and body.get("fromMeters") == body.get("toMeters"):
+        del body["toMeters"]  # the same place twice is no stretch: to the trail's end
     starts, ends = _parsed(body.get("startsAt") or ""), _parsed(body.get("endsAt") or "")
-    if ends and ends <= (starts or datetime.now(UTC)):
-        body["endsAt"] = ((starts or datetime.now(UTC)) + timedelta(hours=1)).isoformat()
+    latest = max(starts or datetime.now(UTC), datetime.now(UTC))
+    if ends and ends <= latest:  # an end after the start, and in the future
+        body["endsAt"] = (latest + timedelta(hours=1)).isoformat()
     case.body = body
 
 

@@ -19,7 +19,7 @@ import time
 from typing import Protocol
 
 import psycopg
-from django.db import DatabaseError, connection
+from django.db import connection
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +48,7 @@ class ChannelListener:
         self.thread: threading.Thread | None = None
         self.stopping = threading.Event()
         self.subscribers: list[Subscriber] = []
+        self.params: dict = {}
         self.listening = False
         # Heard only by this listener: stop() wakes it with a notification there.
         self.wake_channel = f"{channel}_wake_{os.getpid()}_{id(self)}"
@@ -61,9 +62,9 @@ class ChannelListener:
                     subscriber.session_started()
             if self.thread is not None:
                 return
-            params = connection.get_connection_params()
+            self.params = connection.get_connection_params()
             thread = threading.Thread(
-                target=self._run, args=(params,), name=f"listen-{self.channel}", daemon=True
+                target=self._run, args=(self.params,), name=f"listen-{self.channel}", daemon=True
             )
             # Started before it is seen: stop() in another thread joins it at once.
             thread.start()
@@ -72,15 +73,17 @@ class ChannelListener:
     def stop(self) -> None:
         """Close the connection and forget the subscribers; the next subscribe() listens
         again. The listening thread is woken by a notification on a channel of its own, sent
-        through this thread's connection when it commits at once (else within
-        WAKE_SECONDS)."""
+        through a short connection of its own (the caller's may be inside a transaction, or
+        not allowed to reach the database at all), else within WAKE_SECONDS."""
         thread = self.thread
         if thread is None:
             return
         self.stopping.set()
-        if connection.get_autocommit():
-            with contextlib.suppress(DatabaseError), connection.cursor() as cursor:
-                cursor.execute("SELECT pg_notify(%s, '')", [self.wake_channel])
+        with (
+            contextlib.suppress(psycopg.Error),
+            psycopg.connect(**{**self.params, "connect_timeout": 2}, autocommit=True) as waking,
+        ):
+            waking.execute("SELECT pg_notify(%s, '')", [self.wake_channel])
         thread.join()
         self.stopping.clear()
         with self.lock:

@@ -36,6 +36,17 @@ def browser() -> Iterator[Browser]:
         chromium.close()
 
 
+@pytest.fixture(autouse=True)
+def _browser_contexts_closed(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test's browser contexts are closed when it ends, its own ones too: a page left open
+    goes on polling and streaming from the session's live server into the next test, whose
+    database may be gone or not allowed."""
+    yield
+    if "browser" in request.fixturenames:
+        for context in request.getfixturevalue("browser").contexts:
+            context.close()
+
+
 @pytest.fixture
 def page(browser: Browser) -> Iterator[Page]:
     context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-US")

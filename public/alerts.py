@@ -239,6 +239,7 @@ def map_config(system) -> dict:
         "followUrl": reverse("alerts-follow", args=[system.pk]),
         "keyUrl": reverse("alerts-vapid-key"),
         "serviceWorkerUrl": reverse("service-worker"),
+        "snowUnit": "in" if system.depth_measurement == "inches" else "cm",
         "texts": {
             "alerts": gettext("Alerts"),
             "follow": gettext("Follow"),
@@ -265,5 +266,9 @@ def map_config(system) -> dict:
             "caution": gettext("caution"),
             "groomed": gettext("groomed"),
             "notices": gettext("notices"),
+            "snow": gettext("snow"),
+            "snow_at_least": gettext("new snow in 24 h, at least"),
+            "snow_any": gettext("any"),
+            "snow_invalid": gettext("Give the new snow as a whole number, or leave it empty for any."),
         },
     }

@@ -27,10 +27,7 @@ MINUTE = 60
 
 def _error(status: int, code: str, message: str, field: str = "") -> JsonResponse:
     """The error envelope, with the field it is about also apart, for the map's script."""
-    body = envelope(code, message, field)
-    if field:
-        body["error"]["field"] = field
-    return JsonResponse(body, status=status)
+    return JsonResponse(envelope(code, message, field, field_apart=True), status=status)
 
 
 def _domain_error(error: DomainError) -> JsonResponse:

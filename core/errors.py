@@ -8,6 +8,8 @@ app to form errors and messages. A message people read outside
 the API (the public report form, the web app) is marked for translation where it is raised, in
 the active language: the system's on its public pages."""
 
+from django.http import JsonResponse
+
 from core.names import camel
 
 
@@ -83,3 +85,10 @@ def envelope(code: str, message: str, field: str = "", *, field_apart: bool = Fa
     name = camel(field)
     error = {"code": code, "message": f"{name}: {message}"}
     return {"error": error | {"field": name} if field_apart else error}
+
+
+def refusal_response(error: DomainError, *, field_apart: bool = False) -> JsonResponse:
+    """A refusal answered as JSON by a page outside the management API (which has its own
+    handler): the one envelope, with its kind's HTTP status."""
+    body = envelope(error.code, error.message, error.field, field_apart=field_apart)
+    return JsonResponse(body, status=http_status(error))

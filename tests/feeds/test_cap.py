@@ -18,8 +18,10 @@ from lxml import etree
 from cap.services import issue_messages
 from closures.services import change_closure, create_closure, end_closure
 from core.actors import Actor, Via
+from demo.loader import load_demo
 from tests.factories import TrailFactory, TrailSystemFactory
 from tests.grooming.geo import at, path
+from trails.models import Trail
 from updates.services import change_update, create_update, delete_update
 
 pytestmark = pytest.mark.django_db
@@ -232,3 +234,26 @@ def _polygon(written: str) -> shapely.Polygon:
     pairs = [pair.split(",") for pair in written.split(" ")]
     assert pairs[0] == pairs[-1] and len(pairs) >= 4
     return shapely.Polygon([(float(lng), float(lat)) for lat, lng in pairs])
+
+
+def test_the_demo_with_a_closure_and_a_danger_notice(django_capture_on_commit_callbacks):
+    """The issue's case: the demo's alerts are valid CAP; ending the closure cancels its."""
+    with django_capture_on_commit_callbacks(execute=True):
+        system, _ = load_demo()
+    trail = Trail.objects.filter(trail_system=system, hidden=False).order_by("order").first()
+    closure = close(trail, start=None, end=None, reason="avalancheHazard")
+    danger(system, "Wind slabs above the lifts", all_trails=True)
+    feed = index(system)
+    assert {entry.title for entry in feed.entries} == {
+        f"Avalanche hazard: {trail.name}",
+        "Wind slabs above the lifts",
+    }
+    first = alert(entry_of(feed, "closure-").link)
+    alert(entry_of(feed, "notice-").link)
+
+    end_closure(closure=closure, actor=PATROL)
+    cancel = alert(entry_of(index(system), "closure-").link)
+    assert text(cancel, "msgType") == "Cancel"
+    assert text(cancel, "references") == ",".join(
+        text(first, name) for name in ("sender", "identifier", "sent")
+    )

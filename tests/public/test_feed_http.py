@@ -25,6 +25,7 @@ FEEDS = {
     "{id}/grooming.json": 60,
     "{id}/groomers.json": 5,
     "{id}/closures.geojson": 5,
+    "{id}/cap.atom": 60,
     "schema/": 3600,
     "schema/published-map.json": 3600,
 }

@@ -17,7 +17,7 @@ from cap.services import issue_messages
 from core.links import absolute
 from public.feed_http import public_feed
 from public.feeds import FEED_MAX_AGE, SystemAtomFeed
-from public.views import of_public_system
+from public.pages import of_public_system
 from trails.models import TrailSystem
 
 # A message never changes once issued.

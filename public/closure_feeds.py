@@ -6,7 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from closures.documents import closures_file
 from closures.models import PublishedClosures
 from public.feed_http import public_feed
-from public.views import of_public_system
+from public.pages import of_public_system
 from publishing.storage import GEOJSON_CONTENT_TYPE
 from trails.models import TrailSystem
 

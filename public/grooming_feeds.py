@@ -9,7 +9,7 @@ from core.dates import iso_ms
 from grooming import selectors
 from public.feed_http import public_feed
 from public.feeds import FEED_MAX_AGE
-from public.views import of_public_system
+from public.pages import of_public_system
 from trails.models import TrailSystem
 from trails.timezones import zone_name, zone_of
 from updates.types import SURFACE_CONDITION_CATALOG

@@ -26,8 +26,9 @@ from alerts.services import (
 )
 from core import ratelimit
 from core.clients import counted_client
-from core.errors import DomainError, TooMany, envelope, http_status
-from public.selectors import public_system
+from core.errors import DomainError, envelope, refusal_response
+from public.pages import of_public_system
+from trails.models import TrailSystem
 
 BODY_MAX = 64 * 1024
 MINUTE = 60
@@ -35,17 +36,7 @@ MINUTE = 60
 
 def _error(status: int, code: str, message: str, field: str = "") -> JsonResponse:
     """The error envelope, with the field it is about also apart, for the map's script."""
-    body = envelope(code, message, field)
-    if field:
-        body["error"]["field"] = field
-    return JsonResponse(body, status=status)
-
-
-def _domain_error(error: DomainError) -> JsonResponse:
-    response = _error(http_status(error), error.code, error.message, error.field)
-    if isinstance(error, TooMany) and error.retry_after:
-        response["Retry-After"] = str(error.retry_after)
-    return response
+    return JsonResponse(envelope(code, message, field, field_apart=True), status=status)
 
 
 def _json_body(request: HttpRequest) -> dict | JsonResponse:
@@ -81,13 +72,15 @@ def _within_bounds(request: HttpRequest, system_id: str) -> bool:
     )
 
 
+def _no_such_system(request: HttpRequest) -> JsonResponse:
+    return _error(404, "not_found", "no such trail system.")
+
+
 @csrf_exempt
 @require_http_methods(["POST"])
-def follow_view(request: HttpRequest, system_id: str) -> JsonResponse:
+@of_public_system(missing=_no_such_system)
+def follow_view(request: HttpRequest, system: TrailSystem) -> JsonResponse:
     """201 {"manageUrl"}; 400 naming the field, 404, 429 past the bounds."""
-    system = public_system(system_id)
-    if system is None:
-        return _error(404, "not_found", "no such trail system.")
     if not _within_bounds(request, system.pk):
         response = _error(429, "too_many_requests", "too many sign-ups; try again in a minute.")
         response["Retry-After"] = str(MINUTE)
@@ -98,7 +91,7 @@ def follow_view(request: HttpRequest, system_id: str) -> JsonResponse:
     try:
         following = follow(system=system, fields=body)
     except DomainError as error:
-        return _domain_error(error)
+        return refusal_response(error, field_apart=True)
     return JsonResponse({"manageUrl": following.manage_url}, status=201)
 
 
@@ -129,7 +122,7 @@ def manage_view(request: HttpRequest, token: str) -> HttpResponse:
             try:
                 follower = change_follower(follower=follower, fields=body)
             except DomainError as error:
-                return _domain_error(error)
+                return refusal_response(error, field_apart=True)
         document = follower_document(follower)
         if wants_json or request.method == "PUT":
             return JsonResponse(document)
@@ -269,6 +262,8 @@ def map_config(system) -> dict:
             "snow": gettext("snow"),
             "snow_at_least": gettext("new snow in 24 h, at least"),
             "snow_any": gettext("any"),
-            "snow_invalid": gettext("Give the new snow as a whole number, or leave it empty for any."),
+            "snow_invalid": gettext(
+                "Give the new snow as a whole number, or leave it empty for any."
+            ),
         },
     }

@@ -145,6 +145,7 @@ INSTALLED_APPS = [
     "webhooks",
     "reports",
     "alerts",
+    "cap",
     "api",
     "demo",
     "moving",

@@ -5,6 +5,7 @@ from django.urls import path
 
 from public import (
     alerts,
+    cap_feeds,
     closure_feeds,
     feeds,
     grooming_feeds,
@@ -74,6 +75,12 @@ urlpatterns = [
         "feeds/<str:system_id>/open511/jurisdiction/geography",
         open511_feeds.geography_view,
         name="feed-open511-geography",
+    ),
+    path("feeds/<str:system_id>/cap.atom", cap_feeds.cap_atom_view, name="feed-cap"),
+    path(
+        "feeds/<str:system_id>/cap/<str:identifier>.xml",
+        cap_feeds.cap_message_view,
+        name="feed-cap-message",
     ),
     path("route-check/<str:system_id>", route_checks.route_check_view, name="route-check"),
     path("track/osmand", tracking.osmand_view, name="track-osmand"),

@@ -19,7 +19,7 @@ from cap.services import issue_messages
 from core.links import absolute
 from core.preflight import readable_from_any_origin
 from public.feeds import FEED_MAX_AGE, SystemAtomFeed
-from public.views import of_public_system
+from public.pages import of_public_system
 from trails.models import TrailSystem
 
 # A message never changes once issued.

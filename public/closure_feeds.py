@@ -8,7 +8,7 @@ from django.views.decorators.http import require_GET
 from closures.documents import closures_file
 from closures.models import PublishedClosures
 from core.preflight import readable_from_any_origin
-from public.views import of_public_system
+from public.pages import of_public_system
 from publishing.storage import GEOJSON_CONTENT_TYPE
 from trails.models import TrailSystem
 

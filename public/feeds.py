@@ -32,8 +32,8 @@ from public.feed_entries import (
     current_closures,
     status_label,
 )
+from public.pages import of_public_system
 from public.texts import label_colon
-from public.views import of_public_system
 from schedules.models import Action, Repeat, Schedule
 from schedules.occurrences import instant, occurrences
 from trails.enums import TrailStatus

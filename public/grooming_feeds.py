@@ -11,7 +11,7 @@ from core.dates import iso_ms
 from core.preflight import readable_from_any_origin
 from grooming import selectors
 from public.feeds import FEED_MAX_AGE
-from public.views import of_public_system
+from public.pages import of_public_system
 from trails.models import TrailSystem
 from trails.timezones import zone_name, zone_of
 from updates.types import SURFACE_CONDITION_CATALOG

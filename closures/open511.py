@@ -300,7 +300,9 @@ IN_EFFECT_DAYS_MAX = 40
 
 
 def _refused(name: str, message: str) -> Invalid:
-    return Invalid("invalid_filter", message, field=name)
+    """The parameter named as Open511 spells it (`event_type`), which the envelope would
+    camel-case were it given as the field."""
+    return Invalid("invalid_filter", f"{name}: {message}")
 
 
 def _choices(name: str, value: str, allowed: tuple[str, ...]) -> frozenset[str]:

@@ -35,12 +35,12 @@ from closures.open511_selectors import (
     system_extent,
     trails_geography,
 )
-from core.errors import Invalid, envelope
+from core.errors import Invalid, refusal_response
 from core.links import absolute, is_http_url
 from core.preflight import readable_from_any_origin
 from public.feed_entries import closure_lines, closure_title
 from public.feeds import FEED_MAX_AGE
-from public.views import of_public_system
+from public.pages import of_public_system
 from trails.models import TrailSystem
 from trails.timezones import zone_of
 
@@ -82,8 +82,7 @@ def _events(system: TrailSystem, zone, now) -> list[EventFacts]:
 
 
 def _refused(error: Invalid) -> JsonResponse:
-    body = envelope(error.code, error.message, error.field)
-    return readable_from_any_origin(JsonResponse(body, status=400))
+    return readable_from_any_origin(refusal_response(error))
 
 
 def _answer(document: dict, format: str, language: str) -> HttpResponse:

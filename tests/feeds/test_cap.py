@@ -257,3 +257,14 @@ def test_the_demo_with_a_closure_and_a_danger_notice(django_capture_on_commit_ca
     assert text(cancel, "references") == ",".join(
         text(first, name) for name in ("sender", "identifier", "sent")
     )
+
+
+def test_a_notice_whose_text_changed_is_an_update_and_its_text_stays_text(system, ridge):
+    notice = danger(system, "Cornices")
+    index(system)
+    change_update(update=notice, actor=PATROL, description="Cornices\x0b & <slabs>\nKeep off")
+    updated = alert(entry_of(index(system), "notice-").link)
+    assert text(updated, "msgType") == "Update"
+    assert text(updated, "headline") == "Cornices & <slabs>"  # what XML cannot hold left out
+    assert text(updated, "description") == "Cornices & <slabs>\nKeep off"
+    assert text(updated, "references").split(",")[1] == f"notice-{notice.pk}-1"

@@ -20,6 +20,7 @@ from closures.reasons import OPEN511
 from closures.selectors import Stretch
 from core.dates import iso_ms
 from core.errors import Invalid
+from core.text import xml_text
 from updates.enums import NoticeSeverity
 from updates.models import Update
 
@@ -187,7 +188,7 @@ def event(facts: EventFacts, jurisdiction: Jurisdiction, url: str) -> dict:
         "schedule": {"intervals": [_interval(facts, jurisdiction.zone)]},
     }
     # Open511 leaves out what is empty (its elements are optional, none may be blank).
-    return {name: value for name, value in document.items() if value not in ("", [])}
+    return xml_text({name: value for name, value in document.items() if value not in ("", [])})
 
 
 def events_document(events: list[dict], url: str) -> dict:
@@ -221,7 +222,7 @@ def jurisdiction_document(name: str, jurisdiction: Jurisdiction, contact: Contac
         "license_url": contact.license_url,
         "description_url": contact.website,
     }
-    entry = {key: value for key, value in entry.items() if value}
+    entry = xml_text({key: value for key, value in entry.items() if value})
     return {"meta": {"version": VERSION, "url": jurisdiction.url}, "jurisdictions": [entry]}
 
 

@@ -288,3 +288,13 @@ def test_a_notice_only_about_hidden_trails_and_closures_of_hidden_trails_are_lef
         system=system, type="notice", description="Secret", trail_ids=[hidden.pk], actor=PATROL
     )
     assert events_of(system) == {}
+
+
+def test_what_xml_cannot_hold_is_left_out_of_both_forms(system, ridge):
+    create_update(system=system, type="notice", description="Bell\x07 at the gate", actor=PATROL)
+    create_closure(trail=ridge, actor=PATROL, reason="other", note="Tab\tand\x0bform")
+    document = valid_xml(feed(system, "xml").content)
+    events = events_of(system)
+    as_json = orjson.loads(orjson.dumps(xml_to_json(document)))
+    assert without_urls(as_json["events"]) == without_urls(list(events.values()))
+    assert any(event["headline"] == "Bell at the gate" for event in events.values())

@@ -10,8 +10,6 @@ from urllib.parse import urlencode, urlsplit
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
-from django.views.decorators.cache import cache_control
-from django.views.decorators.http import require_GET
 
 from closures.open511 import (
     Contact,
@@ -37,8 +35,8 @@ from closures.open511_selectors import (
 )
 from core.errors import Invalid, refusal_response
 from core.links import absolute, is_http_url
-from core.preflight import readable_from_any_origin
 from public.feed_entries import closure_lines, closure_title
+from public.feed_http import public_feed
 from public.feeds import FEED_MAX_AGE
 from public.pages import of_public_system
 from trails.models import TrailSystem
@@ -81,16 +79,10 @@ def _events(system: TrailSystem, zone, now) -> list[EventFacts]:
     return facts
 
 
-def _refused(error: Invalid) -> JsonResponse:
-    return readable_from_any_origin(refusal_response(error))
-
-
 def _answer(document: dict, format: str, language: str) -> HttpResponse:
     if format == "json":
-        response = JsonResponse(document, json_dumps_params={"ensure_ascii": False})
-    else:
-        response = HttpResponse(xml_document(document, language), content_type=XML_CONTENT_TYPE)
-    return readable_from_any_origin(response)
+        return JsonResponse(document, json_dumps_params={"ensure_ascii": False})
+    return HttpResponse(xml_document(document, language), content_type=XML_CONTENT_TYPE)
 
 
 def _self_url(request: HttpRequest, url_name: str, system: TrailSystem) -> str:
@@ -103,7 +95,7 @@ def _events_view(request: HttpRequest, system: TrailSystem, format: str) -> Http
     try:
         filters = event_filters(request.GET, now)
     except Invalid as error:
-        return _refused(error)
+        return refusal_response(error)
     jurisdiction = _jurisdiction(system)
     feed = absolute(f"feed-open511-{format}", system.pk)
     events = [
@@ -115,15 +107,13 @@ def _events_view(request: HttpRequest, system: TrailSystem, format: str) -> Http
     return _answer(document, format, system.language)
 
 
-@require_GET
-@cache_control(public=True, max_age=FEED_MAX_AGE)
+@public_feed(ttl=FEED_MAX_AGE)
 @of_public_system
 def open511_json_view(request: HttpRequest, system: TrailSystem) -> HttpResponse:
     return _events_view(request, system, "json")
 
 
-@require_GET
-@cache_control(public=True, max_age=FEED_MAX_AGE)
+@public_feed(ttl=FEED_MAX_AGE)
 @of_public_system
 def open511_xml_view(request: HttpRequest, system: TrailSystem) -> HttpResponse:
     return _events_view(request, system, "xml")
@@ -143,7 +133,7 @@ def _in_format_asked(request: HttpRequest, system: TrailSystem, build) -> HttpRe
     try:
         format = _format(request)
     except Invalid as error:
-        return _refused(error)
+        return refusal_response(error)
     return _answer(build(), format, system.language)
 
 
@@ -159,15 +149,13 @@ def _jurisdiction_document(system: TrailSystem) -> dict:
     return jurisdiction_document(system.name, _jurisdiction(system), contact)
 
 
-@require_GET
-@cache_control(public=True, max_age=FEED_MAX_AGE)
+@public_feed(ttl=FEED_MAX_AGE)
 @of_public_system
 def jurisdiction_view(request: HttpRequest, system: TrailSystem) -> HttpResponse:
     return _in_format_asked(request, system, lambda: _jurisdiction_document(system))
 
 
-@require_GET
-@cache_control(public=True, max_age=FEED_MAX_AGE)
+@public_feed(ttl=FEED_MAX_AGE)
 @of_public_system
 def geography_view(request: HttpRequest, system: TrailSystem) -> HttpResponse:
     url = _self_url(request, "feed-open511-geography", system)

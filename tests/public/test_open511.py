@@ -29,6 +29,12 @@ PATROL = Actor("patrol-uid", Via.API_KEY)
 RELAXNG = etree.RelaxNG(etree.parse(RELAXNG_PATH))
 SCHEMATRON = isoschematron.Schematron(etree.parse(SCHEMATRON_PATH))
 DEMO_JURISDICTION = "demo-lost-trail-powder1.127.0.0.1"
+OPEN511_ROUTES = [
+    "open511.json",
+    "open511.xml",
+    "open511/jurisdiction",
+    "open511/jurisdiction/geography",
+]
 
 
 def valid_xml(body: bytes) -> etree._Element:
@@ -271,10 +277,7 @@ def test_the_default_contact_is_a_valid_address_on_a_host_without_a_domain(demo)
     valid_xml(Client().get(f"/feeds/{system.pk}/open511/jurisdiction").content)
 
 
-@pytest.mark.parametrize(
-    "suffix",
-    ["open511.json", "open511.xml", "open511/jurisdiction", "open511/jurisdiction/geography"],
-)
+@pytest.mark.parametrize("suffix", OPEN511_ROUTES)
 def test_an_inactive_or_unknown_system_has_no_open511_feeds(client, suffix):
     inactive = TrailSystemFactory(inactive=True)
     assert client.get(f"/feeds/{inactive.pk}/{suffix}").status_code == 404
@@ -298,3 +301,15 @@ def test_what_xml_cannot_hold_is_left_out_of_both_forms(system, ridge):
     as_json = orjson.loads(orjson.dumps(xml_to_json(document)))
     assert without_urls(as_json["events"]) == without_urls(list(events.values()))
     assert any(event["headline"] == "Bell at the gate" for event in events.values())
+
+
+@pytest.mark.parametrize("suffix", OPEN511_ROUTES)
+def test_every_open511_feed_is_readable_elsewhere_and_answers_304_to_its_etag(demo, suffix):
+    system, *_ = demo
+    client = Client(headers={"Origin": "https://elsewhere.example"})
+    first = client.get(f"/feeds/{system.pk}/{suffix}")
+    assert first.status_code == 200
+    assert first["Access-Control-Allow-Origin"] == "*"
+    assert first["Cache-Control"] == "public, max-age=60"
+    again = client.get(f"/feeds/{system.pk}/{suffix}", headers={"If-None-Match": first["ETag"]})
+    assert again.status_code == 304

@@ -10,6 +10,7 @@ from public import (
     feeds,
     grooming_feeds,
     inbound_sms,
+    mtnxml_feeds,
     pwa,
     reports,
     route_checks,
@@ -55,6 +56,7 @@ urlpatterns = [
         closure_feeds.closures_geojson_view,
         name="feed-closures",
     ),
+    path("feeds/<str:system_id>/mtnxml.xml", mtnxml_feeds.mtnxml_view, name="feed-mtnxml"),
     path("feeds/<str:system_id>/cap.atom", cap_feeds.cap_atom_view, name="feed-cap"),
     path(
         "feeds/<str:system_id>/cap/<str:identifier>.xml",

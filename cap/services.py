@@ -38,27 +38,37 @@ def issue_messages(*, system: TrailSystem, now: datetime | None = None) -> list[
     Alert for a new warning, an Update for one whose info changed, a Cancel (with the info
     it cancels) for one that ended, was removed or no longer qualifies. Run before each
     reading of the feed, so every state a reader was shown is recorded, and a later message
-    can reference it; one issuer per system at a time, so none is issued twice."""
+    can reference it. Only when something is to be issued is the system's lock taken and
+    the comparison made again under it, so readers at once never issue a message twice and
+    never wait for one another otherwise."""
     now = now or timezone.now()
-    sent = now.replace(microsecond=0)
+    if not _to_issue(system, now):
+        return []
     with transaction.atomic():
         transaction_lock(f"cap:{system.pk}")
-        current = current_warnings(system, now)
-        latest = selectors.latest_messages(system.pk, list(current))
-        issued = []
-        for thread, info in current.items():
-            last = latest.get(thread)
-            if last is None or last.msg_type == MsgType.CANCEL:
-                msg_type = MsgType.ALERT
-            elif last.info != info:
-                msg_type = MsgType.UPDATE
-            else:
-                continue
-            issued.append(_message(system, thread, last, msg_type, sent, info))
-        for thread, last in latest.items():
-            if thread not in current and last.msg_type != MsgType.CANCEL:
-                issued.append(_message(system, thread, last, MsgType.CANCEL, sent, last.info))
+        issued = _to_issue(system, now)
         CapMessage.objects.bulk_create(issued)
+    return issued
+
+
+def _to_issue(system: TrailSystem, now: datetime) -> list[CapMessage]:
+    """The messages that bring the system's threads up to what is in effect at `now`."""
+    sent = now.replace(microsecond=0)
+    current = current_warnings(system, now)
+    latest = selectors.latest_messages(system.pk, list(current))
+    issued = []
+    for thread, info in current.items():
+        last = latest.get(thread)
+        if last is None or last.msg_type == MsgType.CANCEL:
+            msg_type = MsgType.ALERT
+        elif last.info != info:
+            msg_type = MsgType.UPDATE
+        else:
+            continue
+        issued.append(_message(system, thread, last, msg_type, sent, info))
+    for thread, last in latest.items():
+        if thread not in current and last.msg_type != MsgType.CANCEL:
+            issued.append(_message(system, thread, last, MsgType.CANCEL, sent, last.info))
     return issued
 
 

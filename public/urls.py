@@ -92,6 +92,8 @@ urlpatterns = [
     path("unsubscribe/<str:token>", views.unsubscribe_view, name="unsubscribe"),
     path("alerts/vapid-public-key", alerts.vapid_public_key_view, name="alerts-vapid-key"),
     path("alerts/manage/<str:token>", alerts.manage_view, name="alerts-manage"),
+    path("alerts/manage/<str:token>/code", alerts.confirm_code_view, name="alerts-confirm-code"),
+    path("alerts/confirm/<str:key>", alerts.confirm_email_view, name="alerts-confirm"),
     path("alerts/<str:system_id>", alerts.follow_view, name="alerts-follow"),
     path("sms/inbound", inbound_sms.inbound_sms_view, name="sms-inbound"),
 ]

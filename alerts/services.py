@@ -52,7 +52,7 @@ def _check_options(fields: dict[str, Any]) -> dict[str, Any]:
     quiet_from, quiet_to = clean_quiet_hours(fields.get("quietHours"))
     once = fields.get("oncePerDay", False)
     if not isinstance(once, bool):
-        raise Invalid("invalid_field", "must be true or false.", field="oncePerDay")
+        raise Invalid("invalid_field", "must be true or false.", field="once_per_day")
     return {"quiet_from": quiet_from, "quiet_to": quiet_to, "once_per_day": once}
 
 

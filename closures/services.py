@@ -58,8 +58,8 @@ class ClosureFields(TypedDict):
     detour_geometry: NotRequired[dict | None]
 
 
-# The API's names of the fields a refusal is about.
-_NAMES = {"start": ("from", "fromMeters"), "end": ("to", "toMeters")}
+# The names of the fields a refusal is about (the API camel-cases them).
+_NAMES = {"start": ("from", "from_meters"), "end": ("to", "to_meters")}
 
 
 def _along(line: TrailLine, value: Place | float, end: str) -> float:
@@ -116,9 +116,9 @@ def _check_detour(geometry: dict | None) -> dict | None:
     try:
         clean = validate(geometry)
     except GeometryError as error:
-        raise Invalid("invalid_field", str(error), field="detourGeometry") from None
+        raise Invalid("invalid_field", str(error), field="detour_geometry") from None
     if clean["type"] != "LineString":
-        raise Invalid("invalid_field", "must be a GeoJSON LineString.", field="detourGeometry")
+        raise Invalid("invalid_field", "must be a GeoJSON LineString.", field="detour_geometry")
     return clean
 
 
@@ -126,9 +126,9 @@ def _check_times(closure: Closure, now: datetime) -> None:
     if closure.ends_at is None:
         return
     if closure.ends_at <= closure.starts_at:
-        raise Invalid("invalid_field", "must be after startsAt.", field="endsAt")
+        raise Invalid("invalid_field", "must be after startsAt.", field="ends_at")
     if closure.ends_at <= now:
-        raise Invalid("invalid_field", "must be in the future.", field="endsAt")
+        raise Invalid("invalid_field", "must be in the future.", field="ends_at")
 
 
 def _assign(
@@ -298,8 +298,8 @@ def closure_event(closure: Closure, actor: Actor, at: datetime) -> dict:
         "activities": list(closure.activities),
         "reason": closure.reason,
         "note": closure.note,
-        "fromMeters": round(closure.from_meters, 1),
-        "toMeters": None if closure.to_meters is None else round(closure.to_meters, 1),
+        "from_meters": round(closure.from_meters, 1),
+        "to_meters": None if closure.to_meters is None else round(closure.to_meters, 1),
         "startsAt": iso_ms(closure.starts_at),
         "endsAt": iso_ms(closure.ends_at) if closure.ends_at else None,
         "at": iso_ms(at),

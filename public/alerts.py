@@ -18,8 +18,9 @@ from alerts.selectors import follower_document
 from alerts.services import change_follower, follow, follower_of_token, unfollow
 from core import ratelimit
 from core.clients import counted_client
-from core.errors import DomainError, envelope, http_status
-from public.selectors import public_system
+from core.errors import DomainError, envelope, refusal_response
+from public.pages import of_public_system
+from trails.models import TrailSystem
 
 BODY_MAX = 64 * 1024
 MINUTE = 60
@@ -27,14 +28,7 @@ MINUTE = 60
 
 def _error(status: int, code: str, message: str, field: str = "") -> JsonResponse:
     """The error envelope, with the field it is about also apart, for the map's script."""
-    body = envelope(code, message, field)
-    if field:
-        body["error"]["field"] = field
-    return JsonResponse(body, status=status)
-
-
-def _domain_error(error: DomainError) -> JsonResponse:
-    return _error(http_status(error), error.code, error.message, error.field)
+    return JsonResponse(envelope(code, message, field, field_apart=True), status=status)
 
 
 def _json_body(request: HttpRequest) -> dict | JsonResponse:
@@ -70,13 +64,15 @@ def _within_bounds(request: HttpRequest, system_id: str) -> bool:
     )
 
 
+def _no_such_system(request: HttpRequest) -> JsonResponse:
+    return _error(404, "not_found", "no such trail system.")
+
+
 @csrf_exempt
 @require_http_methods(["POST"])
-def follow_view(request: HttpRequest, system_id: str) -> JsonResponse:
+@of_public_system(missing=_no_such_system)
+def follow_view(request: HttpRequest, system: TrailSystem) -> JsonResponse:
     """201 {"manageUrl"}; 400 naming the field, 404, 429 past the bounds."""
-    system = public_system(system_id)
-    if system is None:
-        return _error(404, "not_found", "no such trail system.")
     if not _within_bounds(request, system.pk):
         response = _error(429, "too_many_requests", "too many sign-ups; try again in a minute.")
         response["Retry-After"] = str(MINUTE)
@@ -87,7 +83,7 @@ def follow_view(request: HttpRequest, system_id: str) -> JsonResponse:
     try:
         following = follow(system=system, fields=body)
     except DomainError as error:
-        return _domain_error(error)
+        return refusal_response(error, field_apart=True)
     return JsonResponse({"manageUrl": following.manage_url}, status=201)
 
 
@@ -118,7 +114,7 @@ def manage_view(request: HttpRequest, token: str) -> HttpResponse:
             try:
                 follower = change_follower(follower=follower, fields=body)
             except DomainError as error:
-                return _domain_error(error)
+                return refusal_response(error, field_apart=True)
         document = follower_document(follower)
         if wants_json or request.method == "PUT":
             return JsonResponse(document)

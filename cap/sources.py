@@ -5,7 +5,6 @@ A notice of severity danger, and a closure for avalanche control, avalanche haza
 buffered to a polygon, or the box of the system's trails; `urgency`, `severity` and
 `certainty` come from the tables below (the developers' CAP page lists them)."""
 
-import re
 from datetime import datetime
 from typing import NamedTuple
 from zoneinfo import ZoneInfo
@@ -15,6 +14,7 @@ from django.utils.translation import gettext
 
 from closures.models import Closure
 from closures.reasons import Reason
+from core.text import xml_text
 from trails.geodesy import Box, LocalProjection, grown
 from trails.geometry import lines
 from updates.enums import NoticeSeverity
@@ -28,8 +28,6 @@ SIMPLIFY_METRES = 10.0
 DECIMALS = 5
 # A headline this long at most (CAP asks for fewer than 160 characters).
 HEADLINE_MAX = 159
-# What XML 1.0 cannot hold, and a notice's text may: left out of every text of the info.
-NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 class Grade(NamedTuple):
@@ -89,17 +87,6 @@ def _headline(text: str) -> str:
     return text if len(text) <= HEADLINE_MAX else text[: HEADLINE_MAX - 1] + "…"
 
 
-def _xml_text(value: object) -> object:
-    """Strings (in lists and dicts too) without what XML cannot hold."""
-    if isinstance(value, str):
-        return NOT_XML.sub("", value)
-    if isinstance(value, list):
-        return [_xml_text(item) for item in value]
-    if isinstance(value, dict):
-        return {name: _xml_text(item) for name, item in value.items()}
-    return value
-
-
 def _info(
     *,
     language: str,
@@ -131,7 +118,7 @@ def _info(
         "area": [area],
     }
     info.update({name: value for name, value in extra.items() if value})
-    return _xml_text(info)
+    return xml_text(info)
 
 
 def closure_info(

@@ -10,6 +10,7 @@ from public import (
     feeds,
     grooming_feeds,
     inbound_sms,
+    open511_feeds,
     pwa,
     reports,
     route_checks,
@@ -54,6 +55,26 @@ urlpatterns = [
         "feeds/<str:system_id>/closures.geojson",
         closure_feeds.closures_geojson_view,
         name="feed-closures",
+    ),
+    path(
+        "feeds/<str:system_id>/open511.json",
+        open511_feeds.open511_json_view,
+        name="feed-open511-json",
+    ),
+    path(
+        "feeds/<str:system_id>/open511.xml",
+        open511_feeds.open511_xml_view,
+        name="feed-open511-xml",
+    ),
+    path(
+        "feeds/<str:system_id>/open511/jurisdiction",
+        open511_feeds.jurisdiction_view,
+        name="feed-open511-jurisdiction",
+    ),
+    path(
+        "feeds/<str:system_id>/open511/jurisdiction/geography",
+        open511_feeds.geography_view,
+        name="feed-open511-geography",
     ),
     path("feeds/<str:system_id>/cap.atom", cap_feeds.cap_atom_view, name="feed-cap"),
     path(

@@ -89,6 +89,10 @@ def envelope(code: str, message: str, field: str = "", *, field_apart: bool = Fa
 
 def refusal_response(error: DomainError, *, field_apart: bool = False) -> JsonResponse:
     """A refusal answered as JSON by a page outside the management API (which has its own
-    handler): the one envelope, with its kind's HTTP status."""
+    handler): the one envelope, with its kind's HTTP status (and Retry-After, when a limit
+    says when to try again)."""
     body = envelope(error.code, error.message, error.field, field_apart=field_apart)
-    return JsonResponse(body, status=http_status(error))
+    response = JsonResponse(body, status=http_status(error))
+    if isinstance(error, TooMany) and error.retry_after:
+        response["Retry-After"] = str(error.retry_after)
+    return response

@@ -10,6 +10,7 @@ from public import (
     feeds,
     grooming_feeds,
     inbound_sms,
+    mtnxml_feeds,
     open511_feeds,
     pwa,
     reports,
@@ -56,6 +57,7 @@ urlpatterns = [
         closure_feeds.closures_geojson_view,
         name="feed-closures",
     ),
+    path("feeds/<str:system_id>/mtnxml.xml", mtnxml_feeds.mtnxml_view, name="feed-mtnxml"),
     path(
         "feeds/<str:system_id>/open511.json",
         open511_feeds.open511_json_view,
@@ -92,6 +94,8 @@ urlpatterns = [
     path("unsubscribe/<str:token>", views.unsubscribe_view, name="unsubscribe"),
     path("alerts/vapid-public-key", alerts.vapid_public_key_view, name="alerts-vapid-key"),
     path("alerts/manage/<str:token>", alerts.manage_view, name="alerts-manage"),
+    path("alerts/manage/<str:token>/code", alerts.confirm_code_view, name="alerts-confirm-code"),
+    path("alerts/confirm/<str:key>", alerts.confirm_email_view, name="alerts-confirm"),
     path("alerts/<str:system_id>", alerts.follow_view, name="alerts-follow"),
     path("sms/inbound", inbound_sms.inbound_sms_view, name="sms-inbound"),
 ]

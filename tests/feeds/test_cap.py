@@ -268,3 +268,24 @@ def test_a_notice_whose_text_changed_is_an_update_and_its_text_stays_text(system
     assert text(updated, "headline") == "Cornices & <slabs>"  # what XML cannot hold left out
     assert text(updated, "description") == "Cornices & <slabs>\nKeep off"
     assert text(updated, "references").split(",")[1] == f"notice-{notice.pk}-1"
+
+
+def test_a_closure_of_a_trail_in_two_parts_has_a_polygon_for_each(system):
+    split = TrailFactory(
+        trail_system=system,
+        name="Two Valleys",
+        geometry={
+            "type": "MultiLineString",
+            "coordinates": [
+                path([(0, 0), (1000, 0)], step=50),
+                path([(0, 3000), (1000, 3000)], step=50),
+            ],
+        },
+    )
+    close(split, start=None, end=None, reason="fire")
+    document = alert(entry_of(index(system), "closure-").link)
+    polygons = [_polygon(p.text) for p in document.iterfind(".//cap:polygon", NS)]
+    assert len(polygons) == 2
+    assert any(p.contains(shapely.Point(at(500, 0))) for p in polygons)
+    assert any(p.contains(shapely.Point(at(500, 3000))) for p in polygons)
+    assert not any(p.contains(shapely.Point(at(500, 1500))) for p in polygons)

@@ -159,15 +159,14 @@ def confirm_code_view(request: HttpRequest, token: str) -> HttpResponse:
     if follower is None:
         return _error(404, "not_found", "these alerts no longer exist.")
     wants_json = request.content_type == "application/json"
-    if wants_json:
-        body = _json_body(request)
-        if isinstance(body, JsonResponse):
-            return body
-        code = body.get("code")
-    else:
-        code = request.POST.get("code")
-    if not isinstance(code, str) or not code.strip():
-        return _error(400, "missing_field", "the code sent by text message is required.", "code")
+    try:
+        code = _json_body(request).get("code") if wants_json else request.POST.get("code")
+        if not isinstance(code, str) or not code.strip():
+            raise Invalid(
+                "missing_field", "the code sent by text message is required.", field="code"
+            )
+    except DomainError as error:
+        return _refused(error)
     outcome = confirm_code(follower=follower, code=code[:20])
     follower.refresh_from_db()
     document = follower_document(follower)
@@ -184,7 +183,7 @@ def confirm_code_view(request: HttpRequest, token: str) -> HttpResponse:
             else gettext("That code has expired: follow again from the map for a new one.")
         )
     if wants_json:
-        return _error(400, outcome.value, message, "code")
+        return _refused(Invalid(outcome.value, message, field="code"))
     return _manage_page(request, follower, document, message, status=400)
 
 

@@ -354,6 +354,14 @@ CELERY_BEAT_SCHEDULE["apply-schedules"] = {
     "options": {"expires": SCHEDULE_SWEEP_SECONDS},
 }
 
+# CAP messages are issued once each change commits (cap.tasks); beat issues, as often, those
+# that time alone brings (a notice's expiry, a closure's end) and those a lost task left.
+CELERY_BEAT_SCHEDULE["issue-cap-messages"] = {
+    "task": "cap.tasks.sweep_cap_messages",
+    "schedule": timedelta(seconds=SCHEDULE_SWEEP_SECONDS),
+    "options": {"expires": SCHEDULE_SWEEP_SECONDS},
+}
+
 # Live grooming (trackers): beat ends sessions 15 minutes without a position and marks what
 # positions not measured yet groomed, this often (1 to 60 s).
 GROOMING_SWEEP_SECONDS = min(max(env_float("GROOMING_SWEEP_SECONDS", 15.0), 1.0), 60.0)

@@ -10,6 +10,7 @@ from public import (
     feeds,
     grooming_feeds,
     inbound_sms,
+    mtnxml_feeds,
     open511_feeds,
     pwa,
     reports,
@@ -56,6 +57,7 @@ urlpatterns = [
         closure_feeds.closures_geojson_view,
         name="feed-closures",
     ),
+    path("feeds/<str:system_id>/mtnxml.xml", mtnxml_feeds.mtnxml_view, name="feed-mtnxml"),
     path(
         "feeds/<str:system_id>/open511.json",
         open511_feeds.open511_json_view,

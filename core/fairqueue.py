@@ -1,9 +1,10 @@
-"""Fair queuing of an outbound channel (webhooks now, Web Push next): every trail system with
+"""Fair queuing of an outbound channel (webhooks, riders' alerts): every trail system with
 work due is served in turn with every other, so that none holds the channel's workers while
 others wait. Celery stays the engine; this is the accounting on top of it, in PostgreSQL.
 
-- A *key* is what is served one at a time (a webhook endpoint), a *tenant* what owns keys (a
-  trail system). The channel keeps a row per key, a concrete model of core.models.ChannelKey.
+- A *key* is what is served one at a time (a webhook endpoint; a system's alerts through one
+  push service; a system's e-mail or SMS notifications), a *tenant* what owns keys (a trail
+  system). The channel keeps a row per key, a concrete model of core.models.ChannelKey.
 - A *claim* is the one task queued or running for a key: a key has at most one, so nothing
   queues a key twice. The channel has at most `slots` claims (the threads of its workers: the
   queue never holds more sending tasks than that), a tenant at most `per_tenant`, and the slow
@@ -33,8 +34,10 @@ A channel makes one FairQueue and calls three methods:
     queue.sweep()                     # from beat: recover lost claims, then dispatch
 
 `serve` frees the claim and dispatches the freed slot itself; a task whose claim is no longer
-the key's (queued again after its lease) does nothing. Without PostgreSQL (the embedded
-default's SQLite, tasks in-process) there are no locks and nothing to dispatch to.
+the key's (queued again after its lease) does nothing. `dispatch_at(task, moments)` queues
+the channel's dispatching task for the soonest of a retry's or a rest's end. Without
+PostgreSQL (the embedded default's SQLite, tasks in-process) there are no locks and nothing
+to dispatch to. The channels' tasks and waiting keys are metrics (trails_fair_queue_*).
 """
 
 import secrets
@@ -50,7 +53,9 @@ from django.db.models import Q
 from django.utils import timezone
 
 from core.locks import session_lock, transaction_lock
+from core.metrics import DatabaseGauge
 from core.models import ChannelKey
+from core.queueing import queue
 
 # A run's share of a worker, then its key goes behind the others.
 QUANTUM = 5.0
@@ -62,6 +67,10 @@ QUEUED_LEASE = timedelta(seconds=60)
 USE_HALF_LIFE = timedelta(seconds=60)
 # What a pick counts against its tenant at least (a key never served costs this much).
 LEAST_COST = 0.01
+# A retry or rest further away than this is left to the sweep: Redis hands a task held
+# longer than its visibility timeout to another worker, and a worker holds every countdown
+# task in memory.
+COUNTDOWN_MAX = timedelta(minutes=5)
 
 T = TypeVar("T")
 
@@ -129,7 +138,25 @@ def decayed(seconds: float, since: datetime | None, now: datetime) -> float:
     return seconds * 0.5 ** ((now - since) / USE_HALF_LIFE)
 
 
+def dispatch_at(task, moments: Collection[datetime | None]) -> bool:
+    """Queue the channel's dispatching task (no arguments) for the soonest of `moments` (a
+    retry's or a slow key's rest's end), unless that is beyond COUNTDOWN_MAX or none is given;
+    never fails the caller (core.queueing)."""
+    wakes = [moment for moment in moments if moment is not None]
+    if not wakes:
+        return False
+    wait = min(wakes) - timezone.now()
+    if wait > COUNTDOWN_MAX:
+        return False
+    return queue(task, countdown=max(wait.total_seconds(), 0.0))
+
+
 class FairQueue:
+    """One channel's fair queue (see the module's docstring); every one made is listed in
+    `FairQueue.channels`, which the metrics read."""
+
+    channels: dict[str, "FairQueue"] = {}
+
     def __init__(
         self,
         *,
@@ -141,6 +168,7 @@ class FairQueue:
     ):
         self.channel, self.keys, self.due = channel, keys, due
         self.enqueue, self.limits = enqueue, limits
+        FairQueue.channels[channel] = self
 
     def _lock_channel(self, shared: bool = False) -> None:
         """Dispatches, finishes and sweeps of the channel one at a time (to the commit);
@@ -149,6 +177,19 @@ class FairQueue:
 
     def claimed(self):
         return self.keys.objects.exclude(claim="")
+
+    def tasks(self) -> dict[str, int]:
+        """The channel's tasks by state: queued (waiting in its Celery queue) or running."""
+        claimed = self.claimed()
+        return {
+            "queued": claimed.filter(started_on=None).count(),
+            "running": claimed.exclude(started_on=None).count(),
+        }
+
+    def waiting(self) -> int:
+        """Keys with work due and no task: waiting for a free slot (or resting)."""
+        busy = set(self.claimed().values_list("pk", flat=True))
+        return sum(1 for _, key in self.due(timezone.now(), None) if key not in busy)
 
     def dispatch(self, among: Collection[str] | None = None) -> int:
         """Claim free slots for keys with work due (of `among` only, when given: the keys a
@@ -316,3 +357,30 @@ class FairQueue:
             else:
                 self.keys.objects.filter(pk=key, claim=claim).update(claim="")
         return queued
+
+
+def _tasks_by_channel():
+    for channel, fair_queue in sorted(FairQueue.channels.items()):
+        for state, count in fair_queue.tasks().items():
+            yield (channel, state), count
+
+
+def _waiting_by_channel():
+    for channel, fair_queue in sorted(FairQueue.channels.items()):
+        yield (channel,), fair_queue.waiting()
+
+
+DatabaseGauge(
+    "trails_fair_queue_tasks",
+    "A fair-queued channel's sending tasks by state: queued (waiting in its Celery queue) or "
+    "running; at most the channel's slots together.",
+    ["channel", "state"],
+    _tasks_by_channel,
+)
+DatabaseGauge(
+    "trails_fair_queue_keys_waiting",
+    "A fair-queued channel's keys (a webhook endpoint, a system's alerts through one push "
+    "service, a system's e-mail or SMS) with work due and no sending task.",
+    ["channel"],
+    _waiting_by_channel,
+)

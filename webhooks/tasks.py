@@ -9,15 +9,11 @@ from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
-from core.fairqueue import QUEUED_LEASE, FairQueue, Limits
+from core.fairqueue import QUEUED_LEASE, FairQueue, Limits, dispatch_at
 from core.queueing import queue
 from webhooks import delivery
 from webhooks.models import EndpointShare, WebhookDelivery, WebhookMessage
 
-# A retry or rest further away than this is left to the sweep: Redis hands a task held
-# longer than its visibility timeout to another worker, and a worker holds every countdown
-# task in memory.
-COUNTDOWN_MAX = timedelta(minutes=5)
 # Messages (with their deliveries and attempts) are kept this long.
 KEEP_MESSAGES = timedelta(days=30)
 
@@ -63,11 +59,7 @@ def send_webhooks(endpoint_id: str, claim: str = "") -> int:
     if served is None:
         return 0
     share, run = served
-    wakes = [moment for moment in (run.next_retry, share.rest_until) if moment is not None]
-    if wakes:
-        wait = min(wakes) - timezone.now()
-        if wait <= COUNTDOWN_MAX:
-            queue(dispatch_webhooks, countdown=max(wait.total_seconds(), 0.0))
+    dispatch_at(dispatch_webhooks, [run.next_retry, share.rest_until])
     return run.attempts
 
 

@@ -143,6 +143,7 @@ INSTALLED_APPS = [
     "webhooks",
     "reports",
     "alerts",
+    "cap",
     "api",
     "demo",
     "moving",

@@ -5,6 +5,7 @@ from django.urls import path
 
 from public import (
     alerts,
+    cap_feeds,
     closure_feeds,
     feeds,
     grooming_feeds,
@@ -53,6 +54,12 @@ urlpatterns = [
         "feeds/<str:system_id>/closures.geojson",
         closure_feeds.closures_geojson_view,
         name="feed-closures",
+    ),
+    path("feeds/<str:system_id>/cap.atom", cap_feeds.cap_atom_view, name="feed-cap"),
+    path(
+        "feeds/<str:system_id>/cap/<str:identifier>.xml",
+        cap_feeds.cap_message_view,
+        name="feed-cap-message",
     ),
     path("route-check/<str:system_id>", route_checks.route_check_view, name="route-check"),
     path("track/osmand", tracking.osmand_view, name="track-osmand"),

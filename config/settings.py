@@ -426,6 +426,15 @@ CELERY_BEAT_SCHEDULE["queue-unqueued-fan-outs"] = {
     "task": "updates.tasks.queue_unqueued_fan_outs",
     "schedule": timedelta(seconds=env_float("NOTIFICATION_QUEUE_SWEEP_SECONDS", 15.0)),
 }
+# Fair queuing of notifications (core.fairqueue), as WEBHOOK_SLOTS: sending tasks at once (the
+# main worker's processes: the Procfile's 2), and of one trail system (a fan-out's other
+# messages wait in the database while other systems' go). Beat frees lost tasks' slots.
+NOTIFICATION_SLOTS = max(env_int("NOTIFICATION_SLOTS", 2), 1)
+NOTIFICATION_SLOTS_PER_SYSTEM = max(env_int("NOTIFICATION_SLOTS_PER_SYSTEM", 1), 1)
+CELERY_BEAT_SCHEDULE["sweep-notification-shares"] = {
+    "task": "updates.tasks.sweep_notification_shares",
+    "schedule": timedelta(seconds=env_float("NOTIFICATION_QUEUE_SWEEP_SECONDS", 15.0)),
+}
 CELERY_BEAT_SCHEDULE["purge-expired-confirmations"] = {
     "task": "updates.tasks.purge_expired_confirmations",
     "schedule": crontab(minute=30, hour=3),

@@ -1,0 +1,103 @@
+"""Subscriber notifications through the notifications' fair queue (core.fairqueue): a *key* is
+one system's deliveries on one channel (e-mail or SMS), so one system's large fan-out is sent
+a share at a time, in turn with every other system's that has messages due, and never holds
+another's behind it. A key's due deliveries go oldest first, a batch at a time (claimed,
+sent and recorded as delivery.send_chunk does), for one share of a worker; a batch grows
+with how quickly the provider answers, so that a share stays near its quantum. A transient
+failure makes its deliveries wait for their retry (`not_before`)."""
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
+
+from core.fairqueue import QUANTUM, Share, key_lock
+from updates.models import Delivery
+from updates.notifications.delivery import send_chunk
+from updates.notifications.recipients import CHUNK_SIZE
+
+# The fair queue's channel, which names the keys' sending locks.
+CHANNEL = "notifications"
+PENDING = Delivery.State.PENDING
+
+
+def share_key(system_id: str, channel: str) -> str:
+    """The key of a system's deliveries on one channel (a channel's name has no space)."""
+    return f"{system_id} {channel}"
+
+
+def parts_of(key: str) -> tuple[str, str]:
+    system_id, channel = key.rsplit(" ", 1)
+    return system_id, channel
+
+
+def _due(now: datetime):
+    return Delivery.objects.filter(state=PENDING).filter(
+        Q(not_before=None) | Q(not_before__lte=now)
+    )
+
+
+def due_keys(now: datetime, among: Collection[str] | None = None) -> list[tuple[str, str]]:
+    """(system, key) of every key (of `among`, when given) with a delivery due now."""
+    deliveries = _due(now)
+    if among is not None:
+        wanted = Q()
+        for system_id, channel in map(parts_of, among):
+            wanted |= Q(update__trail_system_id=system_id, channel=channel)
+        if not wanted:
+            return []
+        deliveries = deliveries.filter(wanted)
+    pairs = deliveries.values_list("update__trail_system_id", "channel").distinct()
+    return sorted((system_id, share_key(system_id, channel)) for system_id, channel in pairs)
+
+
+@dataclass
+class Run:
+    """What one share did: messages handed to the provider, and the earliest retry."""
+
+    sent: int = 0
+    next_retry: datetime | None = None
+
+
+def batch_size(share: Share) -> int:
+    """As many as the rest of the share has time for at the provider's recent pace, between
+    one record group and a chunk."""
+    least = settings.NOTIFICATION_RECORD_EVERY
+    if not share.units:
+        return least
+    pace = max(share.seconds / share.units, 0.0001)
+    left = max(QUANTUM - share.elapsed, 0.0)
+    return max(least, min(CHUNK_SIZE, int(left / pace)))
+
+
+def send_share(key: str, share: Share) -> Run:
+    """The key's due deliveries, oldest first, for one share (under the key's lock)."""
+    system_id, channel = parts_of(key)
+    run = Run()
+    while share.more():
+        batch = list(
+            _due(timezone.now())
+            .filter(update__trail_system_id=system_id, channel=channel)
+            .order_by("pk")
+            .values_list("pk", "update_id")[: batch_size(share)]
+        )
+        if not batch:
+            break
+        update_id = batch[0][1]
+        ids = [pk for pk, update in batch if update == update_id]
+        retry_ids, delay = send_chunk(update_id, channel, ids, share)
+        run.sent += len(ids) - len(retry_ids)
+        if retry_ids:
+            retry = timezone.now() + timedelta(seconds=delay)
+            Delivery.objects.filter(pk__in=retry_ids, state=PENDING).update(not_before=retry)
+            run.next_retry = min(retry, run.next_retry or retry)
+    return run
+
+
+def send_due(key: str) -> Run:
+    """A share of the key's due deliveries, unless another runner holds the key."""
+    with key_lock(CHANNEL, key) as held:
+        return send_share(key, Share()) if held else Run()

@@ -21,7 +21,6 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from alerts import tally
@@ -30,7 +29,7 @@ from alerts.push import Outcome, PushSender
 from alerts.services import manage_url
 from alerts.texts import payload, tag, topic
 from core import retries
-from core.fairqueue import Share, key_lock
+from core.fairqueue import Share, joined_key, joined_keys_due, key_lock, split_key
 
 RETRY_FACTOR = 3
 RETRY_MAX = timedelta(hours=2)
@@ -41,14 +40,8 @@ CHANNEL = "alerts"
 
 
 def share_key(system_id: str, queue: str) -> str:
-    """The fair queue's key of a system's alerts through one compartment (a queue's name
-    has no space: an origin, or a channel's name)."""
-    return f"{system_id} {queue}"
-
-
-def parts_of(key: str) -> tuple[str, str]:
-    system_id, queue = key.rsplit(" ", 1)
-    return system_id, queue
+    """The fair queue's key of a system's alerts through one compartment."""
+    return joined_key(system_id, queue)
 
 
 def retry_delay(failures: int) -> timedelta:
@@ -57,7 +50,7 @@ def retry_delay(failures: int) -> timedelta:
 
 
 def due(key: str, now: datetime):
-    system_id, queue = parts_of(key)
+    system_id, queue = split_key(key)
     return Alert.objects.filter(
         queue=queue, follower__trail_system_id=system_id, state=PENDING, due_on__lte=now
     )
@@ -68,15 +61,7 @@ def due_keys(now: datetime, among: Collection[str] | None = None) -> list[tuple[
     compartment not backing off."""
     backing_off = AlertQueue.objects.filter(backoff_until__gt=now).values("name")
     alerts = Alert.objects.filter(state=PENDING, due_on__lte=now).exclude(queue__in=backing_off)
-    if among is not None:
-        wanted = Q()
-        for system_id, queue in map(parts_of, among):
-            wanted |= Q(queue=queue, follower__trail_system_id=system_id)
-        if not wanted:
-            return []
-        alerts = alerts.filter(wanted)
-    pairs = alerts.values_list("follower__trail_system_id", "queue").distinct()
-    return sorted((system_id, share_key(system_id, queue)) for system_id, queue in pairs)
+    return joined_keys_due(alerts, among, "follower__trail_system_id", "queue")
 
 
 @dataclass
@@ -101,7 +86,7 @@ def send_share(key: str, share: Share, now: datetime | None = None) -> Run:
     while share.more() and _send_batch(key, run, share, now or timezone.now()):
         pass
     now = now or timezone.now()
-    system_id, queue = parts_of(key)
+    system_id, queue = split_key(key)
     backoff = AlertQueue.objects.filter(name=queue, backoff_until__gt=now).first()
     upcoming = (
         Alert.objects.filter(queue=queue, follower__trail_system_id=system_id, state=PENDING)
@@ -117,7 +102,7 @@ def send_share(key: str, share: Share, now: datetime | None = None) -> Run:
 def _send_batch(key: str, run: Run, share: Share, now: datetime) -> bool:
     """One batch of the key's due alerts; False when there was nothing more to send, the
     share was spent, or a failure made the compartment back off."""
-    _, queue = parts_of(key)
+    _, queue = split_key(key)
     state = AlertQueue.objects.filter(name=queue).first()
     if state is not None and state.backoff_until and state.backoff_until > now:
         return False

@@ -14,7 +14,7 @@ from django.utils import timezone
 from alerts import delivery, fanout
 from alerts.models import AlertEvent, AlertShare
 from core import queueing
-from core.fairqueue import QUEUED_LEASE, FairQueue, Limits, dispatch_at
+from core.fairqueue import FairQueue, Limits, dispatch_at
 
 # An event not fanned out this long after it was recorded is taken as one whose task was lost.
 FAN_OUT_LOST_AFTER = timedelta(seconds=5)
@@ -23,20 +23,6 @@ BUSY_RETRY_SECONDS = 0.5
 
 def alert_limits() -> Limits:
     return Limits(slots=settings.ALERTS_SLOTS, per_tenant=settings.ALERTS_SLOTS_PER_SYSTEM)
-
-
-def enqueue_sending(key: str, claim: str) -> bool:
-    """As webhooks.tasks.enqueue_sending: a claim whose task could not be queued is freed."""
-    return queueing.queue(send_alerts, key, claim, expires=QUEUED_LEASE.total_seconds())
-
-
-fair_queue = FairQueue(
-    channel=delivery.CHANNEL,
-    keys=AlertShare,
-    due=delivery.due_keys,
-    enqueue=enqueue_sending,
-    limits=alert_limits,
-)
 
 
 def queue_sending(keys: Collection[str]) -> int:
@@ -71,6 +57,12 @@ def send_alerts(key: str, claim: str = "") -> int:
     share, run = served
     dispatch_at(dispatch_alerts, [run.next_due, share.rest_until])
     return run.attempts
+
+
+fair_queue = FairQueue(
+    channel=delivery.CHANNEL, keys=AlertShare, due=delivery.due_keys, task=send_alerts,
+    limits=alert_limits,
+)  # fmt: skip
 
 
 @shared_task(acks_late=True)

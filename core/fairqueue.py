@@ -26,7 +26,7 @@ A channel makes one FairQueue and calls three methods:
         channel="webhooks",           # names its locks
         keys=EndpointShare,           # its concrete ChannelKey model
         due=due_endpoints,            # (now, among) -> [(tenant, key)] with work due now
-        enqueue=enqueue_sending,      # (key, claim) -> queued? The task calls serve(key, claim)
+        task=send_webhooks,           # the sending task: task(key, claim) calls serve(key, claim)
         limits=webhook_limits,        # () -> Limits, read at each dispatch
     )
     queue.dispatch(among=keys)        # after a commit that made `keys` due (None: any key)
@@ -49,7 +49,7 @@ from datetime import datetime, timedelta
 from typing import TypeVar
 
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from core.locks import session_lock, transaction_lock
@@ -138,6 +138,33 @@ def decayed(seconds: float, since: datetime | None, now: datetime) -> float:
     return seconds * 0.5 ** ((now - since) / USE_HALF_LIFE)
 
 
+def joined_key(tenant: str, name: str) -> str:
+    """A key made of its tenant and a name without spaces (a push service's origin, a
+    channel's name)."""
+    return f"{tenant} {name}"
+
+
+def split_key(key: str) -> tuple[str, str]:
+    tenant, name = key.rsplit(" ", 1)
+    return tenant, name
+
+
+def joined_keys_due(
+    rows: QuerySet, among: Collection[str] | None, tenant_field: str, name_field: str
+) -> list[tuple[str, str]]:
+    """A channel's `due` for joined keys: (tenant, key) of every distinct (tenant, name) of
+    the rows with work due (of the keys `among`, when given)."""
+    if among is not None:
+        wanted = Q()
+        for tenant, name in map(split_key, among):
+            wanted |= Q(**{tenant_field: tenant, name_field: name})
+        if not wanted:
+            return []
+        rows = rows.filter(wanted)
+    pairs = rows.values_list(tenant_field, name_field).distinct()
+    return sorted((tenant, joined_key(tenant, name)) for tenant, name in pairs)
+
+
 def dispatch_at(task, moments: Collection[datetime | None]) -> bool:
     """Queue the channel's dispatching task (no arguments) for the soonest of `moments` (a
     retry's or a slow key's rest's end), unless that is beyond COUNTDOWN_MAX or none is given;
@@ -163,11 +190,11 @@ class FairQueue:
         channel: str,
         keys: type[ChannelKey],
         due: Callable[[datetime, Collection[str] | None], list[tuple[str, str]]],
-        enqueue: Callable[[str, str], bool],
+        task,
         limits: Callable[[], Limits],
     ):
         self.channel, self.keys, self.due = channel, keys, due
-        self.enqueue, self.limits = enqueue, limits
+        self.task, self.limits = task, limits
         FairQueue.channels[channel] = self
 
     def _lock_channel(self, shared: bool = False) -> None:
@@ -349,10 +376,12 @@ class FairQueue:
 
     def _queue(self, picked: list[tuple[str, str]]) -> int:
         """Each claimed key's task queued (after the claim's commit); a claim whose task
-        could not be queued is freed, for the next dispatch or sweep."""
+        could not be queued (core.queueing never fails its caller) is freed, for the next
+        dispatch or sweep. A task not started within the claim's lease is dropped by the
+        worker: its claim is given to a new task by then."""
         queued = 0
         for key, claim in picked:
-            if self.enqueue(key, claim):
+            if queue(self.task, key, claim, expires=QUEUED_LEASE.total_seconds()):
                 queued += 1
             else:
                 self.keys.objects.filter(pk=key, claim=claim).update(claim="")

@@ -5,7 +5,7 @@ from celery import shared_task
 from django.conf import settings
 
 from core import queueing
-from core.fairqueue import QUEUED_LEASE, FairQueue, Limits, dispatch_at
+from core.fairqueue import FairQueue, Limits, dispatch_at
 from updates import confirmations
 from updates.models import Delivery, NotificationShare, Update
 from updates.notifications import delivery, recipients, shares
@@ -28,20 +28,6 @@ def notification_limits() -> Limits:
     return Limits(
         slots=settings.NOTIFICATION_SLOTS, per_tenant=settings.NOTIFICATION_SLOTS_PER_SYSTEM
     )
-
-
-def enqueue_sending(key: str, claim: str) -> bool:
-    """As webhooks.tasks.enqueue_sending: a claim whose task could not be queued is freed."""
-    return queueing.queue(send_notifications, key, claim, expires=QUEUED_LEASE.total_seconds())
-
-
-fair_queue = FairQueue(
-    channel=shares.CHANNEL,
-    keys=NotificationShare,
-    due=shares.due_keys,
-    enqueue=enqueue_sending,
-    limits=notification_limits,
-)
 
 
 @shared_task(acks_late=True)
@@ -93,6 +79,12 @@ def send_notifications(key: str, claim: str = "") -> int:
     share, run = served
     dispatch_at(dispatch_notifications, [run.next_retry, share.rest_until])
     return run.sent
+
+
+fair_queue = FairQueue(
+    channel=shares.CHANNEL, keys=NotificationShare, due=shares.due_keys,
+    task=send_notifications, limits=notification_limits,
+)  # fmt: skip
 
 
 @shared_task(acks_late=True)

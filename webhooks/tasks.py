@@ -9,8 +9,7 @@ from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
-from core.fairqueue import QUEUED_LEASE, FairQueue, Limits, dispatch_at
-from core.queueing import queue
+from core.fairqueue import FairQueue, Limits, dispatch_at
 from webhooks import delivery
 from webhooks.models import EndpointShare, WebhookDelivery, WebhookMessage
 
@@ -20,22 +19,6 @@ KEEP_MESSAGES = timedelta(days=30)
 
 def webhook_limits() -> Limits:
     return Limits(slots=settings.WEBHOOK_SLOTS, per_tenant=settings.WEBHOOK_SLOTS_PER_SYSTEM)
-
-
-def enqueue_sending(endpoint_id: str, claim: str) -> bool:
-    """Never fails the caller (core.queueing): a claim whose task could not be queued is
-    freed for the next dispatch or sweep. A task not started within the claim's lease is
-    dropped by the worker: its claim is given to a new task by then."""
-    return queue(send_webhooks, endpoint_id, claim, expires=QUEUED_LEASE.total_seconds())
-
-
-fair_queue = FairQueue(
-    channel=delivery.CHANNEL,
-    keys=EndpointShare,
-    due=delivery.due_endpoints,
-    enqueue=enqueue_sending,
-    limits=webhook_limits,
-)
 
 
 def queue_sending(endpoint_ids: Collection[str]) -> int:
@@ -61,6 +44,15 @@ def send_webhooks(endpoint_id: str, claim: str = "") -> int:
     share, run = served
     dispatch_at(dispatch_webhooks, [run.next_retry, share.rest_until])
     return run.attempts
+
+
+fair_queue = FairQueue(
+    channel=delivery.CHANNEL,
+    keys=EndpointShare,
+    due=delivery.due_endpoints,
+    task=send_webhooks,
+    limits=webhook_limits,
+)
 
 
 @shared_task(acks_late=True)

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
-from core.fairqueue import QUANTUM, Share, key_lock
+from core.fairqueue import QUANTUM, Share, joined_key, joined_keys_due, key_lock, split_key
 from updates.models import Delivery
 from updates.notifications.delivery import send_chunk
 from updates.notifications.recipients import CHUNK_SIZE
@@ -25,13 +25,8 @@ PENDING = Delivery.State.PENDING
 
 
 def share_key(system_id: str, channel: str) -> str:
-    """The key of a system's deliveries on one channel (a channel's name has no space)."""
-    return f"{system_id} {channel}"
-
-
-def parts_of(key: str) -> tuple[str, str]:
-    system_id, channel = key.rsplit(" ", 1)
-    return system_id, channel
+    """The key of a system's deliveries on one channel."""
+    return joined_key(system_id, channel)
 
 
 def _due(now: datetime):
@@ -42,16 +37,7 @@ def _due(now: datetime):
 
 def due_keys(now: datetime, among: Collection[str] | None = None) -> list[tuple[str, str]]:
     """(system, key) of every key (of `among`, when given) with a delivery due now."""
-    deliveries = _due(now)
-    if among is not None:
-        wanted = Q()
-        for system_id, channel in map(parts_of, among):
-            wanted |= Q(update__trail_system_id=system_id, channel=channel)
-        if not wanted:
-            return []
-        deliveries = deliveries.filter(wanted)
-    pairs = deliveries.values_list("update__trail_system_id", "channel").distinct()
-    return sorted((system_id, share_key(system_id, channel)) for system_id, channel in pairs)
+    return joined_keys_due(_due(now), among, "update__trail_system_id", "channel")
 
 
 @dataclass
@@ -75,7 +61,7 @@ def batch_size(share: Share) -> int:
 
 def send_share(key: str, share: Share) -> Run:
     """The key's due deliveries, oldest first, for one share (under the key's lock)."""
-    system_id, channel = parts_of(key)
+    system_id, channel = split_key(key)
     run = Run()
     while share.more():
         batch = list(

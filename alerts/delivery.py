@@ -1,19 +1,21 @@
 """Sending the alerts that are due, through the alerts channel's fair queue
 (core.fairqueue): a *key* is a system's alerts through one compartment (`queue`: a push
-service's origin, or the e-mail or SMS channel), so a system's fan-out is served in turn with
-every other system's, and a push service slow even when it answers gets shorter shares and
-rests between them. A slow or failing push service holds up only its own compartment, never
-another's, nor publishing or webhooks (their own Celery queue too).
+service's origin, or the e-mail or SMS channel; alerts.senders sends each alert), so a
+system's fan-out is served in turn with every other system's, and a compartment slow even
+when it answers gets shorter shares and rests between them. A slow or failing push service
+holds up only its own compartment, never another's, nor publishing or webhooks (their own
+Celery queue too).
 
 A key's due alerts go oldest first, a batch at a time over one kept-alive connection, for one
-share of a worker. A 404 or 410 means the subscription is gone: the follower is deleted. A
-429, a 5xx or no answer within 5 s makes the whole compartment (every system's alerts through
-that push service) back off: ALERTS_RETRY_SECONDS after the first failure in a row, then 3
-times longer each time, at most 2 hours apart, each within 20 % (core.retries), or the push
-service's Retry-After when that is longer. Another refusal (400, 403, 413) refuses that alert
-only. An alert not sent within its TTL is given up (refused)."""
+share of a worker. A 404 or 410 means the subscription is gone (as does a mail server's or
+SMS provider's permanent refusal of the address or number): the follower is deleted. A 429,
+a 5xx or no answer within 5 s (a mail server or SMS provider that fails) makes the whole
+compartment (every system's alerts through it) back off: ALERTS_RETRY_SECONDS after the first
+failure in a row, then 3 times longer each time, at most 2 hours apart, each within 20 %
+(core.retries), or the push service's Retry-After when that is longer. Another refusal (400,
+403, 413) refuses that alert only. An alert not sent within its TTL is given up (refused)."""
 
-import json
+import time
 from collections import defaultdict
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -24,10 +26,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from alerts import tally
-from alerts.models import Alert, AlertQueue, Channel, Follower
-from alerts.push import Outcome, PushSender
-from alerts.services import manage_url
-from alerts.texts import payload, tag, topic
+from alerts.models import Alert, AlertQueue, Follower
+from alerts.outcomes import Outcome
+from alerts.senders import sender_for
 from core import retries
 from core.fairqueue import Share, joined_key, joined_keys_due, key_lock, split_key
 
@@ -113,14 +114,15 @@ def _send_batch(key: str, run: Run, share: Share, now: datetime) -> bool:
     )
     if not batch:
         return False
-    sender = PushSender()
+    sender = sender_for(queue)
     outcomes: list[tuple[Alert, Outcome]] = []
     try:
         for alert in batch:
             if not share.more():
                 break
-            outcome = _send(sender, alert)
-            share.spent(outcome.duration_ms / 1000)
+            started = time.monotonic()
+            outcome = sender.send(alert)
+            share.spent(time.monotonic() - started)
             run.attempts += 1
             outcomes.append((alert, outcome))
             if outcome.retryable:
@@ -129,29 +131,6 @@ def _send_batch(key: str, run: Run, share: Share, now: datetime) -> bool:
         sender.close()
         _record(queue, state, outcomes, now)
     return bool(outcomes) and not outcomes[-1][1].retryable
-
-
-def _send(sender: PushSender, alert: Alert) -> Outcome:
-    follower = alert.follower
-    system = follower.trail_system
-    document = payload(
-        system_id=system.pk,
-        system_name=system.name,
-        items=alert.items,
-        follows=alert.follows,
-        manage_url=manage_url(follower.pk),
-    )
-    if follower.channel != Channel.PUSH:
-        return Outcome(None, f"{follower.channel} is not sent by this queue")
-    return sender.send(
-        endpoint=follower.endpoint,
-        p256dh=follower.p256dh,
-        auth=follower.auth,
-        payload=json.dumps(document).encode(),
-        ttl=settings.ALERTS_PUSH_TTL_SECONDS,
-        urgency="high" if alert.urgent else "normal",
-        topic=topic(tag(system.pk, alert.items)),
-    )
 
 
 def _record(

@@ -11,7 +11,7 @@ from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
-from alerts import delivery, fanout
+from alerts import confirmations, delivery, fanout
 from alerts.models import AlertEvent, AlertShare
 from core import queueing
 from core.fairqueue import FairQueue, Limits, dispatch_at
@@ -75,10 +75,13 @@ def dispatch_alerts() -> int:
 @shared_task(acks_late=True)
 def sweep_alerts() -> int:
     """Every ALERTS_SWEEP_SECONDS (beat): fan out what a lost task left, free the claims of
-    lost tasks and dead senders, and give the free slots to the keys with due alerts."""
+    lost tasks and dead senders, and give the free slots to the keys with due alerts;
+    followers nobody confirmed in time go too."""
+    now = timezone.now()
+    confirmations.purge_unconfirmed(now=now)
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return 0
-    lost = timezone.now() - FAN_OUT_LOST_AFTER
+    lost = now - FAN_OUT_LOST_AFTER
     systems = set(
         AlertEvent.objects.filter(fanned_out_on=None, created_on__lt=lost)
         .values_list("trail_system_id", flat=True)
@@ -99,7 +102,8 @@ def enqueue_fan_out(system_id: str, countdown: float = 0.0) -> bool:
 
 def run_all_due(now: datetime | None = None) -> int:
     """The embedded default's pass: fan out every recorded event, then send what is due
-    (by `now`, else by the clock)."""
+    (by `now`, else by the clock), and drop followers nobody confirmed in time."""
+    confirmations.purge_unconfirmed(now=now)
     systems = set(
         AlertEvent.objects.filter(fanned_out_on=None).values_list("trail_system_id", flat=True)
     )

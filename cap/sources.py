@@ -14,6 +14,7 @@ from django.utils.translation import gettext
 
 from closures.models import Closure
 from closures.reasons import Reason
+from core.text import xml_text
 from trails.geodesy import Box, LocalProjection, grown
 from trails.geometry import lines
 from updates.enums import NoticeSeverity
@@ -100,7 +101,8 @@ def _info(
     event_code: dict,
     **extra: object,
 ) -> dict:
-    """An info block as JSON, in CAP's names: what the alert documents are written from."""
+    """An info block as JSON, in CAP's names: what the alert documents are written from,
+    and the feed's entries too (so both hold only what XML can)."""
     info = {
         "language": language,
         "category": list(grade.categories),
@@ -116,7 +118,7 @@ def _info(
         "area": [area],
     }
     info.update({name: value for name, value in extra.items() if value})
-    return info
+    return xml_text(info)
 
 
 def closure_info(

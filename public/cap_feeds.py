@@ -2,24 +2,21 @@
 entry per warning (its id stable across the warning's messages) linking to its latest message;
 /feeds/<id>/cap/<identifier>.xml: each message as it was issued (cap.documents).
 
-Reading the index first issues what changed since the last reading (cap.services), so each
-message it links to is kept and later ones reference it."""
+Reading issues nothing: the messages are issued once each change commits and on beat's sweep
+(cap.tasks), so each one the index links to is kept and later ones reference it."""
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils import timezone
 from django.utils.html import escape, linebreaks
 from django.utils.translation import gettext
-from django.views.decorators.cache import cache_control
-from django.views.decorators.http import require_GET
 
 from cap.documents import CAP_CONTENT_TYPE, alert_document
 from cap.models import CapMessage, MsgType
 from cap.selectors import earlier_messages, listed_messages, message_of
-from cap.services import issue_messages
 from core.links import absolute
-from core.preflight import readable_from_any_origin
+from public.feed_http import public_feed
 from public.feeds import FEED_MAX_AGE, SystemAtomFeed
-from public.views import of_public_system
+from public.pages import of_public_system
 from trails.models import TrailSystem
 
 # A message never changes once issued.
@@ -27,11 +24,10 @@ MESSAGE_MAX_AGE = 3600
 
 
 class CapAtomFeed(SystemAtomFeed):
-    """The system's feed (its title, language, author, map link, CORS), listing warnings."""
+    """The system's feed (its title, language, author, map link), listing warnings."""
 
     def get_object(self, request: HttpRequest, system: TrailSystem) -> TrailSystem:
         system.feed_now = timezone.now()
-        issue_messages(system=system, now=system.feed_now)
         return super().get_object(request, system)
 
     def title(self, system: TrailSystem) -> str:
@@ -75,17 +71,14 @@ class CapAtomFeed(SystemAtomFeed):
         return message.sent
 
 
-cap_atom_view = require_GET(
-    cache_control(public=True, max_age=FEED_MAX_AGE)(of_public_system(CapAtomFeed()))
-)
+cap_atom_view = public_feed(ttl=FEED_MAX_AGE)(of_public_system(CapAtomFeed()))
 
 
-@require_GET
-@cache_control(public=True, max_age=MESSAGE_MAX_AGE)
+@public_feed(ttl=MESSAGE_MAX_AGE)
 @of_public_system
 def cap_message_view(request: HttpRequest, system: TrailSystem, identifier: str) -> HttpResponse:
     message = message_of(system.pk, identifier)
     if message is None:
         raise Http404("No such message.")
     body = alert_document(message, earlier_messages(message))
-    return readable_from_any_origin(HttpResponse(body, content_type=CAP_CONTENT_TYPE))
+    return HttpResponse(body, content_type=CAP_CONTENT_TYPE)

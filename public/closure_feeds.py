@@ -2,13 +2,11 @@
 compile wrote them (closures.documents), with the published file and never after it."""
 
 from django.http import HttpRequest, HttpResponse
-from django.views.decorators.cache import cache_control
-from django.views.decorators.http import require_GET
 
 from closures.documents import closures_file
 from closures.models import PublishedClosures
-from core.preflight import readable_from_any_origin
-from public.views import of_public_system
+from public.feed_http import public_feed
+from public.pages import of_public_system
 from publishing.storage import GEOJSON_CONTENT_TYPE
 from trails.models import TrailSystem
 
@@ -16,8 +14,7 @@ from trails.models import TrailSystem
 CLOSURES_MAX_AGE = 5
 
 
-@require_GET
-@cache_control(public=True, max_age=CLOSURES_MAX_AGE)
+@public_feed(ttl=CLOSURES_MAX_AGE)
 @of_public_system
 def closures_geojson_view(request: HttpRequest, system: TrailSystem) -> HttpResponse:
     body = (
@@ -25,4 +22,4 @@ def closures_geojson_view(request: HttpRequest, system: TrailSystem) -> HttpResp
     )
     if body is None:  # not compiled since closures came: none was in effect
         body = closures_file(system.pk, [], {}, system.language)
-    return readable_from_any_origin(HttpResponse(bytes(body), content_type=GEOJSON_CONTENT_TYPE))
+    return HttpResponse(bytes(body), content_type=GEOJSON_CONTENT_TYPE)

@@ -581,7 +581,7 @@ def test_20_endpoints_slow_on_200_on_one_system_leave_another_systems_webhook_on
     assert_served_in_turn(quiet_systems_latencies(topology, receiver, [20]))
 
 
-BIG_FAN_OUT = 5000
+BIG_FAN_OUT = 2000
 FAN_OUT_SETUP = """
 import json
 from tests.factories import TrailSystemFactory
@@ -633,9 +633,9 @@ def test_one_systems_big_fan_out_does_not_hold_another_systems_notice_behind_it(
         "the other system's notice at its subscriber",
     )
     noticed_in = time.monotonic() - posted
-    big_by_then = sent_to_big()
-    wait_until(lambda: sent_to_big() == BIG_FAN_OUT, 300, "the big fan-out done")
-
-    print({"other notice (s)": round(noticed_in, 2), "big fan-out sent by then": big_by_then})
-    assert noticed_in <= OTHER_NOTICE_BOUND, (noticed_in, big_by_then)
+    figures = {"other notice (s)": round(noticed_in, 2), "big fan-out sent by then": sent_to_big()}
+    print(figures)  # pytest -s shows them
+    assert noticed_in <= OTHER_NOTICE_BOUND, figures
+    # A message recorded at a time (the topology's NOTIFICATION_RECORD_EVERY): slow, but whole.
+    wait_until(lambda: sent_to_big() == BIG_FAN_OUT, 600, "the big fan-out done")
     assert max(new_messages(topology, before).values()) == 1  # each message once

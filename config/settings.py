@@ -354,8 +354,9 @@ CELERY_BEAT_SCHEDULE["apply-schedules"] = {
     "options": {"expires": SCHEDULE_SWEEP_SECONDS},
 }
 
-# CAP messages are issued once each change commits (cap.tasks); beat issues, as often, those
-# that time alone brings (a notice's expiry, a closure's end) and those a lost task left.
+# CAP messages are issued the moment each change commits (cap.tasks); beat issues, as often,
+# those that time alone brings (a notice's expiry, a closure's end) and those a failed issue
+# left.
 CELERY_BEAT_SCHEDULE["issue-cap-messages"] = {
     "task": "cap.tasks.sweep_cap_messages",
     "schedule": timedelta(seconds=SCHEDULE_SWEEP_SECONDS),

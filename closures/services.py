@@ -13,6 +13,7 @@ from typing import NotRequired, TypedDict, Unpack
 
 from django.db import transaction
 from django.db.models import Q
+from django.dispatch import Signal
 from django.utils import timezone
 
 from closures.models import Closure
@@ -28,6 +29,10 @@ from trails.geometry import GeometryError, validate
 from trails.models import Trail, TrailActivity
 
 logger = logging.getLogger(__name__)
+
+# Sent with system_id inside the transaction of every write or settling of a closure, planned
+# ones too (they ask for no compile): the CAP warnings (cap.tasks) hear of them here.
+closure_changed = Signal()
 
 # How far from the trail's line a place given as an end may lie (it is snapped onto it).
 SNAP_METRES = 50.0
@@ -217,6 +222,7 @@ def end_closure(*, closure: Closure, actor: Actor, now: datetime | None = None) 
         locked = _locked(closure)
         if locked.ended_on is None:
             _end(locked, actor, now)
+            closure_changed.send(sender=None, system_id=locked.trail_system_id)
     return locked
 
 
@@ -251,7 +257,7 @@ def _locked(closure: Closure) -> Closure:
 
 
 def _settle(closure: Closure, actor: Actor, now: datetime) -> None:
-    """Start the closure if its start has come, end it if its end has."""
+    """Start the closure if its start has come, end it if its end has; after every write."""
     if closure.ended_on is None and closure.started_on is None and closure.starts_at <= now:
         closure.started_on = now
         Closure.objects.filter(pk=closure.pk).update(started_on=now)
@@ -259,6 +265,7 @@ def _settle(closure: Closure, actor: Actor, now: datetime) -> None:
         request_compile(closure.trail_system_id, reason="closure")
     if closure.ended_on is None and closure.ends_at is not None and closure.ends_at <= now:
         _end(closure, actor, closure.ends_at)
+    closure_changed.send(sender=None, system_id=closure.trail_system_id)
 
 
 def _end(closure: Closure, actor: Actor, at: datetime) -> None:

@@ -30,7 +30,7 @@ from closures.stretches import TrailLine
 from core import events, listening, queueing
 from core.actors import Actor, Via
 from core.dates import iso_ms
-from core.errors import Invalid
+from core.errors import Conflict, Invalid
 from core.locks import transaction_lock
 from trails import history
 from trails.geometry import GeometryError, validate
@@ -208,7 +208,7 @@ def change_closure(
     with transaction.atomic():
         locked = _locked(closure)
         if locked.ended_on is not None:
-            raise Invalid("closure_ended", "This closure has ended; close the stretch anew.")
+            raise Conflict("closure_ended", "This closure has ended; close the stretch anew.")
         in_effect = _was_in_effect(locked)
         _assign(locked, locked.trail, fields, now)
         locked.updated_by, locked.updated_on = actor.uid, now

@@ -293,7 +293,7 @@ def test_a_change_moves_the_stretch_and_an_ended_closure_stays_as_it_ended(syste
     assert changed["lengthMeters"] == pytest.approx(800, abs=0.2)
     assert changed["reason"] == "mud"
     manager.delete(url)
-    assert_envelope(manager.patch(url, {"note": "x"}, format="json"), 400, "closure_ended")
+    assert_envelope(manager.patch(url, {"note": "x"}, format="json"), 409, "closure_ended")
 
 
 def test_the_trail_system_names_its_closures_file(system, manager, settings):

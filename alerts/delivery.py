@@ -1,16 +1,18 @@
 """Sending the alerts that are due, one compartment (`queue`) at a time: a push service's
-origin, or the e-mail or SMS channel. A slow or failing push service holds up only its own
-queue, never another's, nor publishing or webhooks (their own Celery queue too).
+origin, or the e-mail or SMS channel (alerts.senders sends each alert). A slow or failing
+push service holds up only its own queue, never another's, nor publishing or webhooks (their
+own Celery queue too).
 
 As the webhook outbox does: one sender per queue at a time (a PostgreSQL session lock), due
-alerts oldest first, a batch at a time over one kept-alive connection. A 404 or 410 means the
-subscription is gone: the follower is deleted. A 429, a 5xx or no answer within 5 s makes the
-whole queue back off: ALERTS_RETRY_SECONDS after the first failure in a row, then 3 times
-longer each time, at most 2 hours apart, each within 20 % (core.retries), or the push
-service's Retry-After when that is longer. Another refusal (400, 403, 413) refuses that alert
-only. An alert not sent within its TTL is given up (refused)."""
+alerts oldest first, a batch at a time over one kept-alive connection. A 404 or 410 means
+the subscription is gone (as does a mail server's or SMS provider's permanent refusal of the
+address or number): the follower is deleted. A 429, a 5xx or no answer within 5 s (a mail
+server or SMS provider that fails) makes the whole queue back off: ALERTS_RETRY_SECONDS
+after the first failure in a row, then 3 times longer each time, at most 2 hours apart, each
+within 20 % (core.retries), or the push service's Retry-After when that is longer. Another
+refusal (400, 403, 413) refuses that alert only. An alert not sent within its TTL is given
+up (refused)."""
 
-import json
 import time
 from collections import defaultdict
 from dataclasses import dataclass
@@ -21,10 +23,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from alerts import tally
-from alerts.models import Alert, AlertQueue, Channel, Follower
-from alerts.push import Outcome, PushSender
-from alerts.services import manage_url
-from alerts.texts import payload, tag, topic
+from alerts.models import Alert, AlertQueue, Follower
+from alerts.outcomes import Outcome
+from alerts.senders import sender_for
 from core import retries
 from core.locks import session_lock
 
@@ -98,11 +99,11 @@ def _send_batch(queue: str, run: Run, now: datetime) -> bool:
     )
     if not batch:
         return False
-    sender = PushSender()
+    sender = sender_for(queue)
     outcomes: list[tuple[Alert, Outcome]] = []
     try:
         for alert in batch:
-            outcome = _send(sender, alert)
+            outcome = sender.send(alert)
             run.attempts += 1
             outcomes.append((alert, outcome))
             if outcome.retryable:
@@ -111,29 +112,6 @@ def _send_batch(queue: str, run: Run, now: datetime) -> bool:
         sender.close()
         _record(queue, state, outcomes, now)
     return not outcomes[-1][1].retryable
-
-
-def _send(sender: PushSender, alert: Alert) -> Outcome:
-    follower = alert.follower
-    system = follower.trail_system
-    document = payload(
-        system_id=system.pk,
-        system_name=system.name,
-        items=alert.items,
-        follows=alert.follows,
-        manage_url=manage_url(follower.pk),
-    )
-    if follower.channel != Channel.PUSH:
-        return Outcome(None, f"{follower.channel} is not sent by this queue")
-    return sender.send(
-        endpoint=follower.endpoint,
-        p256dh=follower.p256dh,
-        auth=follower.auth,
-        payload=json.dumps(document).encode(),
-        ttl=settings.ALERTS_PUSH_TTL_SECONDS,
-        urgency="high" if alert.urgent else "normal",
-        topic=topic(tag(system.pk, alert.items)),
-    )
 
 
 def _record(

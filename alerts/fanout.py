@@ -21,7 +21,7 @@ from django.utils import timezone
 from alerts import push, tally
 from alerts.changes import Change, changes_of
 from alerts.models import Alert, AlertEvent, Channel, Follower, Rule, SystemAlerts
-from alerts.texts import CLOSES
+from alerts.texts import CLOSES, GROOMED, SNOW
 from core.locks import try_transaction_lock
 from trails.models import TrailSystem
 from trails.timezones import zone_of
@@ -42,9 +42,9 @@ def wanted(rule: Rule, change: Change) -> bool:
         return False
     if rule.activity and change.activity and rule.activity != change.activity:
         return False
-    if rule.condition and change.condition != rule.condition:
+    if rule.condition and change.kind == GROOMED and change.condition != rule.condition:
         return False
-    return rule.snow_cm is None or change.snow_cm >= rule.snow_cm
+    return change.kind != SNOW or rule.snow_cm is None or change.snow_cm >= rule.snow_cm
 
 
 def quiet_until(follower: Follower, now: datetime, zone: ZoneInfo) -> datetime | None:

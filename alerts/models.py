@@ -19,7 +19,9 @@ class Channel(models.TextChoices):
 
 class Follower(models.Model):
     """A rider's way of being told, on one system. Push is active at once; e-mail and SMS
-    once confirmed (confirmed_on)."""
+    once confirmed (confirmed_on). An address has at most one confirmed follower and one
+    waiting for confirmation, whose rules replace the confirmed one's when it is confirmed
+    (so a sign-up nobody confirms changes nothing)."""
 
     id = IdField(primary_key=True, verbose_name=_("ID"))
     trail_system = models.ForeignKey(
@@ -32,8 +34,11 @@ class Follower(models.Model):
     auth = models.CharField(max_length=50, blank=True, default="")
     # E-mail and SMS: the address or the E.164 number.
     address = models.CharField(max_length=254, blank=True, default="")
-    # E-mail and SMS: SHA-256 of the confirmation token (link) or code, until confirmed.
+    # E-mail and SMS: a digest of the confirmation token (link) or code, until confirmed;
+    # when they expire (a link in 24 hours, a code in 30 minutes), and the codes tried.
     confirmation_digest = models.CharField(max_length=64, blank=True, default="")
+    confirmation_expires_on = models.DateTimeField(null=True, blank=True)
+    confirmation_attempts = models.PositiveSmallIntegerField(default=0)
     confirmed_on = models.DateTimeField(null=True, blank=True)
     quiet_from = models.TimeField(null=True, blank=True)
     quiet_to = models.TimeField(null=True, blank=True)
@@ -45,7 +50,14 @@ class Follower(models.Model):
     class Meta:
         verbose_name = _("follower")
         verbose_name_plural = _("followers")
-        indexes = [models.Index(fields=["trail_system", "confirmed_on"])]
+        indexes = [
+            models.Index(fields=["trail_system", "confirmed_on"]),
+            models.Index(
+                fields=["confirmation_expires_on"],
+                condition=Q(confirmed_on=None),
+                name="unconfirmed_followers",
+            ),
+        ]
         constraints = [
             models.UniqueConstraint(
                 fields=["trail_system", "endpoint"],
@@ -54,8 +66,13 @@ class Follower(models.Model):
             ),
             models.UniqueConstraint(
                 fields=["trail_system", "channel", "address"],
-                condition=~Q(channel="push"),
-                name="one_follower_per_address",
+                condition=~Q(channel="push") & Q(confirmed_on__isnull=False),
+                name="one_confirmed_follower_per_address",
+            ),
+            models.UniqueConstraint(
+                fields=["trail_system", "channel", "address"],
+                condition=~Q(channel="push") & Q(confirmed_on__isnull=True),
+                name="one_unconfirmed_follower_per_address",
             ),
         ]
 

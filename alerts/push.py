@@ -2,7 +2,6 @@
 and sending one encrypted (aes128gcm) message with its TTL, Urgency and Topic."""
 
 import time
-from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from urllib.parse import urlsplit
 
@@ -12,6 +11,7 @@ from django.conf import settings
 from pywebpush import WebPusher, WebPushException
 
 from alerts import vapid
+from alerts.outcomes import Outcome
 from core.errors import Invalid
 
 # The push services of the browsers riders use: Chrome and Android (Google), Firefox
@@ -106,28 +106,19 @@ def origin(endpoint: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
-@dataclass
-class Outcome:
-    """A push service's answer: its status (None: none came), Retry-After in seconds, and
-    what went wrong."""
-
-    status: int | None
-    error: str = ""
-    retry_after: float | None = None
-    duration_ms: int = 0
-
-    @property
-    def ok(self) -> bool:
-        return self.status is not None and 200 <= self.status < 300
-
-    @property
-    def gone(self) -> bool:
-        """The subscription no longer exists (expired, or the rider unsubscribed)."""
-        return self.status in (404, 410)
-
-    @property
-    def retryable(self) -> bool:
-        return self.status is None or self.status == 429 or self.status >= 500
+def http_outcome(status: int, error: str, retry_after: float | None, duration_ms: int) -> Outcome:
+    """A push service's answer: 2xx sent; 404 or 410 the subscription is gone (expired, or
+    the rider unsubscribed); 429 or 5xx the service is failing (its queue backs off); any
+    other status refuses this message only."""
+    return Outcome(
+        ok=200 <= status < 300,
+        gone=status in (404, 410),
+        retryable=status == 429 or status >= 500,
+        status=status,
+        error=error,
+        retry_after=retry_after,
+        duration_ms=duration_ms,
+    )
 
 
 def _retry_after(value: str | None) -> float | None:
@@ -164,9 +155,9 @@ class PushSender:
             pusher = WebPusher(subscription, requests_session=self.session)
             response = pusher.send(payload, headers, ttl=ttl, timeout=TIMEOUT_SECONDS)
         except (requests.RequestException, WebPushException) as error:
-            return Outcome(None, str(error)[:500], None, _since(started))
+            return Outcome(retryable=True, error=str(error)[:500], duration_ms=_since(started))
         error = "" if 200 <= response.status_code < 300 else response.text[:500]
-        return Outcome(
+        return http_outcome(
             response.status_code,
             error,
             _retry_after(response.headers.get("Retry-After")),

@@ -64,7 +64,7 @@ def _clean_rule(index: int, rule, trails: dict[str, Trail]) -> RuleSpec:
     if trail_id is not None:
         if not isinstance(trail_id, str) or trail_id not in trails:
             raise NotFound(
-                "not_found", "no such trail in this system.", field=_field(index, "trailId")
+                "not_found", "no such trail in this system.", field=_field(index, "trail_id")
             )
         trail = trails[trail_id]
     activity = rule.get("activity") or ""
@@ -97,7 +97,7 @@ def _clean_rule(index: int, rule, trails: dict[str, Trail]) -> RuleSpec:
         raise Invalid(
             "invalid_field",
             f"must be a number from 0 to {SNOW_CM_MAX:g}.",
-            field=_field(index, "snowCm"),
+            field=_field(index, "snow_cm"),
         )
     return RuleSpec(
         trail_id=trail_id,
@@ -114,14 +114,14 @@ def clean_quiet_hours(raw) -> tuple[time | None, time | None]:
         return None, None
     if not isinstance(raw, dict):
         raise Invalid(
-            "invalid_field", 'must be {"from": "HH:MM", "to": "HH:MM"}.', field="quietHours"
+            "invalid_field", 'must be {"from": "HH:MM", "to": "HH:MM"}.', field="quiet_hours"
         )
     bounds = []
     for name in ("from", "to"):
         value = raw.get(name)
         if not isinstance(value, str) or not CLOCK.match(value):
-            raise Invalid("invalid_field", "must be HH:MM (24-hour).", field=f"quietHours.{name}")
+            raise Invalid("invalid_field", "must be HH:MM (24-hour).", field=f"quiet_hours.{name}")
         bounds.append(time.fromisoformat(value))
     if bounds[0] == bounds[1]:
-        raise Invalid("invalid_field", "must differ from `from`.", field="quietHours.to")
+        raise Invalid("invalid_field", "must differ from `from`.", field="quiet_hours.to")
     return bounds[0], bounds[1]

@@ -1,8 +1,43 @@
 """Reads of riders' alerts: a follower's rules as the interface shows them, and how many
 riders follow each trail (a count, never who)."""
 
-from alerts.models import Follower, Rule
+from datetime import datetime
+
+from django.utils import timezone
+from django.utils.crypto import constant_time_compare, salted_hmac
+
+from alerts.models import Channel, Follower, Rule
 from trails.models import Trail
+
+CODE_MAX_ATTEMPTS = 5
+
+
+def confirmation_digest(follower_id: str, secret: str) -> str:
+    """What is stored of a confirmation link's token or code."""
+    return salted_hmac("alerts.confirmations", f"{follower_id}:{secret}").hexdigest()
+
+
+def confirmation_open(follower: Follower, now: datetime) -> bool:
+    return (
+        follower.confirmed_on is None
+        and follower.confirmation_expires_on is not None
+        and follower.confirmation_expires_on > now
+        and follower.confirmation_attempts < CODE_MAX_ATTEMPTS
+    )
+
+
+def follower_of_link(key: str, *, for_update: bool = False) -> Follower | None:
+    """The e-mail follower a confirmation link (`<follower id>.<token>`) names, while the
+    link is open."""
+    follower_id, _, token = key.partition(".")
+    followers = Follower.objects.select_related("trail_system")
+    if for_update:
+        followers = followers.select_for_update(of=("self",))
+    follower = followers.filter(pk=follower_id, channel=Channel.EMAIL, confirmed_on=None).first()
+    if follower is None or not confirmation_open(follower, timezone.now()):
+        return None
+    digest = confirmation_digest(follower.pk, token)
+    return follower if constant_time_compare(digest, follower.confirmation_digest) else None
 
 
 def follower_document(follower: Follower) -> dict:
@@ -16,6 +51,7 @@ def follower_document(follower: Follower) -> dict:
         "systemId": follower.trail_system_id,
         "channel": follower.channel,
         "active": follower.confirmed_on is not None,
+        "address": follower.address or None,
         "rules": [
             {
                 "trailId": rule.trail_id,

@@ -9,7 +9,7 @@ from django.core import signing
 from django.db import transaction
 from django.utils import timezone
 
-from alerts import push, vapid
+from alerts import confirmations, push, vapid
 from alerts.models import Channel, Follower, Rule, SystemAlerts
 from alerts.rules import RuleSpec, clean_quiet_hours, clean_rules
 from core.actors import Actor
@@ -52,35 +52,47 @@ def _check_options(fields: dict[str, Any]) -> dict[str, Any]:
     quiet_from, quiet_to = clean_quiet_hours(fields.get("quietHours"))
     once = fields.get("oncePerDay", False)
     if not isinstance(once, bool):
-        raise Invalid("invalid_field", "must be true or false.", field="oncePerDay")
+        raise Invalid("invalid_field", "must be true or false.", field="once_per_day")
     return {"quiet_from": quiet_from, "quiet_to": quiet_to, "once_per_day": once}
 
 
 def follow(*, system: TrailSystem, fields: dict[str, Any]) -> Following:
     """A follower with its rules, from the interface's JSON. Push is active at once; a push
-    subscription that follows this system already has its rules and options replaced."""
+    subscription that follows this system already has its rules and options replaced. An
+    e-mail address or phone number is sent a link or code first (alerts.confirmations)."""
     if not alerts_on(system):
         raise Forbidden("alerts_off", f"{system.name} does not send alerts.")
     channel = fields.get("channel")
-    if channel != Channel.PUSH:
-        raise Invalid("invalid_field", "must be push.", field="channel")
-    if not vapid.configured():
-        raise Forbidden("push_unavailable", "this service has no VAPID keys for Web Push.")
-    subscription = push.check_subscription(fields.get("subscription"))
+    if channel not in Channel.values:
+        raise Invalid("invalid_field", "must be push, email or sms.", field="channel")
+    if channel == Channel.PUSH:
+        if not vapid.configured():
+            raise Forbidden("push_unavailable", "this service has no VAPID keys for Web Push.")
+        subscription = push.check_subscription(fields.get("subscription"))
+    else:
+        address = confirmations.clean_address(system, channel, fields.get("address"))
     specs = clean_rules(system, fields.get("rules"))
     options = _check_options(fields)
     with transaction.atomic():
-        follower, _ = Follower.objects.update_or_create(
-            trail_system=system,
-            channel=Channel.PUSH,
-            endpoint=subscription["endpoint"],
-            defaults={
-                "p256dh": subscription["keys"]["p256dh"],
-                "auth": subscription["keys"]["auth"],
-                "confirmed_on": timezone.now(),
-                **options,
-            },
-        )
+        if channel == Channel.PUSH:
+            follower, _ = Follower.objects.update_or_create(
+                trail_system=system,
+                channel=Channel.PUSH,
+                endpoint=subscription["endpoint"],
+                defaults={
+                    "p256dh": subscription["keys"]["p256dh"],
+                    "auth": subscription["keys"]["auth"],
+                    "confirmed_on": timezone.now(),
+                    **options,
+                },
+            )
+        else:
+            follower = confirmations.pending_follower(
+                system=system, channel=channel, address=address
+            )
+            for name, value in options.items():
+                setattr(follower, name, value)
+            follower.save(update_fields=list(options))
         _replace_rules(follower, specs)
     return Following(follower, manage_url(follower.pk))
 
@@ -135,3 +147,10 @@ def turn_alerts_off(*, system: TrailSystem, actor: Actor) -> None:
 @transaction.atomic
 def turn_alerts_on(*, system: TrailSystem) -> None:
     SystemAlerts.objects.filter(trail_system=system).delete()
+
+
+@transaction.atomic
+def unfollow_phone(*, phone: str) -> int:
+    """A STOP reply: every SMS follower of the number goes; how many did."""
+    deleted, _ = Follower.objects.filter(channel=Channel.SMS, address=phone).delete()
+    return deleted

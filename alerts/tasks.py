@@ -9,7 +9,7 @@ from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
-from alerts import delivery, fanout
+from alerts import confirmations, delivery, fanout
 from alerts.models import AlertEvent
 from core import queueing
 
@@ -46,8 +46,9 @@ def send_alerts(queue: str) -> int:
 
 @shared_task(acks_late=True)
 def sweep_alerts() -> int:
-    """Every ALERTS_SWEEP_SECONDS (beat)."""
+    """Every ALERTS_SWEEP_SECONDS (beat); followers nobody confirmed in time go too."""
     now = timezone.now()
+    confirmations.purge_unconfirmed(now=now)
     systems = set(
         AlertEvent.objects.filter(fanned_out_on=None, created_on__lt=now - FAN_OUT_LOST_AFTER)
         .values_list("trail_system_id", flat=True)
@@ -80,7 +81,8 @@ def enqueue_sending(queue: str, countdown: float = 0.0) -> bool:
 
 def run_all_due(now: datetime | None = None) -> int:
     """The embedded default's pass: fan out every recorded event, then send what is due
-    (by `now`, else by the clock)."""
+    (by `now`, else by the clock), and drop followers nobody confirmed in time."""
+    confirmations.purge_unconfirmed(now=now)
     systems = set(
         AlertEvent.objects.filter(fanned_out_on=None).values_list("trail_system_id", flat=True)
     )

@@ -15,7 +15,6 @@ from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
 from core.errors import DomainError, TooMany, envelope, http_status
-from core.names import camel
 from core.outages import RETRY_AFTER_SECONDS, UNAVAILABLE
 
 logger = logging.getLogger(__name__)
@@ -39,11 +38,12 @@ MISSING_CODES = frozenset({"required"})
 
 
 def _join(path: str, key) -> str:
+    """The serializer's own names; the envelope camel-cases the path."""
     if isinstance(key, int):
         return f"{path}[{key}]"
     if key in ("non_field_errors", ""):
         return path
-    return f"{path}.{camel(key)}" if path else camel(key)
+    return f"{path}.{key}" if path else key
 
 
 def first_validation_error(detail, path: str = "") -> tuple[str, exceptions.ErrorDetail | str]:

@@ -183,7 +183,9 @@ def checked_system_ids(user: User, system_ids: list[str] | None) -> list[str] | 
     for system_id in unique:
         if system_id not in managed:
             raise Forbidden(
-                "forbidden", f"you do not manage trail system {system_id}.", field="trailSystemIds"
+                "forbidden",
+                f"you do not manage trail system {system_id}.",
+                field="trail_system_ids",
             )
     return unique
 

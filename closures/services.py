@@ -38,6 +38,10 @@ from trails.models import Trail, TrailActivity, TrailSystem
 
 logger = logging.getLogger(__name__)
 
+# Sent with system_id inside the transaction of every write or settling of a closure, planned
+# ones too (they ask for no compile): the CAP warnings (cap.tasks) hear of them here.
+closure_changed = Signal()
+
 # How far from the trail's line a place given as an end may lie (it is snapped onto it).
 SNAP_METRES = 50.0
 # The shortest stretch worth closing.
@@ -71,8 +75,8 @@ class ClosureFields(TypedDict):
     detour_geometry: NotRequired[dict | None]
 
 
-# The API's names of the fields a refusal is about.
-_NAMES = {"start": ("from", "fromMeters"), "end": ("to", "toMeters")}
+# The names of the fields a refusal is about (the API camel-cases them).
+_NAMES = {"start": ("from", "from_meters"), "end": ("to", "to_meters")}
 
 
 def _along(line: TrailLine, value: Place | float, end: str) -> float:
@@ -129,9 +133,9 @@ def _check_detour(geometry: dict | None) -> dict | None:
     try:
         clean = validate(geometry)
     except GeometryError as error:
-        raise Invalid("invalid_field", str(error), field="detourGeometry") from None
+        raise Invalid("invalid_field", str(error), field="detour_geometry") from None
     if clean["type"] != "LineString":
-        raise Invalid("invalid_field", "must be a GeoJSON LineString.", field="detourGeometry")
+        raise Invalid("invalid_field", "must be a GeoJSON LineString.", field="detour_geometry")
     return clean
 
 
@@ -139,9 +143,9 @@ def _check_times(closure: Closure, now: datetime) -> None:
     if closure.ends_at is None:
         return
     if closure.ends_at <= closure.starts_at:
-        raise Invalid("invalid_field", "must be after startsAt.", field="endsAt")
+        raise Invalid("invalid_field", "must be after startsAt.", field="ends_at")
     if closure.ends_at <= now:
-        raise Invalid("invalid_field", "must be in the future.", field="endsAt")
+        raise Invalid("invalid_field", "must be in the future.", field="ends_at")
 
 
 def _assign(
@@ -231,6 +235,7 @@ def end_closure(*, closure: Closure, actor: Actor, now: datetime | None = None) 
         if locked.ended_on is None:
             _end(locked, actor, now)
             publish_closures(system_id=locked.trail_system_id, now=now)
+            closure_changed.send(sender=None, system_id=locked.trail_system_id)
     return locked
 
 
@@ -259,17 +264,18 @@ def settle_closures(*, now: datetime | None = None) -> int:
     return settled
 
 
-def publish_closures(*, system_id: str, now: datetime) -> bool:
+def publish_closures(*, system_id: str, now: datetime, language: str = "") -> bool:
     """Write the system's closures file, in the caller's transaction (a closure's write, the
     sweep's, or the compile that publishes the map file). Writers of one system take turns
     until they commit (an advisory lock), so the last one reads every closure committed
     before it, as of the later of `now` and the clock once it holds the lock: a closure that
     a writer it waited for started at that writer's `now` is in effect then. An unchanged
-    file is left as it is and nobody is told. Returns whether it changed."""
+    file is left as it is and nobody is told. `language`: the system's, when the caller has
+    read it (the compile). Returns whether it changed."""
     transaction_lock(f"closures:{system_id}")
     now = max(now, timezone.now())
     closures = selectors.closures_in_effect(system_id, now)
-    language = TrailSystem.objects.values_list("language", flat=True).get(pk=system_id)
+    language = language or TrailSystem.objects.values_list("language", flat=True).get(pk=system_id)
     body = closures_file(system_id, closures, selectors.stretches(closures), language)
     stored = (
         PublishedClosures.objects.filter(trail_system_id=system_id)
@@ -296,13 +302,14 @@ def _locked(closure: Closure) -> Closure:
 
 
 def _settle(closure: Closure, actor: Actor, now: datetime) -> None:
-    """Start the closure if its start has come, end it if its end has."""
+    """Start the closure if its start has come, end it if its end has; after every write."""
     if closure.ended_on is None and closure.started_on is None and closure.starts_at <= now:
         closure.started_on = now
         Closure.objects.filter(pk=closure.pk).update(started_on=now)
         _record(closure, actor, events.CLOSURE_STARTED, now)
     if closure.ended_on is None and closure.ends_at is not None and closure.ends_at <= now:
         _end(closure, actor, closure.ends_at)
+    closure_changed.send(sender=None, system_id=closure.trail_system_id)
 
 
 def _end(closure: Closure, actor: Actor, at: datetime) -> None:
@@ -341,8 +348,8 @@ def closure_event(closure: Closure, actor: Actor, at: datetime) -> dict:
         "activities": list(closure.activities),
         "reason": closure.reason,
         "note": closure.note,
-        "fromMeters": round(closure.from_meters, 1),
-        "toMeters": None if closure.to_meters is None else round(closure.to_meters, 1),
+        "from_meters": round(closure.from_meters, 1),
+        "to_meters": None if closure.to_meters is None else round(closure.to_meters, 1),
         "startsAt": iso_ms(closure.starts_at),
         "endsAt": iso_ms(closure.ends_at) if closure.ends_at else None,
         "at": iso_ms(at),

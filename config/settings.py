@@ -14,8 +14,10 @@ of the environment win over it. ENV_FILE names another file; empty, none is read
 import ipaddress
 import math
 import os
+import re
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 import environ
@@ -143,6 +145,7 @@ INSTALLED_APPS = [
     "webhooks",
     "reports",
     "alerts",
+    "cap",
     "api",
     "demo",
     "moving",
@@ -351,6 +354,14 @@ CELERY_BEAT_SCHEDULE["apply-schedules"] = {
     "options": {"expires": SCHEDULE_SWEEP_SECONDS},
 }
 
+# CAP messages are issued once each change commits (cap.tasks); beat issues, as often, those
+# that time alone brings (a notice's expiry, a closure's end) and those a lost task left.
+CELERY_BEAT_SCHEDULE["issue-cap-messages"] = {
+    "task": "cap.tasks.sweep_cap_messages",
+    "schedule": timedelta(seconds=SCHEDULE_SWEEP_SECONDS),
+    "options": {"expires": SCHEDULE_SWEEP_SECONDS},
+}
+
 # Live grooming (trackers): beat ends sessions 15 minutes without a position and marks what
 # positions not measured yet groomed, this often (1 to 60 s).
 GROOMING_SWEEP_SECONDS = min(max(env_float("GROOMING_SWEEP_SECONDS", 15.0), 1.0), 60.0)
@@ -515,6 +526,15 @@ ELEVATION_PROVIDER = env_text("ELEVATION_PROVIDER", "fixed")
 MAP_POLL_SECONDS = max(env_float("MAP_POLL_SECONDS", 60.0), 1.0)
 MAP_TILE_URL = env_text("MAP_TILE_URL", "")
 MAP_TILE_ATTRIBUTION = env_text("MAP_TILE_ATTRIBUTION", "")
+# The standard feeds (Open511, CAP, MTN.XML, the discovery file): the licence the systems'
+# public data is offered under, and the address their readers write to. By default
+# feeds@<host of PUBLIC_BASE_URL>, or an address of the reserved .test domain on a host with no
+# domain name (an IP address, localhost), where no mail could be read anyway.
+FEEDS_LICENSE_URL = env_text("FEEDS_LICENSE_URL", "https://creativecommons.org/licenses/by/4.0/")
+_public_host = urlsplit(PUBLIC_BASE_URL).hostname or ""
+FEEDS_CONTACT_EMAIL = env_text("FEEDS_CONTACT_EMAIL", "") or "feeds@" + (
+    _public_host if re.search(r"\.[a-z]{2,}$", _public_host) else "localhost.test"
+)
 # Live map streams (/map/<id>/events, public/live.py) are served by the ASGI process (the
 # Procfile's `stream` line); STREAM_BASE_URL is where browsers reach it when it is not behind
 # the pages' own origin (empty: a reverse proxy routes the streams' path to it). Heartbeats

@@ -2,16 +2,22 @@
 
 They live in the bottom layer so that every layer may raise them without knowing how they are
 shown; each interface maps them: the management API's exception handler and the public pages
-that answer JSON to the one error envelope (`envelope`) and an HTTP status (`http_status`,
-section 7 of the spec), the web app to form errors and messages. A message people read outside
+that answer JSON to the one error envelope (`envelope`, the one place a field's name is
+camel-cased for the wire) and an HTTP status (`http_status`, section 7 of the spec), the web
+app to form errors and messages. A message people read outside
 the API (the public report form, the web app) is marked for translation where it is raised, in
 the active language: the system's on its public pages."""
+
+from django.http import JsonResponse
+
+from core.names import camel
 
 
 class DomainError(Exception):
     """A refused operation: a stable code (the spec's), the field it is about when it is about
-    one, named as the interface names it (`trailIds`, `expirationDate`), and a message for the
-    person that does not repeat the field's name. The API's envelope says `field: message`; a
+    one, named as the domain names it (`trail_ids`, `expiration_date`, `rules[0].trail_id`),
+    and a message for the person that does not repeat the field's name. The JSON envelope says
+    `field: message` with the field camel-cased as the interfaces spell it (`trailIds`); a
     web-app form shows the message on its field."""
 
     def __init__(self, code: str, message: str, *, field: str = ""):
@@ -74,7 +80,24 @@ def http_status(error: DomainError) -> int:
     return next(code for kind, code in _HTTP_STATUS.items() if isinstance(error, kind))
 
 
-def envelope(code: str, message: str, field: str = "") -> dict:
+def envelope(code: str, message: str, field: str = "", *, field_apart: bool = False) -> dict:
     """The body of every error answered as JSON: `{"error": {"code", "message"}}`; one about a
-    field names it first, as its interface names it: `expirationDate: must be ...`."""
-    return {"error": {"code": code, "message": f"{field}: {message}" if field else message}}
+    field names it first, camel-cased as the interfaces spell it: the domain's
+    `expiration_date` is said `expirationDate: must be ...`. `field_apart` also gives that name
+    as `field`, for a page's script that marks the field (the alerts form)."""
+    if not field:
+        return {"error": {"code": code, "message": message}}
+    name = camel(field)
+    error = {"code": code, "message": f"{name}: {message}"}
+    return {"error": error | {"field": name} if field_apart else error}
+
+
+def refusal_response(error: DomainError, *, field_apart: bool = False) -> JsonResponse:
+    """A refusal answered as JSON by a page outside the management API (which has its own
+    handler): the one envelope, with its kind's HTTP status (and Retry-After, when a limit
+    says when to try again)."""
+    body = envelope(error.code, error.message, error.field, field_apart=field_apart)
+    response = JsonResponse(body, status=http_status(error))
+    if isinstance(error, TooMany) and error.retry_after:
+        response["Retry-After"] = str(error.retry_after)
+    return response

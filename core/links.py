@@ -8,7 +8,6 @@ from django.conf import settings
 from django.urls import reverse
 
 from core.errors import Invalid
-from core.names import camel
 from core.text import WHITESPACE
 
 # An http(s) URL with a host (no space in it, by Python's reading of a space) and without NUL
@@ -27,7 +26,7 @@ def check_links(fields: Mapping, *names: str) -> None:
     for name in names:
         url = fields.get(name)
         if url and not is_http_url(url):
-            raise Invalid("invalid_field", "must be an http:// or https:// URL.", field=camel(name))
+            raise Invalid("invalid_field", "must be an http:// or https:// URL.", field=name)
 
 
 def absolute(

@@ -16,6 +16,13 @@ def readable_from_any_origin(response: HttpResponse) -> HttpResponse:
     return response
 
 
+def validators_exposed(response: HttpResponse) -> HttpResponse:
+    """Let a page of another origin read the ETag (Last-Modified it may read anyway), to send
+    it back in If-None-Match."""
+    response["Access-Control-Expose-Headers"] = "ETag"
+    return response
+
+
 def read_only_preflight(request: HttpRequest) -> HttpResponse:
     """204 allowing GET and HEAD with whatever headers the browser asks for; the caller adds
     the Access-Control-Allow-Origin its route allows."""

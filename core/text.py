@@ -38,6 +38,10 @@ NOT_SINGLE_LINE = re.compile(f"[{CONTROL_CHARACTERS}]")
 # The same rule for the OpenAPI document (JSON Schema's `pattern`, ECMA-262 syntax).
 SINGLE_LINE_PATTERN = f"^[^{CONTROL_CHARACTERS}]*$".replace("\\x", "\\u00")
 
+# What XML 1.0 cannot hold and stored text may (a notice's, a note's): the feeds written as XML
+# leave it out rather than fail.
+NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
 SINGLE_LINE_RULE = (
     "one line of text, without control characters (line breaks, tabs) or invisible "
     "formatting characters (zero-width, direction marks)"
@@ -53,6 +57,17 @@ WHITESPACE = (
 
 def is_single_line(value: str) -> bool:
     return not NOT_SINGLE_LINE.search(value)
+
+
+def xml_text(value: object) -> object:
+    """Strings (in lists, tuples and dicts too) without what XML cannot hold."""
+    if isinstance(value, str):
+        return NOT_XML.sub("", value)
+    if isinstance(value, list | tuple):
+        return [xml_text(item) for item in value]
+    if isinstance(value, dict):
+        return {name: xml_text(item) for name, item in value.items()}
+    return value
 
 
 def without_bidi_controls(text: str) -> str:

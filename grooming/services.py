@@ -88,7 +88,7 @@ def _check_options(tolerance_meters: float, condition: str) -> None:
     low, high = TOLERANCE_RANGE
     if not low <= tolerance_meters <= high:
         raise Invalid(
-            "invalid_field", f"must be from {low:g} to {high:g}.", field="toleranceMeters"
+            "invalid_field", f"must be from {low:g} to {high:g}.", field="tolerance_meters"
         )
     if condition not in SURFACE_CONDITIONS:
         raise Invalid(
@@ -182,7 +182,7 @@ def record_grooming_track(
             "invalid_field",
             f"{iso_ms(groomed_at)} is in the future (send groomedAt, or check the "
             "clock of the device that recorded the track).",
-            field="groomedAt",
+            field="groomed_at",
         )
     with transaction.atomic():
         covered = measure(system, track, tolerance_meters)

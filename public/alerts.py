@@ -11,41 +11,47 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from alerts import vapid
-from alerts.selectors import follower_document
-from alerts.services import change_follower, follow, follower_of_token, unfollow
+from alerts.confirmations import Outcome, confirm_code, confirm_email
+from alerts.models import Follower
+from alerts.selectors import follower_document, follower_of_link
+from alerts.services import (
+    change_follower,
+    follow,
+    follower_of_token,
+    manage_token,
+    unfollow,
+)
 from core import ratelimit
 from core.clients import counted_client
-from core.errors import DomainError, envelope, http_status
-from public.selectors import public_system
+from core.errors import DomainError, Invalid, TooLarge, envelope, refusal_response
+from public.pages import of_public_system
+from trails.models import TrailSystem
 
 BODY_MAX = 64 * 1024
 MINUTE = 60
 
 
-def _error(status: int, code: str, message: str, field: str = "") -> JsonResponse:
-    """The error envelope, with the field it is about also apart, for the map's script."""
-    body = envelope(code, message, field)
-    if field:
-        body["error"]["field"] = field
-    return JsonResponse(body, status=status)
+def _error(status: int, code: str, message: str) -> JsonResponse:
+    return JsonResponse(envelope(code, message), status=status)
 
 
-def _domain_error(error: DomainError) -> JsonResponse:
-    return _error(http_status(error), error.code, error.message, error.field)
+def _refused(error: DomainError) -> JsonResponse:
+    """With the field it is about also apart, for the map's script."""
+    return refusal_response(error, field_apart=True)
 
 
-def _json_body(request: HttpRequest) -> dict | JsonResponse:
+def _json_body(request: HttpRequest) -> dict:
     if len(request.body) > BODY_MAX:
-        return _error(413, "too_large", "the request is larger than 64 KB.")
+        raise TooLarge("too_large", "the request is larger than 64 KB.")
     try:
         body = orjson.loads(request.body)
     except orjson.JSONDecodeError:
-        return _error(400, "invalid_json", "the body is not JSON.")
+        raise Invalid("invalid_json", "the body is not JSON.") from None
     if not isinstance(body, dict):
-        return _error(400, "invalid_json", "the body must be a JSON object.")
+        raise Invalid("invalid_json", "the body must be a JSON object.")
     return body
 
 
@@ -70,24 +76,23 @@ def _within_bounds(request: HttpRequest, system_id: str) -> bool:
     )
 
 
+def _no_such_system(request: HttpRequest) -> JsonResponse:
+    return _error(404, "not_found", "no such trail system.")
+
+
 @csrf_exempt
 @require_http_methods(["POST"])
-def follow_view(request: HttpRequest, system_id: str) -> JsonResponse:
+@of_public_system(missing=_no_such_system)
+def follow_view(request: HttpRequest, system: TrailSystem) -> JsonResponse:
     """201 {"manageUrl"}; 400 naming the field, 404, 429 past the bounds."""
-    system = public_system(system_id)
-    if system is None:
-        return _error(404, "not_found", "no such trail system.")
     if not _within_bounds(request, system.pk):
         response = _error(429, "too_many_requests", "too many sign-ups; try again in a minute.")
         response["Retry-After"] = str(MINUTE)
         return response
-    body = _json_body(request)
-    if isinstance(body, JsonResponse):
-        return body
     try:
-        following = follow(system=system, fields=body)
+        following = follow(system=system, fields=_json_body(request))
     except DomainError as error:
-        return _domain_error(error)
+        return _refused(error)
     return JsonResponse({"manageUrl": following.manage_url}, status=201)
 
 
@@ -112,16 +117,23 @@ def manage_view(request: HttpRequest, token: str) -> HttpResponse:
             context = {"removed": True, "system": system, "language": system.language}
             return render(request, "public/alerts_manage.html", context)
         if request.method == "PUT":
-            body = _json_body(request)
-            if isinstance(body, JsonResponse):
-                return body
             try:
-                follower = change_follower(follower=follower, fields=body)
+                follower = change_follower(follower=follower, fields=_json_body(request))
             except DomainError as error:
-                return _domain_error(error)
+                return _refused(error)
         document = follower_document(follower)
         if wants_json or request.method == "PUT":
             return JsonResponse(document)
+        return _manage_page(request, follower, document)
+
+
+def _manage_page(
+    request: HttpRequest, follower: Follower, document: dict, said: str = "", status: int = 200
+) -> HttpResponse:
+    """The rider's alerts page, in the system's language; a follower by text waiting for
+    confirmation gets the form for the code."""
+    system = follower.trail_system
+    with translation.override(system.language):
         names = dict(system.trails.values_list("pk", "name"))
         rules = [
             {**rule, "trailName": names.get(rule["trailId"], gettext("All trails"))}
@@ -132,8 +144,82 @@ def manage_view(request: HttpRequest, token: str) -> HttpResponse:
             "language": system.language,
             "document": document,
             "rules": rules,
+            "said": said,
+            "code_url": reverse("alerts-confirm-code", args=[manage_token(follower.pk)]),
         }
-        return render(request, "public/alerts_manage.html", context)
+        return render(request, "public/alerts_manage.html", context, status=status)
+
+
+@csrf_exempt
+@require_POST
+def confirm_code_view(request: HttpRequest, token: str) -> HttpResponse:
+    """The code sent by SMS, from the alerts page's form (`code`) or as JSON ({"code"}):
+    the follower's document, or 400 `wrong_code` / `expired`."""
+    follower = follower_of_token(token)
+    if follower is None:
+        return _error(404, "not_found", "these alerts no longer exist.")
+    wants_json = request.content_type == "application/json"
+    try:
+        code = _json_body(request).get("code") if wants_json else request.POST.get("code")
+        if not isinstance(code, str) or not code.strip():
+            raise Invalid(
+                "missing_field", "the code sent by text message is required.", field="code"
+            )
+    except DomainError as error:
+        return _refused(error)
+    outcome = confirm_code(follower=follower, code=code[:20])
+    follower.refresh_from_db()
+    document = follower_document(follower)
+    if outcome == Outcome.CONFIRMED:
+        if wants_json:
+            return JsonResponse(document)
+        with translation.override(follower.trail_system.language):
+            said = gettext("Confirmed: your alerts by text message have started.")
+        return _manage_page(request, follower, document, said)
+    with translation.override(follower.trail_system.language):
+        message = (
+            gettext("That code is not right; check the text message and try again.")
+            if outcome == Outcome.WRONG_CODE
+            else gettext("That code has expired: follow again from the map for a new one.")
+        )
+    if wants_json:
+        return _refused(Invalid(outcome.value, message, field="code"))
+    return _manage_page(request, follower, document, message, status=400)
+
+
+@csrf_exempt
+@require_http_methods(["GET", "HEAD", "POST"])
+def confirm_email_view(request: HttpRequest, key: str) -> HttpResponse:
+    """/alerts/confirm/<key>, the link of the confirmation e-mail: a page with a button (a
+    mail scanner opening the link confirms nothing), which starts the alerts."""
+    follower = confirm_email(key=key) if request.method == "POST" else follower_of_link(key)
+    if follower is None:
+        context = {
+            "heading": gettext("Link not recognised"),
+            "message": gettext(
+                "This link has expired or was used already. Follow again from the map for a "
+                "new one."
+            ),
+        }
+        return render(request, "public/message.html", context, status=404)
+    system = follower.trail_system
+    with translation.override(system.language):
+        if request.method == "POST":
+            return _manage_page(
+                request,
+                follower,
+                follower_document(follower),
+                gettext("Confirmed: your alerts by e-mail have started."),
+            )
+        context = {
+            "system": system,
+            "language": system.language,
+            "heading": gettext("Confirm your alerts"),
+            "message": gettext("Press the button to get alerts from %(name)s at %(email)s.")
+            % {"name": system.name, "email": follower.address},
+            "button": gettext("Start my alerts"),
+        }
+        return render(request, "public/message.html", context)
 
 
 def map_config(system) -> dict:
@@ -143,6 +229,7 @@ def map_config(system) -> dict:
         "followUrl": reverse("alerts-follow", args=[system.pk]),
         "keyUrl": reverse("alerts-vapid-key"),
         "serviceWorkerUrl": reverse("service-worker"),
+        "snowUnit": "in" if system.depth_measurement == "inches" else "cm",
         "texts": {
             "alerts": gettext("Alerts"),
             "follow": gettext("Follow"),
@@ -169,5 +256,11 @@ def map_config(system) -> dict:
             "caution": gettext("caution"),
             "groomed": gettext("groomed"),
             "notices": gettext("notices"),
+            "snow": gettext("snow"),
+            "snow_at_least": gettext("new snow in 24 h, at least"),
+            "snow_any": gettext("any"),
+            "snow_invalid": gettext(
+                "Give the new snow as a whole number, or leave it empty for any."
+            ),
         },
     }

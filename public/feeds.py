@@ -13,14 +13,12 @@ from django.utils import timezone
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.html import escape, linebreaks
 from django.utils.translation import gettext
-from django.views.decorators.cache import cache_control
-from django.views.decorators.http import require_GET
 from icalendar import Calendar, Event
 
 from closures.models import Closure
 from core.dates import iso_ms
 from core.links import absolute
-from core.preflight import readable_from_any_origin
+from core.text import xml_text
 from public.feed_entries import (
     Entry,
     activity_label,
@@ -32,8 +30,9 @@ from public.feed_entries import (
     current_closures,
     status_label,
 )
+from public.feed_http import public_feed
+from public.pages import of_public_system
 from public.texts import label_colon
-from public.views import of_public_system
 from schedules.models import Action, Repeat, Schedule
 from schedules.occurrences import instant, occurrences
 from trails.enums import TrailStatus
@@ -44,13 +43,31 @@ from trails.timezones import zone_of
 FEED_MAX_AGE = 60
 
 
+class SystemAtom1Feed(Atom1Feed):
+    """Atom 1.0 whose `updated`, with no entry to take it from, is when the system was created
+    rather than the moment of the request: the same feed is the same body (its ETag holds).
+    Its texts leave out what XML 1.0 cannot hold (a notice's vertical tab), which Django's
+    writer would refuse with an error, as the CAP alerts do (core.text.xml_text)."""
+
+    def __init__(self, **feed: object) -> None:
+        super().__init__(**xml_text(feed))
+
+    def add_item(self, **item: object) -> None:
+        super().add_item(**xml_text(item))
+
+    def latest_post_date(self) -> datetime:
+        if any(item["updateddate"] or item["pubdate"] for item in self.items):
+            return super().latest_post_date()
+        return self.feed["created"]
+
+
 class SystemAtomFeed(Feed):
     """Updates, grooming and status changes, newest first, in the system's language."""
 
-    feed_type = Atom1Feed
+    feed_type = SystemAtom1Feed
 
-    def __call__(self, request, *args, **kwargs):
-        return readable_from_any_origin(super().__call__(request, *args, **kwargs))
+    def feed_extra_kwargs(self, system: TrailSystem) -> dict:
+        return {"created": system.created_on}
 
     def get_object(self, request: HttpRequest, system: TrailSystem) -> TrailSystem:
         system.feed_zone = zone_of(system)
@@ -100,9 +117,7 @@ class SystemAtomFeed(Feed):
 
 
 # In the system's language, which is the feed's xml:lang.
-atom_view = require_GET(
-    cache_control(public=True, max_age=FEED_MAX_AGE)(of_public_system(SystemAtomFeed()))
-)
+atom_view = public_feed(ttl=FEED_MAX_AGE)(of_public_system(SystemAtomFeed()))
 
 
 # iCalendar
@@ -215,21 +230,19 @@ def _calendar(system: TrailSystem) -> Calendar:
     return calendar
 
 
-@require_GET
-@cache_control(public=True, max_age=FEED_MAX_AGE)
+@public_feed(ttl=FEED_MAX_AGE)
 @of_public_system
 def calendar_view(request: HttpRequest, system: TrailSystem) -> HttpResponse:
     calendar = _calendar(system)
     response = HttpResponse(calendar.to_ical(), content_type="text/calendar; charset=utf-8")
     response["Content-Disposition"] = f'inline; filename="{system.pk}.ics"'
-    return readable_from_any_origin(response)
+    return response
 
 
 # The map's list
 
 
-@require_GET
-@cache_control(public=True, max_age=FEED_MAX_AGE)
+@public_feed(ttl=FEED_MAX_AGE)
 @of_public_system
 def schedules_json_view(request: HttpRequest, system: TrailSystem) -> JsonResponse:
     changes = current_and_upcoming(system)
@@ -252,11 +265,10 @@ def schedules_json_view(request: HttpRequest, system: TrailSystem) -> JsonRespon
             for change in changes
         ],
     }
-    return readable_from_any_origin(JsonResponse(body))
+    return JsonResponse(body)
 
 
-@require_GET
-@cache_control(public=True, max_age=FEED_MAX_AGE)
+@public_feed(ttl=FEED_MAX_AGE)
 @of_public_system
 def confirmations_json_view(request: HttpRequest, system: TrailSystem) -> JsonResponse:
     """The trails whose status nobody confirmed within the system's `unconfirmedAfterHours`
@@ -271,4 +283,4 @@ def confirmations_json_view(request: HttpRequest, system: TrailSystem) -> JsonRe
             for trail_id, confirmed_on in unconfirmed.items()
         ],
     }
-    return readable_from_any_origin(JsonResponse(body))
+    return JsonResponse(body)

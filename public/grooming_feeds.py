@@ -4,14 +4,12 @@ grooming now, where the system shows groomers live; empty otherwise)."""
 
 from django.http import HttpRequest, JsonResponse
 from django.utils import timezone
-from django.views.decorators.cache import cache_control
-from django.views.decorators.http import require_GET
 
 from core.dates import iso_ms
-from core.preflight import readable_from_any_origin
 from grooming import selectors
+from public.feed_http import public_feed
 from public.feeds import FEED_MAX_AGE
-from public.views import of_public_system
+from public.pages import of_public_system
 from trails.models import TrailSystem
 from trails.timezones import zone_name, zone_of
 from updates.types import SURFACE_CONDITION_CATALOG
@@ -20,8 +18,7 @@ from updates.types import SURFACE_CONDITION_CATALOG
 GROOMERS_MAX_AGE = 5
 
 
-@require_GET
-@cache_control(public=True, max_age=FEED_MAX_AGE)
+@public_feed(ttl=FEED_MAX_AGE)
 @of_public_system
 def grooming_json_view(request: HttpRequest, system: TrailSystem) -> JsonResponse:
     """Every trail ever groomed: when, with which condition (in the system's language), and
@@ -42,14 +39,13 @@ def grooming_json_view(request: HttpRequest, system: TrailSystem) -> JsonRespons
             }
         )
     body = {"trailSystemId": system.pk, "timeZone": zone_name(system), "trails": trails}
-    return readable_from_any_origin(JsonResponse(body))
+    return JsonResponse(body)
 
 
-@require_GET
-@cache_control(public=True, max_age=GROOMERS_MAX_AGE)
+@public_feed(ttl=GROOMERS_MAX_AGE)
 @of_public_system
 def groomers_json_view(request: HttpRequest, system: TrailSystem) -> JsonResponse:
     """The machines grooming now (name and last position); `[]` unless `groomersLive`."""
     groomers = [groomer.document() for groomer in selectors.groomers_now(system)]
     body = {"trailSystemId": system.pk, "groomers": groomers}
-    return readable_from_any_origin(JsonResponse(body))
+    return JsonResponse(body)

@@ -1,4 +1,5 @@
-"""The inbound SMS webhook: STOP replies unsubscribe (the link's page is public.views)."""
+"""The inbound SMS webhook: STOP replies unsubscribe and end alerts by text (the link's page
+is public.views)."""
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, HttpResponseNotFound
@@ -6,6 +7,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 from twilio.request_validator import RequestValidator
 
+from alerts.services import unfollow_phone
 from core.ids import CONTROL_CHARACTER
 from updates.subscribers import unsubscribe_phone
 
@@ -37,9 +39,10 @@ def is_stop_message(fields: dict) -> bool:
 @csrf_exempt
 @require_POST
 def inbound_sms_view(request: HttpRequest) -> HttpResponse:
-    """Twilio's incoming-message webhook. STOP and its equivalents unsubscribe the sender;
-    Twilio itself answers the STOP. Only with the Twilio backend, and only posts signed with
-    its auth token (required by the settings); any other backend has no such route."""
+    """Twilio's incoming-message webhook. STOP and its equivalents unsubscribe the sender and
+    end its alerts by text; Twilio itself answers the STOP. Only with the Twilio backend,
+    and only posts signed with its auth token (required by the settings); any other backend
+    has no such route."""
     if settings.SMS_BACKEND != settings.TWILIO_SMS_BACKEND:
         return HttpResponseNotFound()
     url = f"{settings.PUBLIC_BASE_URL}{request.get_full_path()}"
@@ -52,4 +55,5 @@ def inbound_sms_view(request: HttpRequest) -> HttpResponse:
     sender = request.POST.get("From", "")
     if is_stop_message(request.POST.dict()) and not CONTROL_CHARACTER.search(sender):
         unsubscribe_phone(phone=sender)
+        unfollow_phone(phone=sender)
     return HttpResponse("<Response/>", content_type="text/xml")

@@ -9,8 +9,8 @@ from django.urls import reverse
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET
 
-from public.selectors import public_system
-from public.views import not_found
+from public.pages import of_public_system
+from trails.models import TrailSystem
 
 
 @require_GET
@@ -26,10 +26,8 @@ def service_worker_view(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @cache_control(public=True, max_age=3600)
-def manifest_view(request: HttpRequest, system_id: str) -> HttpResponse:
-    system = public_system(system_id)
-    if system is None:
-        return not_found(request)
+@of_public_system
+def manifest_view(request: HttpRequest, system: TrailSystem) -> HttpResponse:
     start = reverse("public-map", args=[system.pk])
     manifest = {
         "name": system.name,

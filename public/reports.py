@@ -22,8 +22,8 @@ from django.views.decorators.http import require_http_methods
 from core import ratelimit
 from core.clients import counted_client
 from core.errors import DomainError, Forbidden, Invalid, TooLarge, TooMany, envelope, http_status
+from public.pages import of_public_system
 from public.report_texts import categories
-from public.views import of_public_system
 from reports.metrics import reports_received, reports_refused
 from reports.photos import PHOTO_BYTES_MAX, PhotoRefused
 from reports.selectors import reports_kept_since

@@ -15,7 +15,7 @@ from core.clients import counted_client
 from core.errors import Invalid, envelope
 from core.preflight import readable_from_any_origin
 from grooming.tracks import TrackError, parse_upload
-from public.views import of_public_system
+from public.pages import of_public_system
 from trails.models import TrailSystem
 
 TEN_MINUTES, DAY, HOUR = 600, 86_400, 3_600

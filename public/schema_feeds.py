@@ -2,11 +2,9 @@
 absolute address as its `$id`."""
 
 from django.http import Http404, HttpRequest, JsonResponse
-from django.views.decorators.cache import cache_control
-from django.views.decorators.http import require_GET
 
 from core.links import absolute
-from core.preflight import readable_from_any_origin
+from public.feed_http import public_feed
 from public.feed_schemas import SCHEMAS, schema
 
 # The schemas change only with a deployment.
@@ -14,8 +12,7 @@ SCHEMA_MAX_AGE = 3600
 SCHEMA_CONTENT_TYPE = "application/schema+json"
 
 
-@require_GET
-@cache_control(public=True, max_age=SCHEMA_MAX_AGE)
+@public_feed(ttl=SCHEMA_MAX_AGE)
 def schema_index_view(request: HttpRequest) -> JsonResponse:
     listed = [
         {
@@ -26,13 +23,12 @@ def schema_index_view(request: HttpRequest) -> JsonResponse:
         }
         for name, feed in SCHEMAS.items()
     ]
-    return readable_from_any_origin(JsonResponse({"schemas": listed}))
+    return JsonResponse({"schemas": listed})
 
 
-@require_GET
-@cache_control(public=True, max_age=SCHEMA_MAX_AGE)
+@public_feed(ttl=SCHEMA_MAX_AGE)
 def schema_view(request: HttpRequest, name: str) -> JsonResponse:
     if name not in SCHEMAS:
         raise Http404("No schema of that name.")
     document = {"$id": absolute("feed-schema", name), **schema(name)}
-    return readable_from_any_origin(JsonResponse(document, content_type=SCHEMA_CONTENT_TYPE))
+    return JsonResponse(document, content_type=SCHEMA_CONTENT_TYPE)

@@ -28,7 +28,8 @@ from django.http import HttpResponse, HttpResponseNotAllowed
 
 from core.clients import counted_scope_client
 from public import live, metrics
-from public.views import last_event_id, not_found, publication
+from public.pages import not_found
+from public.views import last_event_id, publication
 
 HEADERS = [(name.encode(), value.encode()) for name, value in live.STREAM_HEADERS]
 # What uvicorn logs (an error) when an application returns with its response incomplete.

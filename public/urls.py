@@ -5,10 +5,13 @@ from django.urls import path
 
 from public import (
     alerts,
+    cap_feeds,
     closure_feeds,
     feeds,
     grooming_feeds,
     inbound_sms,
+    mtnxml_feeds,
+    open511_feeds,
     pwa,
     reports,
     route_checks,
@@ -54,6 +57,33 @@ urlpatterns = [
         closure_feeds.closures_geojson_view,
         name="feed-closures",
     ),
+    path("feeds/<str:system_id>/mtnxml.xml", mtnxml_feeds.mtnxml_view, name="feed-mtnxml"),
+    path(
+        "feeds/<str:system_id>/open511.json",
+        open511_feeds.open511_json_view,
+        name="feed-open511-json",
+    ),
+    path(
+        "feeds/<str:system_id>/open511.xml",
+        open511_feeds.open511_xml_view,
+        name="feed-open511-xml",
+    ),
+    path(
+        "feeds/<str:system_id>/open511/jurisdiction",
+        open511_feeds.jurisdiction_view,
+        name="feed-open511-jurisdiction",
+    ),
+    path(
+        "feeds/<str:system_id>/open511/jurisdiction/geography",
+        open511_feeds.geography_view,
+        name="feed-open511-geography",
+    ),
+    path("feeds/<str:system_id>/cap.atom", cap_feeds.cap_atom_view, name="feed-cap"),
+    path(
+        "feeds/<str:system_id>/cap/<str:identifier>.xml",
+        cap_feeds.cap_message_view,
+        name="feed-cap-message",
+    ),
     path("route-check/<str:system_id>", route_checks.route_check_view, name="route-check"),
     path("track/osmand", tracking.osmand_view, name="track-osmand"),
     path("track/owntracks", tracking.owntracks_view, name="track-owntracks"),
@@ -64,6 +94,8 @@ urlpatterns = [
     path("unsubscribe/<str:token>", views.unsubscribe_view, name="unsubscribe"),
     path("alerts/vapid-public-key", alerts.vapid_public_key_view, name="alerts-vapid-key"),
     path("alerts/manage/<str:token>", alerts.manage_view, name="alerts-manage"),
+    path("alerts/manage/<str:token>/code", alerts.confirm_code_view, name="alerts-confirm-code"),
+    path("alerts/confirm/<str:key>", alerts.confirm_email_view, name="alerts-confirm"),
     path("alerts/<str:system_id>", alerts.follow_view, name="alerts-follow"),
     path("sms/inbound", inbound_sms.inbound_sms_view, name="sms-inbound"),
 ]

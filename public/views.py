@@ -5,7 +5,6 @@ script element, so a strict Content-Security-Policy holds. The embeds may be fra
 site; every other page keeps the site-wide X-Frame-Options.
 """
 
-from functools import wraps
 from urllib.parse import urlsplit
 
 import phonenumbers
@@ -35,6 +34,7 @@ from core import ratelimit
 from core.clients import counted_client
 from core.dates import iso_ms
 from public import alerts, live
+from public.pages import message_context, not_found, of_public_system
 from public.selectors import index_rows, public_system, published_closures, published_trails
 from public.texts import (
     list_texts,
@@ -95,53 +95,18 @@ def _allow_map_sources(response: HttpResponse) -> HttpResponse:
     return csp_update({name: value for name, value in config.items() if value})(lambda: response)()
 
 
-def _message(
-    heading: str, message: str, *, system: TrailSystem | None = None, button: str = ""
-) -> dict:
-    """The context of public/message.html, in the active language: a heading and a sentence,
-    the system whose map the page links back to, and the button that acts when there is one."""
-    return {
-        "heading": heading,
-        "message": message,
-        "language": get_language(),
-        "system": system,
-        "button": button,
-    }
-
-
-def not_found(request: HttpRequest) -> HttpResponse:
-    context = _message(
-        gettext("Trail system not found"),
-        gettext("There is no public trail map at this address."),
+def page_not_found(request: HttpRequest) -> HttpResponse:
+    """Any other address of the site (handler404), in the visitor's language: never Django's
+    own page."""
+    context = message_context(
+        gettext("Page not found"), gettext("There is no page at this address.")
     )
     return render(request, "public/message.html", context, status=404)
 
 
-def page_not_found(request: HttpRequest) -> HttpResponse:
-    """Any other address of the site (handler404), in the visitor's language: never Django's
-    own page."""
-    context = _message(gettext("Page not found"), gettext("There is no page at this address."))
-    return render(request, "public/message.html", context, status=404)
-
-
-def of_public_system(view):
-    """A page of one system on the public map: the view gets the system (not its id) and
-    speaks the system's language; an id that is not on the map gets the not-found page."""
-
-    @wraps(view)
-    def page(request: HttpRequest, system_id: str, **kwargs) -> HttpResponse:
-        system = public_system(system_id)
-        if system is None:
-            return not_found(request)
-        with translation.override(system.language):
-            return view(request, system, **kwargs)
-
-    return page
-
-
 def server_error() -> HttpResponse:
     """handler500's page, rendered without the request: the database may be what failed."""
-    context = _message(
+    context = message_context(
         gettext("Something went wrong"),
         gettext(
             "This page could not be shown because of an error on our side. "
@@ -286,7 +251,10 @@ def stream_refused(refusal: live.Refusal) -> HttpResponse:
 
 
 def publication(system_id: str) -> live.Publication | None:
-    """The public system's publication; None when it is not on the public map."""
+    """The public system's publication; None when it is not on the public map. The same
+    selector as of_public_system's (public_system), not its decorator: the live stream asks
+    only when the hub cannot vouch for the system without a query, from the WSGI view and from
+    the ASGI process alike, and answers its own not-found."""
     system = public_system(system_id)
     # A stream's process keeps no database connection per stream: its one query is done.
     connection.close()
@@ -504,7 +472,7 @@ def confirm_email_view(request: HttpRequest, token: str) -> HttpResponse:
         return _confirmation_page(request, Confirmation(Outcome.EXPIRED, pending), "")
     system = pending.trail_system
     with translation.override(system.language):
-        context = _message(
+        context = message_context(
             gettext("Confirm your subscription"),
             gettext("Press the button to get updates from %(name)s at %(email)s.")
             % {"name": system.name, "email": pending.email},
@@ -528,7 +496,7 @@ def unsubscribe_view(request: HttpRequest, token: str) -> HttpResponse:
     else:
         subscriber = subscriber_by_unsubscribe_token(token)
     if subscriber is None:
-        context = _message(
+        context = message_context(
             gettext("Link not recognised"),
             gettext(
                 "This unsubscribe link is not valid. Use the link in the latest message you "
@@ -540,7 +508,7 @@ def unsubscribe_view(request: HttpRequest, token: str) -> HttpResponse:
     with translation.override(system.language):
         words = {"name": system.name, "address": subscriber.email or subscriber.phone}
         if subscriber.unsubscribed_on:
-            context = _message(
+            context = message_context(
                 gettext("You are unsubscribed"),
                 gettext(
                     "We will not send %(address)s any more updates from %(name)s. "
@@ -550,7 +518,7 @@ def unsubscribe_view(request: HttpRequest, token: str) -> HttpResponse:
                 system=system,
             )
         else:
-            context = _message(
+            context = message_context(
                 gettext("Unsubscribe?"),
                 gettext("%(address)s gets updates from %(name)s. Press the button to stop them.")
                 % words,

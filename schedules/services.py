@@ -24,7 +24,6 @@ from closures.services import settle_closures
 from core.actors import Actor, Via
 from core.errors import Invalid, NotFound
 from core.limits import some_of
-from core.names import camel
 from schedules import occurrences as timing
 from schedules.models import Action, Outcome, Repeat, Schedule, ScheduleRun
 from schedules.selectors import due_schedule_ids
@@ -68,7 +67,7 @@ class ScheduleFields(TypedDict, total=False):
 
 def _live_trails(system_id: str, trail_ids: Sequence[str]) -> list[Trail]:
     if not trail_ids:
-        raise Invalid("missing_field", "name at least one trail.", field="trailIds")
+        raise Invalid("missing_field", "name at least one trail.", field="trail_ids")
     trails = list(Trail.objects.filter(trail_system_id=system_id, pk__in=trail_ids).only("id"))
     missing = set(trail_ids) - {trail.pk for trail in trails}
     if missing:
@@ -93,9 +92,8 @@ def _check_activity(schedule: Schedule, trails: Sequence[Trail]) -> None:
         )
     for name in ("status", "end_status"):
         if getattr(schedule, name) == TrailStatus.NONE:
-            field = "endStatus" if name == "end_status" else "status"
             raise Invalid(
-                "invalid_field", "an activity's status is Open, Caution or Closed.", field=field
+                "invalid_field", "an activity's status is Open, Caution or Closed.", field=name
             )
 
 
@@ -114,7 +112,7 @@ def _assign(schedule: Schedule, fields: Mapping) -> set[str]:
                     "invalid_field",
                     "only for schedules that repeat once; a daily schedule takes startTime "
                     "and endTime.",
-                    field=camel(name),
+                    field=name,
                 )
             day_name, time_name = ONCE_FIELDS[name]
             setattr(schedule, day_name, value.date() if value else None)
@@ -124,7 +122,7 @@ def _assign(schedule: Schedule, fields: Mapping) -> set[str]:
                 raise Invalid(
                     "invalid_field",
                     "only for daily schedules; a one-off schedule takes startsAt and endsAt.",
-                    field=camel(name),
+                    field=name,
                 )
             setattr(schedule, name, value)
         else:
@@ -136,11 +134,13 @@ def _check_kind(schedule: Schedule) -> None:
     """The kind's own times are complete."""
     if schedule.repeat == Repeat.ONCE:
         if schedule.start_date is None or schedule.start_time is None:
-            raise Invalid("missing_field", "a one-off schedule needs its start.", field="startsAt")
+            raise Invalid("missing_field", "a one-off schedule needs its start.", field="starts_at")
     elif schedule.start_time is None:
-        raise Invalid("missing_field", "a daily schedule needs its time of day.", field="startTime")
+        raise Invalid(
+            "missing_field", "a daily schedule needs its time of day.", field="start_time"
+        )
     if schedule.end_status and not schedule.has_end:
-        raise Invalid("invalid_field", "only for a schedule with an end.", field="endStatus")
+        raise Invalid("invalid_field", "only for a schedule with an end.", field="end_status")
 
 
 def _check_times(schedule: Schedule, changed: set[str], now: datetime) -> None:
@@ -153,27 +153,27 @@ def _check_times(schedule: Schedule, changed: set[str], now: datetime) -> None:
     if schedule.repeat == Repeat.ONCE:
         start = timing.instant(schedule.start_date, schedule.start_time, zone)
         if changed & {"start_date", "start_time", "repeat"} and start <= now:
-            raise Invalid("invalid_field", f"must be in the future {where}.", field="startsAt")
+            raise Invalid("invalid_field", f"must be in the future {where}.", field="starts_at")
         if start > latest_start:
             raise Invalid(
-                "invalid_field", f"at most {DAYS_AHEAD_MAX} days ahead.", field="startsAt"
+                "invalid_field", f"at most {DAYS_AHEAD_MAX} days ahead.", field="starts_at"
             )
         if schedule.has_end:
             end = timing.instant(schedule.end_date, schedule.end_time, zone)
             if end <= start:
-                raise Invalid("invalid_field", "must be after startsAt.", field="endsAt")
+                raise Invalid("invalid_field", "must be after startsAt.", field="ends_at")
             if changed & {"end_date", "end_time"} and end <= now:
-                raise Invalid("invalid_field", f"must be in the future {where}.", field="endsAt")
+                raise Invalid("invalid_field", f"must be in the future {where}.", field="ends_at")
         return
     if schedule.has_end and schedule.end_time == schedule.start_time:
-        raise Invalid("invalid_field", "must differ from startTime.", field="endTime")
+        raise Invalid("invalid_field", "must differ from startTime.", field="end_time")
     first, last = schedule.first_date, schedule.last_date
     if first and last and last < first:
-        raise Invalid("invalid_field", "must not be before firstDate.", field="lastDate")
+        raise Invalid("invalid_field", "must not be before firstDate.", field="last_date")
     if last and changed & {"last_date", "repeat"} and last < local_now.date():
-        raise Invalid("invalid_field", f"must not be in the past {where}.", field="lastDate")
+        raise Invalid("invalid_field", f"must not be in the past {where}.", field="last_date")
     if first and first > latest_start.astimezone(zone).date():
-        raise Invalid("invalid_field", f"at most {DAYS_AHEAD_MAX} days ahead.", field="firstDate")
+        raise Invalid("invalid_field", f"at most {DAYS_AHEAD_MAX} days ahead.", field="first_date")
 
 
 def _checked(schedule: Schedule, trails: Sequence[Trail], changed: set[str], now) -> None:

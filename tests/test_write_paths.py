@@ -261,13 +261,13 @@ def test_a_refused_new_update_shows_the_error_on_its_field_with_the_input(system
     assert not Update.objects.filter(trail_system=system).exists()
 
 
-def test_a_refusal_naming_the_api_spelling_of_a_field_shows_on_the_form_field(system):
-    """The services name the update's trails `trailIds` (the API's word); the page's field is
-    `trails`, and the refusal is shown there."""
+def test_a_refusal_naming_the_services_field_shows_on_the_form_field(system):
+    """The services name the update's trails `trail_ids`; the page's field is `trails`, and
+    the refusal is shown there."""
     request = RequestFactory().post(reverse("admin:updates_update_add"))
     request.user = UserFactory(is_staff=True, is_superuser=True)
     request.service_refusal = Invalid(
-        "missing_field", "surface conditions need trails.", field="trailIds"
+        "missing_field", "surface conditions need trails.", field="trail_ids"
     )
     form = admin.site._registry[Update].get_form(request)(data=past_notice(system))
     assert form.errors["trails"] == ["Surface conditions need trails."]
@@ -277,8 +277,9 @@ def test_a_refusal_naming_the_api_spelling_of_a_field_shows_on_the_form_field(sy
 def test_the_api_error_and_the_form_error_come_from_the_refusals_one_field(
     system, staff, client_for
 ):
-    """The service says which field it refuses once, as data: the API's envelope names it
-    before the message, the web app's form shows the message on that field."""
+    """The service says which field it refuses once, as data, in its own name: the API's
+    envelope names it camel-cased before the message, the web app's form shows the message on
+    that field."""
     with pytest.raises(Invalid) as refused:
         create_update(
             system=system,
@@ -290,7 +291,7 @@ def test_the_api_error_and_the_form_error_come_from_the_refusals_one_field(
     refusal = refused.value
     assert (refusal.code, refusal.field, refusal.message) == (
         "invalid_field",
-        "expirationDate",
+        "expiration_date",
         "must be in the future.",
     )
 

@@ -62,7 +62,7 @@ def normalized_countries(codes: Iterable[str] | None) -> list[str]:
             raise Invalid(
                 "invalid_field",
                 f"{code!r} is not an ISO 3166-1 alpha-2 country code (such as CA, US or FR).",
-                field="smsCountries",
+                field="sms_countries",
             )
         if upper not in normalized:
             normalized.append(upper)

@@ -12,8 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import TypedDict, Unpack
 
 from django.contrib.auth import get_user_model
-from django.db import models, transaction
-from django.db.models import Q
+from django.db import connection, models, transaction
 from django.utils import timezone
 
 from core.actors import Actor, Via
@@ -27,7 +26,6 @@ from trails.countries import normalized_countries
 from trails.enums import ActivityStatus, TrailStatus
 from trails.geometry import GeometryError
 from trails.models import Membership, Point, Trail, TrailActivity, TrailSystem
-from trails.selectors import trails_centres
 from trails.tasks import request_elevations_on_commit
 from trails.timezones import check_zone
 
@@ -185,29 +183,32 @@ def change_trail_system(
         request_listing_rebuild()
 
 
-# A system whose location is derived, or not known at all.
-_NO_LOCATION_SET = Q(location_derived=True) | Q(lat__isnull=True) | Q(lng__isnull=True)
+# A system whose location no manager set (derived, or not known at all) moves to the centre
+# of the box around its live trails' stored boxes (nowhere without one), when that differs.
+_DERIVE_LOCATION = """
+    UPDATE trails_trailsystem AS s
+    SET lat = c.lat, lng = c.lng, location_derived = c.lat IS NOT NULL
+    FROM (
+      SELECT (min(south) + max(north)) / 2 AS lat, (min(west) + max(east)) / 2 AS lng
+      FROM trails_trail
+      WHERE trail_system_id = %(id)s AND trashed_on IS NULL AND south IS NOT NULL
+    ) AS c
+    WHERE s.id = %(id)s AND (s.location_derived OR s.lat IS NULL OR s.lng IS NULL)
+      AND (s.lat, s.lng) IS DISTINCT FROM (c.lat, c.lng)
+"""
 
 
-@transaction.atomic(savepoint=False)
 def derive_location(*, system_id: str) -> None:
     """A system whose location no manager set is placed at the centre of its trails (no
     location without a trail): every compile calls this, so the place follows the trails
-    (inside the compile's transaction, without a savepoint: a failure fails the compile).
-    The legacy list, which leaves out a system without a location, is rebuilt on a change."""
-    current = (
-        TrailSystem.objects.filter(_NO_LOCATION_SET, pk=system_id).values("lat", "lng").first()
-    )
-    if current is None:
-        return
-    centre = trails_centres([system_id]).get(system_id)
-    lat, lng = centre or (None, None)
-    if (current["lat"], current["lng"]) == (lat, lng):
-        return
-    TrailSystem.objects.filter(_NO_LOCATION_SET, pk=system_id).update(
-        lat=lat, lng=lng, location_derived=centre is not None
-    )
-    request_listing_rebuild()
+    (inside the compile's transaction; one statement, as a compile's round trips are its
+    floor). The legacy list, which leaves out a system without a location, is rebuilt on a
+    change."""
+    with connection.cursor() as cursor:
+        cursor.execute(_DERIVE_LOCATION, {"id": system_id})
+        moved = cursor.rowcount
+    if moved:
+        request_listing_rebuild()
 
 
 @transaction.atomic

@@ -36,7 +36,7 @@ def check_zone(name: str) -> str:
         raise Invalid(
             "invalid_field",
             f"{name[:64]!r} is not an IANA time zone name (e.g. America/Denver).",
-            field="timeZone",
+            field="time_zone",
         )
     return name
 

@@ -92,11 +92,12 @@ class Update(Audited):
         ]
 
     def __str__(self) -> str:
-        """Lists that show updates read their systems with them (list_select_related)."""
+        """Lists that show updates read their systems with them (list_select_related); the
+        expiry is in the zone the page shows its times in (webapp.zones)."""
         return _("%(type)s on %(system)s until %(date)s") % {
             "type": self.get_type_display(),
             "system": self.trail_system.name,
-            "date": f"{self.expiration_date:%Y-%m-%d %H:%M}",
+            "date": f"{timezone.localtime(self.expiration_date):%Y-%m-%d %H:%M}",
         }
 
     @property

@@ -32,7 +32,7 @@ def _expiry(data: dict, now: datetime) -> datetime | None:
         return now + timedelta(hours=data["expires_in_hours"])
     if "expiration_date" in data:
         if data["expiration_date"] <= now:
-            raise Invalid("invalid_field", "must be in the future.", field="expirationDate")
+            raise Invalid("invalid_field", "must be in the future.", field="expiration_date")
         return data["expiration_date"]
     return None
 
@@ -49,7 +49,7 @@ def _trails(system: TrailSystem, kind: str, data: dict) -> tuple[list[Trail], bo
     if missing:
         raise NotFound("trail_not_found", f"Not trails of this system: {some_of(missing)}.")
     if kind == UpdateType.SURFACE_CONDITIONS and not trails:
-        raise Invalid("missing_field", "surface conditions need trails.", field="trailIds")
+        raise Invalid("missing_field", "surface conditions need trails.", field="trail_ids")
     return trails, False
 
 
@@ -126,7 +126,7 @@ def create_update(
         _require(fields, "conditions", "at least one surface condition.")
     related = _trails(system, kind, data)
     if kind == UpdateType.SURFACE_CONDITIONS and related is None:
-        raise Invalid("missing_field", "send trailIds or allTrails: true.", field="trailIds")
+        raise Invalid("missing_field", "send trailIds or allTrails: true.", field="trail_ids")
     trails, all_trails = related or ([], False)
     with transaction.atomic():
         update = Update.objects.create(

@@ -27,7 +27,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.gzip import gzip_page
 
 from core.dates import iso_ms
-from core.errors import DomainError, Invalid
+from core.errors import DomainError, Invalid, refusal_response
 from trails import services
 from trails.enums import ActivityStatus, TrailStatus, TrailType
 from trails.models import Trail, TrailSystem
@@ -366,10 +366,9 @@ def _post(request, system: TrailSystem) -> HttpResponse:
     try:
         ids, done = apply_post(system, request.POST, web_actor(request))
     except DomainError as error:
-        message = str(error)
         if wants_json:
-            return JsonResponse({"error": message}, status=400)
-        messages.error(request, message)
+            return refusal_response(error)
+        messages.error(request, str(error))
         return HttpResponseRedirect(board_url(system))
     if wants_json:
         return JsonResponse({"done": done, "trails": _states(system, ids)})

@@ -14,9 +14,9 @@ from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from core.errors import DomainError
+from core.errors import DomainError, Invalid, TooLarge, refusal_response
 from grooming import selectors, trackers
-from grooming.protocols import MAX_BATCH, MalformedPosition, traccar_json
+from grooming.protocols import MAX_BATCH, traccar_json
 from grooming.services import DEFAULT_CONDITION
 from grooming.sessions import end_running_session, receive_positions
 from updates.enums import GROOMING_CONDITIONS
@@ -83,18 +83,19 @@ def positions(model_admin, request: HttpRequest, system_id: str) -> HttpResponse
     if request.method != "POST":
         return HttpResponseNotAllowed(["POST"])
     system = system_or_404(request, system_id, roles.MEMBER)
-    if len(request.body) > MAX_BODY_BYTES:
-        return JsonResponse({"error": "The batch is too large."}, status=413)
     try:
-        batch = traccar_json(orjson.loads(request.body), timezone.now())
-    except (orjson.JSONDecodeError, MalformedPosition) as error:
-        return JsonResponse({"error": str(error) or "Not JSON."}, status=400)
-    try:
+        if len(request.body) > MAX_BODY_BYTES:
+            raise TooLarge("too_large", "The batch is too large.")
+        try:
+            body = orjson.loads(request.body)
+        except orjson.JSONDecodeError:
+            raise Invalid("invalid_json", "Not JSON.") from None
+        batch = traccar_json(body, timezone.now())
         tracker = trackers.recorder_tracker(
             system=system, actor=web_actor(request), condition=request.GET.get("condition")
         )
     except DomainError as error:
-        return JsonResponse({"error": error.message}, status=400)
+        return refusal_response(error)
     received = receive_positions(tracker=tracker, positions=batch)
     return _state(tracker.pk, stored=received.stored, dropped=received.dropped)
 

@@ -6,7 +6,6 @@ from collections.abc import Mapping
 
 from django import forms
 from django.utils.text import capfirst
-from djangorestframework_camel_case.util import camel_to_underscore
 
 from core.errors import DomainError
 
@@ -14,10 +13,9 @@ from core.errors import DomainError
 def add_refusal(
     form: forms.BaseForm, refusal: DomainError, form_field_of: Mapping[str, str] | None = None
 ) -> None:
-    """`form_field_of`: the services' name of a field (snake_case of the interface's name the
-    refusal carries) -> the form's name of it, where the two differ (`trail_ids` -> `trails`)."""
-    name = camel_to_underscore(refusal.field)
-    name = (form_field_of or {}).get(name, name)
+    """`form_field_of`: the services' name of a field -> the form's name of it, where the two
+    differ (`trail_ids` -> `trails`)."""
+    name = (form_field_of or {}).get(refusal.field, refusal.field)
     if refusal.field and name in form.fields:
         form.add_error(name, capfirst(refusal.message))
     else:

@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from core.dates import iso_ms
-from core.errors import DomainError
+from core.errors import DomainError, Invalid, NotFound, refusal_response
 from publishing.storage import absolute_public_url
 from reports import selectors, services, storage
 from reports.models import Report, ReportAlert, State
@@ -200,7 +200,7 @@ def _act(request, system: TrailSystem, report: Report) -> str:
             State.DISMISSED: _("Report dismissed."),
             State.NEW: _("Report back in the new ones."),
         }[action]
-    raise DomainError("invalid_field", _("Nothing to do."))
+    raise Invalid("invalid_field", _("Nothing to do."))
 
 
 def _back(request, system: TrailSystem) -> str:
@@ -218,11 +218,11 @@ def report_action(request, system_id: str, report_id: str) -> HttpResponse:
     try:
         report = selectors.reports_of_system(system).filter(pk=report_id).first()
         if report is None:
-            raise DomainError("report_not_found", _("This report is no longer here."))
+            raise NotFound("report_not_found", _("This report is no longer here."))
         done = _act(request, system, report)
     except DomainError as error:
         if wants_json:
-            return JsonResponse({"error": str(error)}, status=400)
+            return refusal_response(error)
         messages.error(request, str(error))
         return HttpResponseRedirect(_back(request, system))
     if wants_json:

@@ -11,7 +11,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from trails.models import TrailSystem
-from trails.timezones import zone_names, zone_of
+from trails.selectors import systems_with_roles
+from trails.timezones import zone_name, zone_names, zone_of
 
 ZONES_LISTED = 4  # a person with systems in more zones reads the first ones, then "..."
 
@@ -51,3 +52,34 @@ def in_system_zone(system: TrailSystem, answer: Callable[[], HttpResponse]) -> H
         if isinstance(response, SimpleTemplateResponse):
             response.render()
     return response
+
+
+class ListedInSystemZone:
+    """An admin list whose times are shown in the zone of the systems it lists when they share
+    one (the system picked in its filter, or every system of the person), and named above it
+    ("Times are in America/Boise."); in UTC, named, when they do not."""
+
+    system_filter = "trail_system__id__exact"  # the list's filter naming one system
+
+    def listed_systems(self, request) -> list[TrailSystem]:
+        picked = request.GET.get(self.system_filter)
+        restricted_to = [picked] if picked else None
+        return systems_with_roles(request.user, restricted_to=restricted_to, everything=True)
+
+    def listed_zone(self, request) -> TrailSystem | None:
+        """One of the systems listed when they all share a zone; None otherwise."""
+        systems = self.listed_systems(request)
+        return systems[0] if len(set(zone_names(systems).values())) == 1 else None
+
+    def zone_said(self, system: TrailSystem | None) -> str:
+        """Above the list: the zone its times are in (`system`: one of the list's one zone)."""
+        return _("Times are in %(zone)s.") % {"zone": zone_name(system) if system else "UTC"}
+
+    def changelist_view(self, request, extra_context=None):
+        system = self.listed_zone(request)
+        context = {"subtitle": self.zone_said(system), **(extra_context or {})}
+
+        def answer():
+            return super(ListedInSystemZone, self).changelist_view(request, context)
+
+        return in_system_zone(system, answer) if system else answer()

@@ -3,6 +3,9 @@
 Field names are snake_case here; the renderer and parser turn them into the interface's
 camelCase (promoteTrailHUB is spelled literally, as the interface has it)."""
 
+import copy
+from typing import ClassVar
+
 from django.db import models
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -49,6 +52,15 @@ class ShapeSerializer(serializers.ModelSerializer):
         **serializers.ModelSerializer.serializer_field_mapping,
         models.DateTimeField: JsDateTimeField,
     }
+    # Each shape's fields as built from its model, by class: building them reads the model's
+    # fields on every instance (0.8 ms of a trail's response); a copy costs a third of that.
+    _built_fields: ClassVar[dict[type, dict]] = {}
+
+    def get_fields(self) -> dict:
+        built = ShapeSerializer._built_fields.get(type(self))
+        if built is None:
+            built = ShapeSerializer._built_fields[type(self)] = super().get_fields()
+        return copy.deepcopy(built)
 
 
 class SystemRowSerializer(ShapeSerializer):

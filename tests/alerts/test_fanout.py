@@ -162,6 +162,20 @@ def test_snow_over_the_riders_depth(client, system, manager, push_service):
     assert "15 cm of new snow" in message["title"]
 
 
+def test_a_snow_depth_and_a_grooming_condition_leave_the_rules_other_kinds_alone(
+    client, system, manager, push_service
+):
+    trail = TrailFactory(trail_system=system, name="Ridge", status="Open")
+    rule = {"trailId": trail.pk, "on": ["closes", "snow", "groomed"], "snowCm": 30}
+    subscription = follow(client, system, push_service, [rule | {"condition": "classicGroomed"}])
+
+    manager.patch(f"/api/v1/trails/{trail.pk}", {"status": "Closed"}, format="json")
+    run_all_due()
+
+    (message,) = messages(push_service, subscription)
+    assert message["title"] == "Ridge: Closed"
+
+
 def test_once_a_day(client, system, manager, push_service):
     trail = TrailFactory(trail_system=system, name="Ridge", status="Open")
     subscription = follow(

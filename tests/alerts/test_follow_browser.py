@@ -1,8 +1,8 @@
-"""Following a trail on a phone (Chromium at 390 x 844): the page registers the service
-worker and shows the rule; the owner closes the trail; the push request reaches a local push
-service stand-in within 2 s, signed (VAPID) and encrypted as a push service and the browser
-check it; delivered to the service worker through the DevTools protocol, it shows a
-notification whose tap opens the map at the trail.
+"""Following a trail on a phone (Chromium at 390 x 844): the page registers the service worker and
+shows the rule, and a snow depth is set in the Alerts panel; the owner closes the trail on the
+board; the push request reaches a local push service stand-in within 2 s, signed (VAPID) and
+encrypted as a push service and the browser check it; delivered to the service worker through
+the DevTools protocol, it shows a notification whose tap opens the map at the trail.
 
 Headless Chromium cannot reach a real push service, so the page gets a subscription to the
 stand-in at the browser's pushManager boundary, as outside services are faked at theirs. The
@@ -13,6 +13,7 @@ import threading
 import time
 
 import pytest
+import requests
 from django.db import connection, transaction
 from playwright.sync_api import expect
 
@@ -22,6 +23,8 @@ from tests.alerts.push_service import Subscription, accepting, verified_claims
 from tests.browser import save_screenshot
 from tests.factories import TrailFactory, TrailSystemFactory
 from tests.fake_http import FakeServer
+from tests.webapp.test_board_browser import tap
+from tests.webapp.test_browser import sign_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -99,14 +102,37 @@ def test_follow_a_trail_and_get_its_closure_on_the_lock_screen(
         assert registered == f"{live_server.url}/"
         save_screenshot(page, "alerts-following", docs=True, full_page=False)
 
-        client_for(system.owner).patch(
-            f"/api/v1/trails/{trail.pk}", {"status": "Closed"}, format="json"
+        # Snow too, at least 6 inches (the system reports in inches; rules keep cm).
+        manage_url = page.evaluate(
+            f"JSON.parse(localStorage.getItem('trail-alerts:{system.pk}')).manageUrl"
         )
-        committed = time.monotonic()
-        while not push_service.requests and time.monotonic() - committed < 10:
+        panel.locator('.alerts-rule input[value="snow"]').check()
+        panel.locator(".alerts-snow-depth").fill("6")
+        panel.locator(".alerts-snow-depth").press("Tab")
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            answer = requests.get(manage_url, headers={"Accept": "application/json"}, timeout=5)
+            (rule,) = answer.json()["rules"]
+            if rule["snowCm"] is not None:
+                break
+            time.sleep(0.1)
+        assert (sorted(rule["on"]), rule["snowCm"]) == (["closes", "opens", "snow"], 6 * 2.54)
+        expect(panel.locator(".alerts-snow-depth")).to_have_value("6")
+
+        # The owner closes the trail on the board, at a desk.
+        owner = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+        board = owner.new_page()
+        sign_in(board, live_server, system.owner)
+        board.goto(f"{live_server.url}/admin/trail-systems/{system.pk}/board/")
+        expect(board.locator("#board-sync")).to_have_text("Every change is saved.")
+        tap(board, trail, "Closed")
+        tapped = time.monotonic()
+        while not push_service.requests and time.monotonic() - tapped < 10:
             time.sleep(0.02)
         assert push_service.requests, "no push request came"
-        assert time.monotonic() - committed < 2.0
+        assert time.monotonic() - tapped < 2.0
+        expect(board.locator("#board-sync")).to_have_text("Every change is saved.")
+        owner.close()
         (request,) = push_service.requests
         public_key = client_for(system.owner).get("/alerts/vapid-public-key").json()["publicKey"]
         verified_claims(request, public_key)

@@ -90,6 +90,21 @@ def test_one_tap_closes_the_nearest_trail_from_a_riders_report(
     assert change.via == "report" and change.get_via_display() == "From a rider's report"
 
 
+def test_a_tap_the_page_cannot_apply_is_refused_in_the_one_envelope(system, crew_client, filed):
+    """The page's script shows the refusal's message, as every JSON page of the site says it."""
+    url = f"/admin/trail-systems/{system.pk}/reports/"
+    gone = crew_client.post(f"{url}nope/", {"action": "close"}, HTTP_ACCEPT="application/json")
+    nothing = crew_client.post(f"{url}{filed.pk}/", {}, HTTP_ACCEPT="application/json")
+    assert (gone.status_code, gone.json()) == (
+        404,
+        {"error": {"code": "report_not_found", "message": "This report is no longer here."}},
+    )
+    assert (nothing.status_code, nothing.json()) == (
+        400,
+        {"error": {"code": "invalid_field", "message": "Nothing to do."}},
+    )
+
+
 def test_resolve_with_a_note_and_the_rider_hears_back_once(
     system, crew_client, filed, django_capture_on_commit_callbacks
 ):

@@ -105,7 +105,7 @@ def test_an_activity_tap_and_a_refused_status_in_json(client, trustee_board):
 
     assert answer.json()["trails"][0]["activities"] == {"nordic-classic": "Caution"}
     assert refused.status_code == 400
-    assert refused.json() == {"error": "Unknown status Sideways."}
+    assert refused.json() == {"error": {"code": "refused", "message": "Unknown status Sideways."}}
     assert Trail.objects.get(pk=trail.pk).status == "Open"
 
 

@@ -14,11 +14,12 @@ from schedules import selectors, services
 from schedules.models import Action, Repeat, Schedule
 from trails import activities as catalog
 from trails.enums import TrailStatus
-from trails.timezones import zone_of
+from trails.models import TrailSystem
+from trails.timezones import zone_names, zone_of
 from webapp.actors import web_actor
 from webapp.admin.base import DeleteThroughService, ServiceAdmin
 from webapp.trail_admin import TrailPickerMixin, page_language
-from webapp.zones import ZONES_LISTED, zone_now, zones_now
+from webapp.zones import ZONES_LISTED, ListedInSystemZone, zone_now, zones_now
 
 
 def activity_choices() -> list[tuple[str, str]]:
@@ -126,7 +127,7 @@ def _combined(day, at) -> datetime | None:
 
 
 @admin.register(Schedule)
-class ScheduleAdmin(TrailPickerMixin, DeleteThroughService, ServiceAdmin):
+class ScheduleAdmin(ListedInSystemZone, TrailPickerMixin, DeleteThroughService, ServiceAdmin):
     row_name = "schedule"
     delete_function = staticmethod(services.delete_schedule)
     form_field_of = {"trail_ids": "trails", "starts_at": "start_date", "ends_at": "end_date"}
@@ -185,6 +186,28 @@ class ScheduleAdmin(TrailPickerMixin, DeleteThroughService, ServiceAdmin):
     def trail_names(self, schedule) -> str:
         return ", ".join(trail.name for trail in schedule.trails.all())
 
+    def zone_said(self, system: TrailSystem | None) -> str:
+        """A schedule's times are its system's wall clock, never UTC: with systems in several
+        zones, each row names its own."""
+        if system is None:
+            return _("Times are in each trail system's zone, named on its row.")
+        return super().zone_said(system)
+
+    def get_list_display(self, request):
+        shown = super().get_list_display(request)
+        if self.listed_zone(request) is not None:
+            return shown
+        return ["when_in_zone" if name == "when" else name for name in shown]
+
+    def get_changelist_instance(self, request):
+        """Each row knows its system's zone, read for the page's systems at once."""
+        changelist = super().get_changelist_instance(request)
+        rows = changelist.result_list
+        zones = zone_names({row.trail_system_id: row.trail_system for row in rows}.values())
+        for row in rows:
+            row.zone_name = zones[row.trail_system_id]
+        return changelist
+
     @admin.display(description=_("when"))
     def when(self, schedule) -> str:
         def hour(at):
@@ -196,6 +219,10 @@ class ScheduleAdmin(TrailPickerMixin, DeleteThroughService, ServiceAdmin):
         else:
             start, end = hour(schedule.start_time), hour(schedule.end_time)
         return f"{start} \u2192 {end}" if end else start
+
+    @admin.display(description=_("when"))
+    def when_in_zone(self, schedule) -> str:
+        return f"{self.when(schedule)} ({schedule.zone_name})"
 
     @admin.display(description=_("in effect"), boolean=True)
     def in_effect(self, schedule) -> bool:

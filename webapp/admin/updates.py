@@ -13,8 +13,6 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from trails.models import TrailSystem
-from trails.selectors import systems_with_roles
-from trails.timezones import zone_names
 from updates import services
 from updates.enums import UpdateType
 from updates.models import Delivery, Subscriber, Update
@@ -37,7 +35,7 @@ from webapp.admin.base import (
     system_overview_link,
 )
 from webapp.trail_admin import TrailPickerMixin, surface_condition_choices
-from webapp.zones import in_system_zone, zone_now
+from webapp.zones import ListedInSystemZone, in_system_zone, zone_now
 
 
 class UpdateForm(forms.ModelForm):
@@ -99,7 +97,7 @@ def service_fields(cleaned: dict, names) -> dict:
 
 
 @admin.register(Update)
-class UpdateAdmin(TrailPickerMixin, DeleteThroughService, ServiceAdmin):
+class UpdateAdmin(ListedInSystemZone, TrailPickerMixin, DeleteThroughService, ServiceAdmin):
     """Created, changed and deleted through updates.services, as the API does (source `web`)."""
 
     row_name = "update"
@@ -145,26 +143,6 @@ class UpdateAdmin(TrailPickerMixin, DeleteThroughService, ServiceAdmin):
                 }
                 return TemplateResponse(request, "webapp/update_notify_question.html", context)
         return super().add_view(request, form_url, extra_context)
-
-    def changelist_view(self, request, extra_context=None):
-        """In the zone of the systems listed when they share one (the one picked in the
-        filter, or every system of the person), named above the list; else in UTC, named."""
-        picked = request.GET.get("trail_system__id__exact")
-        systems = (
-            list(TrailSystem.objects.filter(pk=picked))
-            if picked
-            else systems_with_roles(request.user, everything=True)
-        )
-        zones = set(zone_names(systems).values())
-        system = systems[0] if len(zones) == 1 else None
-        zone = zones.pop() if system else "UTC"
-        subtitle = _("Times are in %(zone)s.") % {"zone": zone}
-        context = {"subtitle": subtitle, **(extra_context or {})}
-
-        def answer():
-            return super(UpdateAdmin, self).changelist_view(request, context)
-
-        return in_system_zone(system, answer) if system else answer()
 
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
         """In the zone of the update's system (the one its page is for, or the one picked on
@@ -281,7 +259,9 @@ class SubscriberForm(forms.ModelForm):
 
 
 @admin.register(Subscriber)
-class SubscriberAdmin(SystemLinkOnViewMixin, DeleteThroughService, ServiceAdmin):
+class SubscriberAdmin(
+    ListedInSystemZone, SystemLinkOnViewMixin, DeleteThroughService, ServiceAdmin
+):
     """The system's Administrators see the list and each subscriber, unsubscribe people and
     export the list as CSV; Trustees never see a contact. Rows are changed by hand only by
     superAdmins."""
@@ -363,7 +343,7 @@ class SubscriberAdmin(SystemLinkOnViewMixin, DeleteThroughService, ServiceAdmin)
 
 
 @admin.register(Delivery)
-class DeliveryAdmin(ReadOnlyAdmin):
+class DeliveryAdmin(ListedInSystemZone, ReadOnlyAdmin):
     """What was sent to whom; written only by the notification task."""
 
     list_display = ["update", "subscriber", "channel", "state", "attempts", "sent_on"]

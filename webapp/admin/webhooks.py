@@ -20,6 +20,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from core.events import EVENT_TYPES
+from trails.models import TrailSystem
 from webapp import roles
 from webapp.actors import web_actor
 from webapp.admin.base import (
@@ -28,6 +29,7 @@ from webapp.admin.base import (
     ServiceAdmin,
     system_overview_link,
 )
+from webapp.zones import ListedInSystemZone
 from webhooks import services
 from webhooks.models import EVENT_LABELS, WebhookDelivery, WebhookEndpoint
 
@@ -75,7 +77,7 @@ class WebhookForm(forms.ModelForm):
 
 
 @admin.register(WebhookEndpoint)
-class WebhookEndpointAdmin(DeleteThroughService, ServiceAdmin):
+class WebhookEndpointAdmin(ListedInSystemZone, DeleteThroughService, ServiceAdmin):
     """Written through webhooks.services, as the API does."""
 
     row_name = "endpoint"
@@ -280,7 +282,7 @@ ATTEMPT_COLUMNS = (_("Time"), _("Response code"), _("Duration (ms)"), _("Error")
 
 
 @admin.register(WebhookDelivery)
-class WebhookDeliveryAdmin(ReadOnlyAdmin):
+class WebhookDeliveryAdmin(ListedInSystemZone, ReadOnlyAdmin):
     """Each endpoint's deliveries, written only by the sending task; "Send again"."""
 
     list_display = ["created_on", "event", "endpoint", "state", "code", "duration", "attempts"]
@@ -350,9 +352,17 @@ class WebhookDeliveryAdmin(ReadOnlyAdmin):
             return [name for name in self.list_display if name != "endpoint"]
         return self.list_display
 
-    def changelist_view(self, request, extra_context=None):
+    def _listed_endpoint(self, request) -> WebhookEndpoint | None:
         wanted = WebhookEndpoint.objects.filter(pk=request.GET.get(ENDPOINT_FILTER, ""))
-        endpoint = roles.scoped(request.user, wanted).first()
+        return roles.scoped(request.user, wanted.select_related("trail_system")).first()
+
+    def listed_systems(self, request) -> list[TrailSystem]:
+        """One endpoint's deliveries are in its system's zone."""
+        endpoint = self._listed_endpoint(request)
+        return [endpoint.trail_system] if endpoint else super().listed_systems(request)
+
+    def changelist_view(self, request, extra_context=None):
+        endpoint = self._listed_endpoint(request)
         if endpoint is not None:
             title = _("Deliveries to %(url)s") % {"url": endpoint.url}
             extra_context = {"title": title, **(extra_context or {})}

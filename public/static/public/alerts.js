@@ -18,8 +18,10 @@
   var el = trailMap.el;
   var map = trailMap.map;
   var storeKey = "trail-alerts:" + config.systemId;
-  var KINDS = ["opens", "closes", "caution", "groomed", "notices"];
+  var KINDS = ["opens", "closes", "caution", "groomed", "notices", "snow"];
   var DEFAULT_KINDS = ["opens", "closes"];
+  // A snow rule's depth is kept in cm; a system that reports in inches shows inches.
+  var CM_PER_UNIT = config.snowUnit === "in" ? 2.54 : 1;
   var pushable = "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
 
   function saved() {
@@ -148,6 +150,7 @@
         label.appendChild(box);
         label.appendChild(document.createTextNode(t[kind]));
         kinds.appendChild(label);
+        if (kind === "snow" && box.checked) kinds.appendChild(snowDepth(rule));
       });
       item.appendChild(kinds);
       list.appendChild(item);
@@ -166,6 +169,37 @@
     }
     message.textContent = said;
     panel.appendChild(message);
+  }
+
+  // "At least N cm in 24 hours" of a rule with snow (empty: any new snow).
+  function snowDepth(rule) {
+    var label = el("label", "alerts-snow");
+    var depth = el("input", "alerts-snow-depth");
+    depth.type = "number";
+    depth.min = "0";
+    depth.max = String(Math.floor(500 / CM_PER_UNIT));
+    depth.step = "1";
+    depth.placeholder = t.snow_any;
+    if (rule.snowCm !== null && rule.snowCm !== undefined) {
+      depth.value = String(Math.round(rule.snowCm / CM_PER_UNIT));
+    }
+    depth.addEventListener("change", function () {
+      if (!depth.checkValidity()) {
+        say(t.snow_invalid);
+        return;
+      }
+      var current = saved();
+      var kept = ruleOf(current, rule.trailId);
+      kept.snowCm = depth.value === "" ? null : Number(depth.value) * CM_PER_UNIT;
+      send(current).then(function () {
+        renderPanel();
+        say(t.following);
+      }, function (error) { say(error.message); });
+    });
+    label.appendChild(document.createTextNode(t.snow_at_least));
+    label.appendChild(depth);
+    label.appendChild(document.createTextNode(config.snowUnit));
+    return label;
   }
 
   function follow(trailId) {

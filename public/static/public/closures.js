@@ -23,7 +23,7 @@
   var layer = L.layerGroup().addTo(map);
   var byTrail = {};
   var readFor = null;
-  var version = null; // the ETag of the file shown
+  var version = null; // the file shown: its ETag, without W/ (a compressed answer) or quotes
   var until = new Intl.DateTimeFormat(config.language, {
     timeZone: config.timeZone || undefined,
     weekday: "short",
@@ -105,7 +105,7 @@
     fetch(config.closuresUrl, { cache: "no-store", credentials: "omit" })
       .then(function (response) {
         if (!response.ok) throw new Error(config.closuresUrl + " answered " + response.status);
-        version = response.headers.get("ETag");
+        version = (response.headers.get("ETag") || "").replace(/^W\//, "").replace(/"/g, "");
         return response.json();
       })
       .then(function (collection) {
@@ -129,7 +129,7 @@
     if (document.body.getAttribute("data-file") !== readFor) read();
   });
   trailMap.onStream("closures", function (data) {
-    if ('"' + data.version + '"' !== version) read();
+    if (data.version !== version) read();
   });
   // The stream back after a break may have missed an event: read again then, and at the
   // polls' pace while there is none.

@@ -21,6 +21,7 @@ SOURCE_FOLDERS |= {"schedules", "webhooks"}
 SOURCE_FOLDERS |= {"reports", "alerts"}
 SOURCE_FOLDERS |= {"public", "webapp"}
 SOURCE_FOLDERS |= {"closures"}
+SOURCE_FOLDERS |= {"cap"}
 
 
 # What makemessages reads of them (the `django` domain).

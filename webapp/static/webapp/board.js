@@ -338,9 +338,10 @@
         }
         needsSignIn = false;
         return response.json().then(function (answer) {
+          var said = answer.error && answer.error.message;
           if (response.ok) settled(entry, answer);
-          else if (response.status >= 500) throw new Error(answer.error || "server error");
-          else refused(entry, answer.error || String(response.status));
+          else if (response.status >= 500) throw new Error(said || "server error");
+          else refused(entry, said || String(response.status));
         });
       })
       .then(function () {

@@ -164,7 +164,7 @@
         var status = document.getElementById("board-sync");
         if (status) {
           status.hidden = false;
-          status.textContent = body.done || body.error;
+          status.textContent = body.done || body.error.message;
         }
         shown = "";
         if (section.dataset.url) refresh();

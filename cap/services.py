@@ -62,7 +62,7 @@ def issue_system_messages(*, system_id: str) -> list[CapMessage]:
 def issue_due_messages(*, now: datetime | None = None) -> int:
     """issue_messages for every system with a warning or a message not cancelled: what
     changes with time alone (a notice expires, a planned closure starts, a closure's end
-    comes) and what a lost task left. Each system apart, one failing never holding up the
+    comes) and what a failed issue left. Each system apart, one failing never holding up the
     others. Returns how many messages were issued."""
     now = now or timezone.now()
     issued = 0

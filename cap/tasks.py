@@ -1,17 +1,11 @@
-"""Issuing CAP messages in the background: once a change that may alter a system's warnings
-commits, and on beat's sweep for what changes with time alone (a notice's expiry, a planned
-closure's start or end) or whose task was lost (broker down)."""
+"""Issuing CAP messages: once a change that may alter a system's warnings commits, and on
+beat's sweep for what changes with time alone (a notice's expiry, a planned closure's start
+or end) or what a failed issue left."""
 
 from celery import shared_task
 
 from cap.services import issue_due_messages, issue_system_messages
-from core.queueing import queue_on_commit
-
-
-@shared_task(acks_late=True)
-def issue_messages_of_system(system_id: str) -> int:
-    """Idempotent: a message is issued once, whatever runs it (cap.services)."""
-    return len(issue_system_messages(system_id=system_id))
+from core import queueing
 
 
 @shared_task(acks_late=True)
@@ -21,9 +15,13 @@ def sweep_cap_messages() -> int:
 
 
 def on_warnings_changed(sender, *, system_id: str, **kwargs) -> None:
-    """Receiver (cap.apps) of core.compiles.compile_requested, which every write of what a
-    system publishes sends, and of closures.services.closure_changed, which every write of a
-    closure sends (a planned one asks for no compile): issue the system's messages once the
-    change commits, so `sent` is the change's time and a short-lived warning is announced
-    and cancelled. A task not queued is the sweep's."""
-    queue_on_commit(issue_messages_of_system, system_id)
+    """Receiver (cap.apps) of updates.services.update_changed and
+    closures.services.closure_changed, which every write of a notice or a closure sends
+    (a trail's write changes no warning but the bounds of a notice's area, which beat's sweep
+    brings up to date; it costs the web worker nothing here): issue the system's messages the moment
+    the change commits, in the writing process. A queued task would read the system only
+    when a worker got to it, so a closure made and ended before then would never be
+    announced; read at once, `sent` is the change's time and each state committed is
+    recorded. An error is logged, never the write's (queueing.on_commit); the sweep issues
+    what it left."""
+    queueing.on_commit(lambda: issue_system_messages(system_id=system_id))

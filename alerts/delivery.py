@@ -1,20 +1,23 @@
-"""Sending the alerts that are due, one compartment (`queue`) at a time: a push service's
-origin, or the e-mail or SMS channel (alerts.senders sends each alert). A slow or failing
-push service holds up only its own queue, never another's, nor publishing or webhooks (their
-own Celery queue too).
+"""Sending the alerts that are due, through the alerts channel's fair queue
+(core.fairqueue): a *key* is a system's alerts through one compartment (`queue`: a push
+service's origin, or the e-mail or SMS channel; alerts.senders sends each alert), so a
+system's fan-out is served in turn with every other system's, and a compartment slow even
+when it answers gets shorter shares and rests between them. A slow or failing push service
+holds up only its own compartment, never another's, nor publishing or webhooks (their own
+Celery queue too).
 
-As the webhook outbox does: one sender per queue at a time (a PostgreSQL session lock), due
-alerts oldest first, a batch at a time over one kept-alive connection. A 404 or 410 means
-the subscription is gone (as does a mail server's or SMS provider's permanent refusal of the
-address or number): the follower is deleted. A 429, a 5xx or no answer within 5 s (a mail
-server or SMS provider that fails) makes the whole queue back off: ALERTS_RETRY_SECONDS
-after the first failure in a row, then 3 times longer each time, at most 2 hours apart, each
-within 20 % (core.retries), or the push service's Retry-After when that is longer. Another
-refusal (400, 403, 413) refuses that alert only. An alert not sent within its TTL is given
-up (refused)."""
+A key's due alerts go oldest first, a batch at a time over one kept-alive connection, for one
+share of a worker. A 404 or 410 means the subscription is gone (as does a mail server's or
+SMS provider's permanent refusal of the address or number): the follower is deleted. A 429,
+a 5xx or no answer within 5 s (a mail server or SMS provider that fails) makes the whole
+compartment (every system's alerts through it) back off: ALERTS_RETRY_SECONDS after the first
+failure in a row, then 3 times longer each time, at most 2 hours apart, each within 20 %
+(core.retries), or the push service's Retry-After when that is longer. Another refusal (400,
+403, 413) refuses that alert only. An alert not sent within its TTL is given up (refused)."""
 
 import time
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -27,13 +30,19 @@ from alerts.models import Alert, AlertQueue, Follower
 from alerts.outcomes import Outcome
 from alerts.senders import sender_for
 from core import retries
-from core.locks import session_lock
+from core.fairqueue import Share, joined_key, joined_keys_due, key_lock, split_key
 
 RETRY_FACTOR = 3
 RETRY_MAX = timedelta(hours=2)
-BATCH_SIZE = 200
-RUN_SECONDS = 30.0
+BATCH_SIZE = 50
 PENDING = Alert.State.PENDING
+# The fair queue's channel (core.fairqueue), which names the keys' sending locks.
+CHANNEL = "alerts"
+
+
+def share_key(system_id: str, queue: str) -> str:
+    """The fair queue's key of a system's alerts through one compartment."""
+    return joined_key(system_id, queue)
 
 
 def retry_delay(failures: int) -> timedelta:
@@ -41,44 +50,47 @@ def retry_delay(failures: int) -> timedelta:
     return retries.retry_delay(failures, first=first, factor=RETRY_FACTOR, longest=RETRY_MAX)
 
 
-def due(queue: str, now: datetime):
-    return Alert.objects.filter(queue=queue, state=PENDING, due_on__lte=now)
+def due(key: str, now: datetime):
+    system_id, queue = split_key(key)
+    return Alert.objects.filter(
+        queue=queue, follower__trail_system_id=system_id, state=PENDING, due_on__lte=now
+    )
 
 
-def queues_with_due_alerts(now: datetime) -> list[str]:
+def due_keys(now: datetime, among: Collection[str] | None = None) -> list[tuple[str, str]]:
+    """(system, key) of every key (of `among`, when given) with an alert due now, its
+    compartment not backing off."""
     backing_off = AlertQueue.objects.filter(backoff_until__gt=now).values("name")
-    due_now = Alert.objects.filter(state=PENDING, due_on__lte=now).exclude(queue__in=backing_off)
-    return sorted(set(due_now.values_list("queue", flat=True)))
+    alerts = Alert.objects.filter(state=PENDING, due_on__lte=now).exclude(queue__in=backing_off)
+    return joined_keys_due(alerts, among, "follower__trail_system_id", "queue")
 
 
 @dataclass
 class Run:
     attempts: int = 0
-    busy: bool = False
-    more_due: bool = False
-    # When the queue has something to send next (a retry, or a coalesced message).
+    # When the key has something to send next (a retry, or a coalesced message).
     next_due: datetime | None = None
 
 
-def send_due(queue: str, now: datetime | None = None) -> Run:
-    """Send the queue's due alerts (due by `now`, else by the clock as it runs)."""
+def send_due(key: str, now: datetime | None = None) -> Run:
+    """Send the key's due alerts (due by `now`, else by the clock as it runs), for one share
+    of a worker, under its lock (the fair queue's task takes the same lock)."""
+    with key_lock(CHANNEL, key) as held:
+        if not held:  # its holder looks for due alerts until its share is spent
+            return Run()
+        return send_share(key, Share(), now)
+
+
+def send_share(key: str, share: Share, now: datetime | None = None) -> Run:
+    """What send_due does once it holds the key's lock (as the fair queue's task does)."""
     run = Run()
-    started = time.monotonic()
-    with session_lock(f"alerts-queue:{queue}") as held:
-        if not held:
-            run.busy = True
-            return run
-        while time.monotonic() - started < RUN_SECONDS:
-            if not _send_batch(queue, run, now or timezone.now()):
-                break
-        else:
-            run.more_due = True
+    while share.more() and _send_batch(key, run, share, now or timezone.now()):
+        pass
     now = now or timezone.now()
+    system_id, queue = split_key(key)
     backoff = AlertQueue.objects.filter(name=queue, backoff_until__gt=now).first()
-    if backoff is None:
-        run.more_due = run.more_due or due(queue, now).exists()
     upcoming = (
-        Alert.objects.filter(queue=queue, state=PENDING)
+        Alert.objects.filter(queue=queue, follower__trail_system_id=system_id, state=PENDING)
         .order_by("due_on")
         .values_list("due_on", flat=True)
         .first()
@@ -88,12 +100,15 @@ def send_due(queue: str, now: datetime | None = None) -> Run:
     return run
 
 
-def _send_batch(queue: str, run: Run, now: datetime) -> bool:
+def _send_batch(key: str, run: Run, share: Share, now: datetime) -> bool:
+    """One batch of the key's due alerts; False when there was nothing more to send, the
+    share was spent, or a failure made the compartment back off."""
+    _, queue = split_key(key)
     state = AlertQueue.objects.filter(name=queue).first()
     if state is not None and state.backoff_until and state.backoff_until > now:
         return False
     batch = list(
-        due(queue, now)
+        due(key, now)
         .select_related("follower", "follower__trail_system")
         .order_by("due_on", "id")[:BATCH_SIZE]
     )
@@ -103,7 +118,11 @@ def _send_batch(queue: str, run: Run, now: datetime) -> bool:
     outcomes: list[tuple[Alert, Outcome]] = []
     try:
         for alert in batch:
+            if not share.more():
+                break
+            started = time.monotonic()
             outcome = sender.send(alert)
+            share.spent(time.monotonic() - started)
             run.attempts += 1
             outcomes.append((alert, outcome))
             if outcome.retryable:
@@ -111,7 +130,7 @@ def _send_batch(queue: str, run: Run, now: datetime) -> bool:
     finally:
         sender.close()
         _record(queue, state, outcomes, now)
-    return not outcomes[-1][1].retryable
+    return bool(outcomes) and not outcomes[-1][1].retryable
 
 
 def _record(
@@ -165,6 +184,6 @@ def _ttl() -> timedelta:
 
 
 def send_all_due(now: datetime | None = None) -> int:
-    """The embedded default's background pass: every queue's due alerts."""
+    """The embedded default's background pass: a share of every key's due alerts."""
     now = now or timezone.now()
-    return sum(send_due(queue, now).attempts for queue in queues_with_due_alerts(now))
+    return sum(send_due(key, now).attempts for _, key in due_keys(now))

@@ -7,7 +7,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from core.models import IdField
+from core.models import ChannelKey, IdField
 from trails.models import Trail, TrailSystem
 
 
@@ -182,6 +182,18 @@ class AlertQueue(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class AlertShare(ChannelKey):
+    """A system's alerts through one compartment (a push service, or the e-mail or SMS
+    channel): its place in the alerts channel's fair queue (core.fairqueue), so that a
+    system's fan-out is served in turn with every other's. Its key is
+    alerts.delivery.share_key(system, queue)."""
+
+    key = models.CharField(primary_key=True, max_length=365)
+
+    def __str__(self) -> str:
+        return self.key
 
 
 class SystemAlerts(models.Model):

@@ -11,7 +11,7 @@ from closures.models import Closure
 from closures.reasons import Reason
 from closures.selectors import closures_of_system, shown
 from trails.geodesy import Box
-from trails.models import Trail
+from trails.models import Trail, TrailSystem
 from updates.enums import NoticeSeverity, UpdateType
 from updates.models import Update
 
@@ -48,6 +48,23 @@ def trails_box(system_id: str) -> Box | None:
         trail_system_id=system_id, hidden=False, south__isnull=False
     ).aggregate(west=Min("west"), south=Min("south"), east=Max("east"), north=Max("north"))
     return None if box["south"] is None else Box(**box)
+
+
+def systems_with_warnings(now: datetime) -> list[TrailSystem]:
+    """The systems with a danger notice unexpired, a closure of a CAP reason not ended, or
+    a warning whose latest message is no Cancel: those whose messages time alone may change."""
+    notices = Update.objects.active(now).filter(
+        type=UpdateType.NOTICE, severity=NoticeSeverity.DANGER
+    )
+    closures = Closure.objects.filter(ended_on__isnull=True, reason__in=CAP_REASONS)
+    threads = CapMessage.objects.filter(_latest()).exclude(msg_type=MsgType.CANCEL)
+    return list(
+        TrailSystem.objects.filter(
+            Q(pk__in=notices.values("trail_system_id"))
+            | Q(pk__in=closures.values("trail_system_id"))
+            | Q(pk__in=threads.values("trail_system_id"))
+        ).order_by("pk")
+    )
 
 
 def _latest() -> Q:

@@ -1,5 +1,6 @@
 """Issuing CAP messages: the one write of the CAP app."""
 
+import logging
 from datetime import datetime
 
 from django.db import transaction
@@ -12,6 +13,8 @@ from core.links import absolute
 from core.locks import transaction_lock
 from trails.models import TrailSystem
 from trails.timezones import zone_of
+
+logger = logging.getLogger(__name__)
 
 
 def current_warnings(system: TrailSystem, now: datetime) -> dict[str, dict]:
@@ -36,11 +39,10 @@ def current_warnings(system: TrailSystem, now: datetime) -> dict[str, dict]:
 def issue_messages(*, system: TrailSystem, now: datetime | None = None) -> list[CapMessage]:
     """Bring the system's messages up to what is in effect, and return those issued: an
     Alert for a new warning, an Update for one whose info changed, a Cancel (with the info
-    it cancels) for one that ended, was removed or no longer qualifies. Run before each
-    reading of the feed, so every state a reader was shown is recorded, and a later message
-    can reference it. Only when something is to be issued is the system's lock taken and
-    the comparison made again under it, so readers at once never issue a message twice and
-    never wait for one another otherwise."""
+    it cancels) for one that ended, was removed or no longer qualifies. Run once each change
+    commits and on beat's sweep (cap.tasks), so `sent` is when the change happened. Only
+    when something is to be issued is the system's lock taken and the comparison made again
+    under it, so two runs at once never issue a message twice."""
     now = now or timezone.now()
     if not _to_issue(system, now):
         return []
@@ -48,6 +50,27 @@ def issue_messages(*, system: TrailSystem, now: datetime | None = None) -> list[
         transaction_lock(f"cap:{system.pk}")
         issued = _to_issue(system, now)
         CapMessage.objects.bulk_create(issued)
+    return issued
+
+
+def issue_system_messages(*, system_id: str) -> list[CapMessage]:
+    """issue_messages for the system of this id, now; none for a system deleted since."""
+    system = TrailSystem.objects.filter(pk=system_id).first()
+    return [] if system is None else issue_messages(system=system)
+
+
+def issue_due_messages(*, now: datetime | None = None) -> int:
+    """issue_messages for every system with a warning or a message not cancelled: what
+    changes with time alone (a notice expires, a planned closure starts, a closure's end
+    comes) and what a failed issue left. Each system apart, one failing never holding up the
+    others. Returns how many messages were issued."""
+    now = now or timezone.now()
+    issued = 0
+    for system in selectors.systems_with_warnings(now):
+        try:
+            issued += len(issue_messages(system=system, now=now))
+        except Exception:
+            logger.exception("CAP messages of %s not issued", system.pk)
     return issued
 
 

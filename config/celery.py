@@ -37,7 +37,9 @@ task_postrun.connect(keep_connections_as_requests_do, dispatch_uid="trails-task-
 
 WEBHOOK_TASKS = frozenset({"webhooks.tasks.send_webhooks", "webhooks.tasks.dispatch_webhooks"})
 COPY_TASKS = frozenset({"publishing.tasks.make_copies"})
-ALERT_TASKS = frozenset({"alerts.tasks.fan_out_alerts", "alerts.tasks.send_alerts"})
+ALERT_TASKS = frozenset(
+    {"alerts.tasks.fan_out_alerts", "alerts.tasks.send_alerts", "alerts.tasks.dispatch_alerts"}
+)
 
 
 def webhook_queue(default_queue: str) -> str:

@@ -22,8 +22,8 @@ from prometheus_client import multiprocess
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from config.celery import alert_queue, copies_queue, webhook_queue
 from config.celery import app as celery_app
-from config.celery import copies_queue, webhook_queue
 from core.clients import client_address
 from core.metrics import database_registry
 
@@ -38,7 +38,9 @@ class CeleryQueueLengths(Collector):
     Redis), read at scrape time. Without a broker, or with the broker unreachable, none."""
 
     name = "trails_celery_queue_length"
-    documentation = "Tasks waiting in a Celery queue: the main one, the webhooks', the copies'."
+    documentation = (
+        "Tasks waiting in a Celery queue: the main one, the webhooks', the alerts', the copies'."
+    )
 
     def describe(self):
         return [GaugeMetricFamily(self.name, self.documentation, labels=["queue"])]
@@ -51,7 +53,7 @@ class CeleryQueueLengths(Collector):
                 with celery_app.connection_for_read() as broker:
                     broker.ensure_connection(max_retries=1, timeout=BROKER_TIMEOUT_SECONDS)
                     client = broker.default_channel.client
-                    for queue in (main, webhook_queue(main), copies_queue(main)):
+                    for queue in (main, webhook_queue(main), alert_queue(main), copies_queue(main)):
                         family.add_metric([queue], client.llen(queue))
             except Exception:
                 logger.warning("Celery queue lengths not read", exc_info=True)

@@ -354,6 +354,15 @@ CELERY_BEAT_SCHEDULE["apply-schedules"] = {
     "options": {"expires": SCHEDULE_SWEEP_SECONDS},
 }
 
+# CAP messages are issued the moment each change commits (cap.tasks); beat issues, as often,
+# those that time alone brings (a notice's expiry, a closure's end) and those a failed issue
+# left.
+CELERY_BEAT_SCHEDULE["issue-cap-messages"] = {
+    "task": "cap.tasks.sweep_cap_messages",
+    "schedule": timedelta(seconds=SCHEDULE_SWEEP_SECONDS),
+    "options": {"expires": SCHEDULE_SWEEP_SECONDS},
+}
+
 # Live grooming (trackers): beat ends sessions 15 minutes without a position and marks what
 # positions not measured yet groomed, this often (1 to 60 s).
 GROOMING_SWEEP_SECONDS = min(max(env_float("GROOMING_SWEEP_SECONDS", 15.0), 1.0), 60.0)
@@ -426,6 +435,15 @@ CELERY_BEAT_SCHEDULE["sweep-notifications"] = {
 # out within a minute of the broker's return (updates.tasks.queue_unqueued_fan_outs).
 CELERY_BEAT_SCHEDULE["queue-unqueued-fan-outs"] = {
     "task": "updates.tasks.queue_unqueued_fan_outs",
+    "schedule": timedelta(seconds=env_float("NOTIFICATION_QUEUE_SWEEP_SECONDS", 15.0)),
+}
+# Fair queuing of notifications (core.fairqueue), as WEBHOOK_SLOTS: sending tasks at once (the
+# main worker's processes: the Procfile's 2), and of one trail system (a fan-out's other
+# messages wait in the database while other systems' go). Beat frees lost tasks' slots.
+NOTIFICATION_SLOTS = max(env_int("NOTIFICATION_SLOTS", 2), 1)
+NOTIFICATION_SLOTS_PER_SYSTEM = max(env_int("NOTIFICATION_SLOTS_PER_SYSTEM", 1), 1)
+CELERY_BEAT_SCHEDULE["sweep-notification-shares"] = {
+    "task": "updates.tasks.sweep_notification_shares",
     "schedule": timedelta(seconds=env_float("NOTIFICATION_QUEUE_SWEEP_SECONDS", 15.0)),
 }
 CELERY_BEAT_SCHEDULE["purge-expired-confirmations"] = {
@@ -503,6 +521,10 @@ ALERTS_PUSH_TTL_SECONDS = max(env_int("ALERTS_PUSH_TTL_SECONDS", 43_200), 0)
 ALERTS_RETRY_SECONDS = max(env_float("ALERTS_RETRY_SECONDS", 5.0), 0.1)
 ALERTS_SIGNUPS_PER_CLIENT_MINUTE = env_int("ALERTS_SIGNUPS_PER_CLIENT_MINUTE", 5)
 ALERTS_SIGNUPS_PER_SYSTEM_MINUTE = env_int("ALERTS_SIGNUPS_PER_SYSTEM_MINUTE", 100)
+# Fair queuing of alerts (core.fairqueue), as WEBHOOK_SLOTS: sending tasks at once (the
+# threads of the alerts workers: the Procfile's 8), and of one trail system.
+ALERTS_SLOTS = max(env_int("ALERTS_SLOTS", 8), 1)
+ALERTS_SLOTS_PER_SYSTEM = max(env_int("ALERTS_SLOTS_PER_SYSTEM", 2), 1)
 CELERY_BEAT_SCHEDULE["sweep-alerts"] = {
     "task": "alerts.tasks.sweep_alerts",
     "schedule": timedelta(seconds=env_float("ALERTS_SWEEP_SECONDS", 10.0)),

@@ -1,9 +1,10 @@
-"""Fair queuing of an outbound channel (webhooks now, Web Push next): every trail system with
+"""Fair queuing of an outbound channel (webhooks, riders' alerts): every trail system with
 work due is served in turn with every other, so that none holds the channel's workers while
 others wait. Celery stays the engine; this is the accounting on top of it, in PostgreSQL.
 
-- A *key* is what is served one at a time (a webhook endpoint), a *tenant* what owns keys (a
-  trail system). The channel keeps a row per key, a concrete model of core.models.ChannelKey.
+- A *key* is what is served one at a time (a webhook endpoint; a system's alerts through one
+  push service; a system's e-mail or SMS notifications), a *tenant* what owns keys (a trail
+  system). The channel keeps a row per key, a concrete model of core.models.ChannelKey.
 - A *claim* is the one task queued or running for a key: a key has at most one, so nothing
   queues a key twice. The channel has at most `slots` claims (the threads of its workers: the
   queue never holds more sending tasks than that), a tenant at most `per_tenant`, and the slow
@@ -25,7 +26,7 @@ A channel makes one FairQueue and calls three methods:
         channel="webhooks",           # names its locks
         keys=EndpointShare,           # its concrete ChannelKey model
         due=due_endpoints,            # (now, among) -> [(tenant, key)] with work due now
-        enqueue=enqueue_sending,      # (key, claim) -> queued? The task calls serve(key, claim)
+        task=send_webhooks,           # the sending task: task(key, claim) calls serve(key, claim)
         limits=webhook_limits,        # () -> Limits, read at each dispatch
     )
     queue.dispatch(among=keys)        # after a commit that made `keys` due (None: any key)
@@ -33,8 +34,10 @@ A channel makes one FairQueue and calls three methods:
     queue.sweep()                     # from beat: recover lost claims, then dispatch
 
 `serve` frees the claim and dispatches the freed slot itself; a task whose claim is no longer
-the key's (queued again after its lease) does nothing. Without PostgreSQL (the embedded
-default's SQLite, tasks in-process) there are no locks and nothing to dispatch to.
+the key's (queued again after its lease) does nothing. `dispatch_at(task, moments)` queues
+the channel's dispatching task for the soonest of a retry's or a rest's end. Without
+PostgreSQL (the embedded default's SQLite, tasks in-process) there are no locks and nothing
+to dispatch to. The channels' tasks and waiting keys are metrics (trails_fair_queue_*).
 """
 
 import secrets
@@ -46,11 +49,13 @@ from datetime import datetime, timedelta
 from typing import TypeVar
 
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from core.locks import session_lock, transaction_lock
+from core.metrics import DatabaseGauge
 from core.models import ChannelKey
+from core.queueing import queue
 
 # A run's share of a worker, then its key goes behind the others.
 QUANTUM = 5.0
@@ -62,6 +67,10 @@ QUEUED_LEASE = timedelta(seconds=60)
 USE_HALF_LIFE = timedelta(seconds=60)
 # What a pick counts against its tenant at least (a key never served costs this much).
 LEAST_COST = 0.01
+# A retry or rest further away than this is left to the sweep: Redis hands a task held
+# longer than its visibility timeout to another worker, and a worker holds every countdown
+# task in memory.
+COUNTDOWN_MAX = timedelta(minutes=5)
 
 T = TypeVar("T")
 
@@ -129,18 +138,64 @@ def decayed(seconds: float, since: datetime | None, now: datetime) -> float:
     return seconds * 0.5 ** ((now - since) / USE_HALF_LIFE)
 
 
+def joined_key(tenant: str, name: str) -> str:
+    """A key made of its tenant and a name without spaces (a push service's origin, a
+    channel's name)."""
+    return f"{tenant} {name}"
+
+
+def split_key(key: str) -> tuple[str, str]:
+    tenant, name = key.rsplit(" ", 1)
+    return tenant, name
+
+
+def joined_keys_due(
+    rows: QuerySet, among: Collection[str] | None, tenant_field: str, name_field: str
+) -> list[tuple[str, str]]:
+    """A channel's `due` for joined keys: (tenant, key) of every distinct (tenant, name) of
+    the rows with work due (of the keys `among`, when given)."""
+    if among is not None:
+        wanted = Q()
+        for tenant, name in map(split_key, among):
+            wanted |= Q(**{tenant_field: tenant, name_field: name})
+        if not wanted:
+            return []
+        rows = rows.filter(wanted)
+    pairs = rows.values_list(tenant_field, name_field).distinct()
+    return sorted((tenant, joined_key(tenant, name)) for tenant, name in pairs)
+
+
+def dispatch_at(task, moments: Collection[datetime | None]) -> bool:
+    """Queue the channel's dispatching task (no arguments) for the soonest of `moments` (a
+    retry's or a slow key's rest's end), unless that is beyond COUNTDOWN_MAX or none is given;
+    never fails the caller (core.queueing)."""
+    wakes = [moment for moment in moments if moment is not None]
+    if not wakes:
+        return False
+    wait = min(wakes) - timezone.now()
+    if wait > COUNTDOWN_MAX:
+        return False
+    return queue(task, countdown=max(wait.total_seconds(), 0.0))
+
+
 class FairQueue:
+    """One channel's fair queue (see the module's docstring); every one made is listed in
+    `FairQueue.channels`, which the metrics read."""
+
+    channels: dict[str, "FairQueue"] = {}
+
     def __init__(
         self,
         *,
         channel: str,
         keys: type[ChannelKey],
         due: Callable[[datetime, Collection[str] | None], list[tuple[str, str]]],
-        enqueue: Callable[[str, str], bool],
+        task,
         limits: Callable[[], Limits],
     ):
         self.channel, self.keys, self.due = channel, keys, due
-        self.enqueue, self.limits = enqueue, limits
+        self.task, self.limits = task, limits
+        FairQueue.channels[channel] = self
 
     def _lock_channel(self, shared: bool = False) -> None:
         """Dispatches, finishes and sweeps of the channel one at a time (to the commit);
@@ -149,6 +204,19 @@ class FairQueue:
 
     def claimed(self):
         return self.keys.objects.exclude(claim="")
+
+    def tasks(self) -> dict[str, int]:
+        """The channel's tasks by state: queued (waiting in its Celery queue) or running."""
+        claimed = self.claimed()
+        return {
+            "queued": claimed.filter(started_on=None).count(),
+            "running": claimed.exclude(started_on=None).count(),
+        }
+
+    def waiting(self) -> int:
+        """Keys with work due and no task: waiting for a free slot (or resting)."""
+        busy = set(self.claimed().values_list("pk", flat=True))
+        return sum(1 for _, key in self.due(timezone.now(), None) if key not in busy)
 
     def dispatch(self, among: Collection[str] | None = None) -> int:
         """Claim free slots for keys with work due (of `among` only, when given: the keys a
@@ -308,11 +376,40 @@ class FairQueue:
 
     def _queue(self, picked: list[tuple[str, str]]) -> int:
         """Each claimed key's task queued (after the claim's commit); a claim whose task
-        could not be queued is freed, for the next dispatch or sweep."""
+        could not be queued (core.queueing never fails its caller) is freed, for the next
+        dispatch or sweep. A task not started within the claim's lease is dropped by the
+        worker: its claim is given to a new task by then."""
         queued = 0
         for key, claim in picked:
-            if self.enqueue(key, claim):
+            if queue(self.task, key, claim, expires=QUEUED_LEASE.total_seconds()):
                 queued += 1
             else:
                 self.keys.objects.filter(pk=key, claim=claim).update(claim="")
         return queued
+
+
+def _tasks_by_channel():
+    for channel, fair_queue in sorted(FairQueue.channels.items()):
+        for state, count in fair_queue.tasks().items():
+            yield (channel, state), count
+
+
+def _waiting_by_channel():
+    for channel, fair_queue in sorted(FairQueue.channels.items()):
+        yield (channel,), fair_queue.waiting()
+
+
+DatabaseGauge(
+    "trails_fair_queue_tasks",
+    "A fair-queued channel's sending tasks by state: queued (waiting in its Celery queue) or "
+    "running; at most the channel's slots together.",
+    ["channel", "state"],
+    _tasks_by_channel,
+)
+DatabaseGauge(
+    "trails_fair_queue_keys_waiting",
+    "A fair-queued channel's keys (a webhook endpoint, a system's alerts through one push "
+    "service, a system's e-mail or SMS) with work due and no sending task.",
+    ["channel"],
+    _waiting_by_channel,
+)

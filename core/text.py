@@ -60,10 +60,10 @@ def is_single_line(value: str) -> bool:
 
 
 def xml_text(value: object) -> object:
-    """Strings (in lists and dicts too) without what XML cannot hold."""
+    """Strings (in lists, tuples and dicts too) without what XML cannot hold."""
     if isinstance(value, str):
         return NOT_XML.sub("", value)
-    if isinstance(value, list):
+    if isinstance(value, list | tuple):
         return [xml_text(item) for item in value]
     if isinstance(value, dict):
         return {name: xml_text(item) for name, item in value.items()}

@@ -26,7 +26,7 @@ from alerts.services import (
 )
 from core import ratelimit
 from core.clients import counted_client
-from core.errors import DomainError, envelope, refusal_response
+from core.errors import DomainError, Invalid, TooLarge, envelope, refusal_response
 from public.pages import of_public_system
 from trails.models import TrailSystem
 
@@ -34,20 +34,24 @@ BODY_MAX = 64 * 1024
 MINUTE = 60
 
 
-def _error(status: int, code: str, message: str, field: str = "") -> JsonResponse:
-    """The error envelope, with the field it is about also apart, for the map's script."""
-    return JsonResponse(envelope(code, message, field, field_apart=True), status=status)
+def _error(status: int, code: str, message: str) -> JsonResponse:
+    return JsonResponse(envelope(code, message), status=status)
 
 
-def _json_body(request: HttpRequest) -> dict | JsonResponse:
+def _refused(error: DomainError) -> JsonResponse:
+    """With the field it is about also apart, for the map's script."""
+    return refusal_response(error, field_apart=True)
+
+
+def _json_body(request: HttpRequest) -> dict:
     if len(request.body) > BODY_MAX:
-        return _error(413, "too_large", "the request is larger than 64 KB.")
+        raise TooLarge("too_large", "the request is larger than 64 KB.")
     try:
         body = orjson.loads(request.body)
     except orjson.JSONDecodeError:
-        return _error(400, "invalid_json", "the body is not JSON.")
+        raise Invalid("invalid_json", "the body is not JSON.") from None
     if not isinstance(body, dict):
-        return _error(400, "invalid_json", "the body must be a JSON object.")
+        raise Invalid("invalid_json", "the body must be a JSON object.")
     return body
 
 
@@ -85,13 +89,10 @@ def follow_view(request: HttpRequest, system: TrailSystem) -> JsonResponse:
         response = _error(429, "too_many_requests", "too many sign-ups; try again in a minute.")
         response["Retry-After"] = str(MINUTE)
         return response
-    body = _json_body(request)
-    if isinstance(body, JsonResponse):
-        return body
     try:
-        following = follow(system=system, fields=body)
+        following = follow(system=system, fields=_json_body(request))
     except DomainError as error:
-        return refusal_response(error, field_apart=True)
+        return _refused(error)
     return JsonResponse({"manageUrl": following.manage_url}, status=201)
 
 
@@ -116,13 +117,10 @@ def manage_view(request: HttpRequest, token: str) -> HttpResponse:
             context = {"removed": True, "system": system, "language": system.language}
             return render(request, "public/alerts_manage.html", context)
         if request.method == "PUT":
-            body = _json_body(request)
-            if isinstance(body, JsonResponse):
-                return body
             try:
-                follower = change_follower(follower=follower, fields=body)
+                follower = change_follower(follower=follower, fields=_json_body(request))
             except DomainError as error:
-                return refusal_response(error, field_apart=True)
+                return _refused(error)
         document = follower_document(follower)
         if wants_json or request.method == "PUT":
             return JsonResponse(document)
@@ -161,15 +159,14 @@ def confirm_code_view(request: HttpRequest, token: str) -> HttpResponse:
     if follower is None:
         return _error(404, "not_found", "these alerts no longer exist.")
     wants_json = request.content_type == "application/json"
-    if wants_json:
-        body = _json_body(request)
-        if isinstance(body, JsonResponse):
-            return body
-        code = body.get("code")
-    else:
-        code = request.POST.get("code")
-    if not isinstance(code, str) or not code.strip():
-        return _error(400, "missing_field", "the code sent by text message is required.", "code")
+    try:
+        code = _json_body(request).get("code") if wants_json else request.POST.get("code")
+        if not isinstance(code, str) or not code.strip():
+            raise Invalid(
+                "missing_field", "the code sent by text message is required.", field="code"
+            )
+    except DomainError as error:
+        return _refused(error)
     outcome = confirm_code(follower=follower, code=code[:20])
     follower.refresh_from_db()
     document = follower_document(follower)
@@ -186,7 +183,7 @@ def confirm_code_view(request: HttpRequest, token: str) -> HttpResponse:
             else gettext("That code has expired: follow again from the map for a new one.")
         )
     if wants_json:
-        return _error(400, outcome.value, message, "code")
+        return _refused(Invalid(outcome.value, message, field="code"))
     return _manage_page(request, follower, document, message, status=400)
 
 

@@ -2,8 +2,8 @@
 entry per warning (its id stable across the warning's messages) linking to its latest message;
 /feeds/<id>/cap/<identifier>.xml: each message as it was issued (cap.documents).
 
-Reading the index first issues what changed since the last reading (cap.services), so each
-message it links to is kept and later ones reference it."""
+Reading issues nothing: the messages are issued once each change commits and on beat's sweep
+(cap.tasks), so each one the index links to is kept and later ones reference it."""
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils import timezone
@@ -13,7 +13,6 @@ from django.utils.translation import gettext
 from cap.documents import CAP_CONTENT_TYPE, alert_document
 from cap.models import CapMessage, MsgType
 from cap.selectors import earlier_messages, listed_messages, message_of
-from cap.services import issue_messages
 from core.links import absolute
 from public.feed_http import public_feed
 from public.feeds import FEED_MAX_AGE, SystemAtomFeed
@@ -29,7 +28,6 @@ class CapAtomFeed(SystemAtomFeed):
 
     def get_object(self, request: HttpRequest, system: TrailSystem) -> TrailSystem:
         system.feed_now = timezone.now()
-        issue_messages(system=system, now=system.feed_now)
         return super().get_object(request, system)
 
     def title(self, system: TrailSystem) -> str:

@@ -18,6 +18,7 @@ from icalendar import Calendar, Event
 from closures.models import Closure
 from core.dates import iso_ms
 from core.links import absolute
+from core.text import xml_text
 from public.feed_entries import (
     Entry,
     activity_label,
@@ -44,7 +45,15 @@ FEED_MAX_AGE = 60
 
 class SystemAtom1Feed(Atom1Feed):
     """Atom 1.0 whose `updated`, with no entry to take it from, is when the system was created
-    rather than the moment of the request: the same feed is the same body (its ETag holds)."""
+    rather than the moment of the request: the same feed is the same body (its ETag holds).
+    Its texts leave out what XML 1.0 cannot hold (a notice's vertical tab), which Django's
+    writer would refuse with an error, as the CAP alerts do (core.text.xml_text)."""
+
+    def __init__(self, **feed: object) -> None:
+        super().__init__(**xml_text(feed))
+
+    def add_item(self, **item: object) -> None:
+        super().add_item(**xml_text(item))
 
     def latest_post_date(self) -> datetime:
         if any(item["updateddate"] or item["pubdate"] for item in self.items):

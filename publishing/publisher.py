@@ -29,35 +29,37 @@ from django.db import connection, transaction
 from django.dispatch import Signal
 from django.utils import timezone
 
-from closures import selectors as closures_selectors
-from closures.documents import closures_file
-from closures.models import PublishedClosures
+from closures.services import publish_closures
 from core import events, queueing
 from core.dates import iso_ms
 from core.names import camel
 from publishing import metrics, storage
 from publishing.compile import (
+    Compiled,
     EncodedPoints,
     Plan,
     Statistics,
+    SystemRows,
     TrailRow,
+    UpdateRow,
     all_systems_collection,
     compile_rows,
     plan_system,
 )
 from publishing.models import CompileRequest
 from publishing.selectors import (
+    SystemState,
     load_active_systems,
     load_geometries,
-    load_paths_replaced_between,
-    load_previous_publication_time,
+    load_live_trails,
+    load_paths_replaced_since_previous,
+    load_points,
     load_recently_compiled_systems,
     load_replacement_times,
-    load_snapshot,
-    load_snapshot_and_changes,
     load_system_rows,
+    load_system_state,
     load_trail_places,
-    load_trails,
+    load_updates,
     rows_are_versioned,
 )
 from trails.models import TrailSystem
@@ -78,6 +80,7 @@ class PublishedFile:
 
     path: str
     copies_to_come: bool
+    statistics: Statistics | None = None
 
 
 def copies_made_in_compile(size: int) -> bool:
@@ -135,6 +138,8 @@ class _KeptSystem:
     kept_on: float  # time.monotonic()
     plan: Plan  # with every trail's encoded features
     points: EncodedPoints
+    updates: list[UpdateRow]
+    state: SystemState  # the digests the points and updates were read after
     size: int
 
 
@@ -144,14 +149,14 @@ CHANGE_LOG_KEPT = timedelta(days=1)
 
 class KeptCompiles:
     """Each system's trail rows (without geometry), their places in the list, encoded trail
-    features and encoded points from its last compile in this process, with the database
-    snapshot it read after: the next compile reads only the trails the change log names since
-    that snapshot and encodes only the trails whose key changed (and the points if any
-    changed). Least recently compiled systems leave first beyond MAX_BYTES (a system larger
-    than that is not kept); a process starts
-    empty, so its first compile of a system is a full one, and a deploy never reuses another
-    version's bytes. A kept compile older than TRUSTED_SECONDS is not used: the log is pruned
-    after a day."""
+    features, encoded points and update rows from its last compile in this process, with the
+    database snapshot and digests it read them after: the next compile reads only the trails
+    the change log names since that snapshot, the points and updates only if their digest
+    changed, and encodes only the trails whose key changed (and the points if any changed).
+    Least recently compiled systems leave first beyond MAX_BYTES (a system larger than that
+    is not kept); a process starts empty, so its first compile of a system is a full one, and
+    a deploy never reuses another version's bytes. A kept compile older than TRUSTED_SECONDS
+    is not used: the log is pruned after a day."""
 
     MAX_BYTES = 256 * 1024 * 1024
     ROW_BYTES = 900  # a TrailRow without geometry and its plan, roughly
@@ -176,18 +181,21 @@ class KeptCompiles:
         trails: list[TrailRow],
         read: "_ReadTrails",
         plan: Plan,
+        rows: SystemRows,
         points: EncodedPoints,
     ) -> None:
         size = sum(len(p.reused.features) for p in plan.trails if p.reused)
         size += len(points.features)
-        size += self.ROW_BYTES * (len(trails) + len(points.rows))
+        size += self.ROW_BYTES * (len(trails) + len(points.rows) + len(rows.updates))
         kept = _KeptSystem(
             {t.id: t for t in trails},
             read.places,
-            read.snapshot,
+            read.state.snapshot,
             time.monotonic(),
             plan,
             points,
+            rows.updates,
+            read.state,
             size,
         )
         with self._lock:
@@ -209,38 +217,38 @@ kept_compiles = KeptCompiles()
 class _ReadTrails:
     trails: list[TrailRow]  # the live trails in list order
     places: dict[str, tuple]
-    snapshot: str
+    state: SystemState
     changed: set[str] | None  # the trails read again; None: all of them
 
 
-def _current_trails(system_id: str, kept: _KeptSystem | None) -> _ReadTrails:
+def _current_trails(system_id: str, now: datetime, kept: _KeptSystem | None) -> _ReadTrails:
     """The live trails in list order: the kept rows, except those the change log names since
     the kept snapshot, which are read again (with their geometry) or left out when no longer
     live in the system. The order is read again only when a trail joined the list or moved in
     it. Without a kept compile, every trail is read."""
     # The snapshot first: whatever commits later is read again next time.
     if kept is None:
-        snapshot = load_snapshot()
-        places = load_trail_places(system_id)
-        return _read(places, load_trails(list(places)).get, snapshot, None)
-    snapshot, changed = load_snapshot_and_changes(system_id, kept.snapshot)
+        state = load_system_state(system_id, now)
+        places, rows = load_live_trails(system_id)
+        return _read(places, rows.get, state, None)
+    state = load_system_state(system_id, now, kept.snapshot)
+    changed = state.changed
     if not changed:
-        return _ReadTrails([kept.trails[t] for t in kept.places], kept.places, snapshot, changed)
-    live = load_trail_places(system_id, list(changed))
+        return _ReadTrails([kept.trails[t] for t in kept.places], kept.places, state, changed)
+    live, fresh = load_live_trails(system_id, list(changed))
     if any(kept.places.get(t) != place for t, place in live.items()):
         places = load_trail_places(system_id)
     else:
         places = {t: place for t, place in kept.places.items() if t not in changed or t in live}
-    fresh = load_trails(list(live))
     return _read(
-        places, lambda t: fresh.get(t) if t in changed else kept.trails.get(t), snapshot, changed
+        places, lambda t: fresh.get(t) if t in changed else kept.trails.get(t), state, changed
     )
 
 
 def _read(
     places: dict[str, tuple],
     row: Callable[[str], TrailRow | None],
-    snapshot: str,
+    state: SystemState,
     changed: set[str] | None,
 ) -> _ReadTrails:
     """The trails placed that have a row: one deleted, or added, after the log was read has
@@ -248,19 +256,34 @@ def _read(
     trails = [found for t in places if (found := row(t))]
     if len(trails) < len(places):
         places = {t.id: places[t.id] for t in trails}
-    return _ReadTrails(trails, places, snapshot, changed)
+    return _ReadTrails(trails, places, state, changed)
 
 
-def compile_incrementally(system_id: str, now: datetime) -> tuple[bytes, Statistics]:
-    """The system's file and statistics, reading the trails the change log names and encoding
-    those whose key changed since this process last compiled the system (everything where
-    rows carry no version)."""
+def _system_rows(system_id: str, now: datetime, read: _ReadTrails, kept: _KeptSystem | None):
+    """The rows to compile: the trails read, and the kept points and updates unless their
+    digest changed since they were read."""
+    state = read.state
+    if kept is not None and kept.state.points_digest == state.points_digest:
+        points = kept.points.rows
+    else:
+        points = load_points(system_id)
+    if kept is not None and kept.state.updates_digest == state.updates_digest:
+        updates = kept.updates
+    else:
+        updates = load_updates(system_id, now)
+    return SystemRows(state.language, read.trails, points, updates)
+
+
+def compile_incrementally(system_id: str, now: datetime) -> tuple[SystemRows, Compiled]:
+    """The system's rows and their compile, reading the trails the change log names (and the
+    points and updates if they changed) and encoding those whose key changed since this
+    process last compiled the system (everything where rows carry no version)."""
     if not rows_are_versioned():
-        compiled = compile_rows(load_system_rows(system_id, now), now)
-        return compiled.body, compiled.statistics
+        rows = load_system_rows(system_id, now)
+        return rows, compile_rows(rows, now)
     kept = kept_compiles.get(system_id)
-    read = _current_trails(system_id, kept)
-    rows = load_system_rows(system_id, now, trails=read.trails)
+    read = _current_trails(system_id, now, kept)
+    rows = _system_rows(system_id, now, read, kept)
     if kept is None:
         plan = plan_system(rows, now)
     else:
@@ -274,8 +297,8 @@ def compile_incrementally(system_id: str, now: datetime) -> tuple[bytes, Statist
     compiled = compile_rows(rows, now, plan)
     for trail in rows.trails:
         trail.geometry = None
-    kept_compiles.keep(system_id, rows.trails, read, compiled.plan, compiled.encoded_points)
-    return compiled.body, compiled.statistics
+    kept_compiles.keep(system_id, rows.trails, read, compiled.plan, rows, compiled.encoded_points)
+    return rows, compiled
 
 
 def publish_system(system_id: str, now: datetime) -> PublishedFile:
@@ -283,13 +306,15 @@ def publish_system(system_id: str, now: datetime) -> PublishedFile:
     transaction. A small file is written with its compressed copies; a large one as compiled,
     its copies to come."""
     with paused_gc():
-        body, statistics = compile_incrementally(system_id, now)
-    copies_to_come = not copies_made_in_compile(len(body))
+        rows, compiled = compile_incrementally(system_id, now)
+    statistics = compiled.statistics
+    copies_to_come = not copies_made_in_compile(len(compiled.body))
     path = storage.write_file(
-        storage.new_map_name(system_id, now), body, compress_later=copies_to_come
+        storage.new_map_name(system_id, now), compiled.body, compress_later=copies_to_come
     )
     try:
-        publish_closures(system_id, now)
+        # A trail's line edited, hidden or trashed moves or drops the closures on it.
+        publish_closures(system_id=system_id, now=now, language=rows.language)
         TrailSystem.objects.filter(pk=system_id).update(
             geo_json_path=path, compiled_on=now, **statistics.columns()
         )
@@ -297,20 +322,7 @@ def publish_system(system_id: str, now: datetime) -> PublishedFile:
     except BaseException:
         storage.delete_file(path)
         raise
-    return PublishedFile(path, copies_to_come)
-
-
-def publish_closures(system_id: str, now: datetime) -> None:
-    """The system's closures file, in the transaction that publishes its map file."""
-    closures = closures_selectors.closures_in_effect(system_id, now)
-    language = TrailSystem.objects.values_list("language", flat=True).get(pk=system_id)
-    body = closures_file(system_id, closures, closures_selectors.stretches(closures), language)
-    PublishedClosures.objects.bulk_create(
-        [PublishedClosures(trail_system_id=system_id, body=body, compiled_on=now)],
-        update_conflicts=True,
-        unique_fields=["trail_system"],
-        update_fields=["body", "compiled_on"],
-    )
+    return PublishedFile(path, copies_to_come, statistics)
 
 
 def compress_published_file(path: str) -> None:
@@ -331,11 +343,7 @@ def remove_replaced_files(system_id: str, done: datetime) -> int:
     """After the commit of a compile done at `done`: the files replaced more than the grace
     before it, and not yet that long at the previous compile, by their recorded names (no
     storage listing). Files still in their grace go with a later compile or the sweep."""
-    previous = load_previous_publication_time(system_id, done)
-    if previous is None:
-        return 0
-    grace = settings.MAP_FILE_GRACE
-    paths = load_paths_replaced_between(system_id, previous - grace, done - grace)
+    paths = load_paths_replaced_since_previous(system_id, done, settings.MAP_FILE_GRACE)
     for path in paths:
         storage.delete_file(path)
     return len(paths)
@@ -428,7 +436,7 @@ def compile_pending(system_id: str) -> PublishedFile | None:
             events.announce_one(
                 system_id=system_id,
                 type=events.SYSTEM_PUBLISHED,
-                data=lambda: published_data(system_id, published.path, done),
+                data=lambda: published_data(system_id, published, done),
             )
             # The live maps of this process first; then the replaced files. Robust: a failed
             # delete is logged and leaves the files to the sweep, never an error here, where
@@ -444,15 +452,14 @@ def compile_pending(system_id: str) -> PublishedFile | None:
     return published
 
 
-def published_data(system_id: str, path: str, done: datetime) -> dict:
+def published_data(system_id: str, published: PublishedFile, done: datetime) -> dict:
     """The event `system.published`: the new file's address and the counts it holds."""
     counts = ("total_trails", "open_trails", "caution_trails", "closed_trails")
-    values = TrailSystem.objects.filter(pk=system_id).values(*counts).first() or {}
     return {
         "trailSystemId": system_id,
-        "url": storage.absolute_public_url(path),
+        "url": storage.absolute_public_url(published.path),
         "publishedOn": iso_ms(done),
-        **{camel(name): values.get(name) for name in counts},
+        **{camel(name): getattr(published.statistics, name) for name in counts},
     }
 
 

@@ -7,14 +7,14 @@ reads it only for the trails it encodes again (`load_geometries`).
 """
 
 from collections import defaultdict
-from dataclasses import fields
-from datetime import datetime
+from dataclasses import dataclass, fields
+from datetime import datetime, timedelta
 
 import orjson
 from django.db import connection
-from django.db.models import TextField, Value
+from django.db.models import DateTimeField, ExpressionWrapper, Subquery, TextField, Value
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import Cast
+from django.db.models.functions import Cast, Concat
 
 from publishing.compile import ActivityRow, PointRow, SystemRows, TrailRow, UpdateRow
 from publishing.models import CompileRequest
@@ -51,30 +51,65 @@ def _live_trails(system_id: str):
     return Trail.objects.filter(trail_system_id=system_id).order_by("order", "created_on", "id")
 
 
-def load_snapshot() -> str:
-    """The database's current snapshot: which transactions a read made now can see."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_current_snapshot()::text")
-        return cursor.fetchone()[0]
+@dataclass(frozen=True, slots=True)
+class SystemState:
+    """What a compile reads first, in one statement: the database snapshot, the trails the
+    change log names since an earlier snapshot, the system's language, and a digest of its
+    live points and of its unexpired updates (with the live trails they name). A kept
+    compile whose digest is the same reuses its rows instead of reading them again."""
+
+    snapshot: str
+    changed: set[str]
+    language: str
+    points_digest: str
+    updates_digest: str
 
 
-def load_snapshot_and_changes(system_id: str, since: str) -> tuple[str, set[str]]:
-    """The current snapshot, and the system's trails written, deleted or moved out of it by
-    transactions that the earlier snapshot `since` could not see
+def _digest(rows) -> str:
+    """A digest of a one-column query's text values, in any order."""
+    sql, params = rows.query.sql_with_params()
+    return (
+        f"(SELECT md5(coalesce(string_agg(v, ',' ORDER BY v), '')) FROM ({sql}) AS d (v))",
+        params,
+    )
+
+
+def load_system_state(system_id: str, now: datetime, since: str | None = None) -> SystemState:
+    """The current snapshot; with `since`, the system's trails written, deleted or moved out
+    of it by transactions that the earlier snapshot `since` could not see
     (publishing/migrations/0005_trail_change_log.py) and by this transaction (a snapshot does
     not list its own): along the log's index, from the oldest transaction running then. One
-    statement, so the log is read under exactly the snapshot returned."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pg_current_snapshot()::text, ARRAY(SELECT DISTINCT trail_id"
-            " FROM publishing_trail_change WHERE system_id = %s"
+    statement, so everything is read under exactly the snapshot returned, before the rows
+    it lets a compile reuse (a change committed later gives another digest next time)."""
+    active = Update.objects.active(now).filter(trail_system_id=system_id)
+    points, points_params = _digest(_points(system_id).annotate(v=_row_version()).values_list("v"))
+    updates, updates_params = _digest(
+        active.annotate(v=_row_version())
+        .values_list("v")
+        .union(
+            Update.trails.through.objects.filter(
+                update__in=active, trail__trashed_on__isnull=True
+            ).values_list(Concat("update_id", Value(":"), "trail_id", output_field=TextField()))
+        )
+    )
+    changes, changes_params = "ARRAY[]::text[]", []
+    if since is not None:
+        changes = (
+            "ARRAY(SELECT DISTINCT trail_id FROM publishing_trail_change WHERE system_id = %s"
             " AND tx >= pg_snapshot_xmin(%s::pg_snapshot)"
             " AND (NOT pg_visible_in_snapshot(tx, %s::pg_snapshot)"
-            " OR tx = pg_current_xact_id_if_assigned()))",
-            [system_id, since, since],
+            " OR tx = pg_current_xact_id_if_assigned()))"
         )
-        snapshot, changed = cursor.fetchone()
-        return snapshot, set(changed)
+        changes_params = [system_id, since, since]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT pg_current_snapshot()::text, {changes},"
+            " (SELECT language FROM trails_trailsystem WHERE id = %s),"
+            f" {points}, {updates}",
+            [*changes_params, system_id, *points_params, *updates_params],
+        )
+        snapshot, changed, language, points_digest, updates_digest = cursor.fetchone()
+    return SystemState(snapshot, set(changed), language, points_digest, updates_digest)
 
 
 def load_trail_places(system_id: str, trail_ids: list[str] | None = None) -> dict[str, tuple]:
@@ -90,22 +125,26 @@ def load_trail_places(system_id: str, trail_ids: list[str] | None = None) -> dic
         return {trail_id: (order, created) for trail_id, order, created in cursor.fetchall()}
 
 
-def _trail_rows(trails, activities, *, with_geometry: bool) -> list[TrailRow]:
+def _trail_rows(
+    trails, activities, *, with_geometry: bool
+) -> tuple[dict[str, tuple], list[TrailRow]]:
+    """The trails' places (`order`, created on), in the queryset's order, and their rows."""
     by_trail: dict[str, list[ActivityRow]] = defaultdict(list)
     for trail_id, value, status, difficulty in activities.order_by(
         "trail_id", "position", "id"
     ).values_list("trail_id", "value", "status", "difficulty"):
         by_trail[trail_id].append(ActivityRow(value, status, difficulty))
     geometry = Cast("geometry", TextField()) if with_geometry else Value(None, TextField())
-    rows = []
+    places, rows = {}, []
     for row in trails.annotate(
         geometry_text=geometry,
         categories_text=Cast("categories", TextField()),
         version=_row_version(),
-    ).values_list("geometry_text", "version", *_TRAIL_COLUMNS):
-        geometry_text, version, *values = row
+    ).values_list("geometry_text", "version", "created_on", *_TRAIL_COLUMNS):
+        geometry_text, version, created_on, *values = row
         columns = dict(zip(_TRAIL_COLUMNS, values, strict=True))
         columns["categories"] = orjson.loads(columns.pop("categories_text"))
+        places[columns["id"]] = (columns["order"], created_on)
         rows.append(
             TrailRow(
                 **columns,
@@ -114,17 +153,24 @@ def _trail_rows(trails, activities, *, with_geometry: bool) -> list[TrailRow]:
                 version=version,
             )
         )
-    return rows
+    return places, rows
 
 
-def load_trails(trail_ids: list[str]) -> dict[str, TrailRow]:
-    """The named trails with their activities and geometry, by id."""
-    rows = _trail_rows(
-        Trail._base_manager.filter(pk__in=trail_ids),
-        TrailActivity.objects.filter(trail_id__in=trail_ids),
-        with_geometry=True,
+def load_live_trails(
+    system_id: str, trail_ids: list[str] | None = None
+) -> tuple[dict[str, tuple], dict[str, TrailRow]]:
+    """The system's live trails (among `trail_ids` when given) in their list order, each with
+    what places it there (`order`, created on), and their rows with activities and geometry
+    by id; two statements."""
+    trails = _live_trails(system_id)
+    activities = TrailActivity.objects.filter(
+        trail__trail_system_id=system_id, trail__trashed_on__isnull=True
     )
-    return {row.id: row for row in rows}
+    if trail_ids is not None:
+        trails = trails.filter(pk__in=trail_ids)
+        activities = activities.filter(trail_id__in=trail_ids)
+    places, rows = _trail_rows(trails, activities, with_geometry=True)
+    return places, {row.id: row for row in rows}
 
 
 def load_geometries(trail_ids: list[str]) -> dict[str, dict]:
@@ -138,27 +184,20 @@ def load_geometries(trail_ids: list[str]) -> dict[str, dict]:
     return {trail_id: orjson.loads(text) for trail_id, text in rows}
 
 
-def load_system_rows(
-    system_id: str, now: datetime, trails: list[TrailRow] | None = None
-) -> SystemRows:
-    """Live trails in their list order with their activities and geometry (or the `trails`
-    given), live points newest first, and the unexpired updates with the trails they name."""
-    language = TrailSystem.objects.values_list("language", flat=True).get(pk=system_id)
-    if trails is None:
-        trails = _trail_rows(
-            _live_trails(system_id),
-            TrailActivity.objects.filter(
-                trail__trail_system_id=system_id, trail__trashed_on__isnull=True
-            ),
-            with_geometry=True,
-        )
-    points = [
+def _points(system_id: str):
+    return Point.objects.filter(trail_system_id=system_id)
+
+
+def load_points(system_id: str) -> list[PointRow]:
+    """The system's live points, newest first."""
+    return [
         PointRow(**dict(zip(_POINT_COLUMNS, row, strict=True)))
-        for row in Point.objects.filter(trail_system_id=system_id)
-        .order_by("-created_on", "id")
-        .values_list(*_POINT_COLUMNS)
+        for row in _points(system_id).order_by("-created_on", "id").values_list(*_POINT_COLUMNS)
     ]
 
+
+def load_updates(system_id: str, now: datetime) -> list[UpdateRow]:
+    """The system's unexpired updates with the live trails they name."""
     active = Update.objects.active(now).filter(trail_system_id=system_id)
     named_trails: dict[str, list[str]] = defaultdict(list)
     for update_id, trail_id in Update.trails.through.objects.filter(
@@ -169,7 +208,15 @@ def load_system_rows(
     for row in active.values_list(*_UPDATE_COLUMNS):
         columns = dict(zip(_UPDATE_COLUMNS, row, strict=True))
         updates.append(UpdateRow(**columns, trail_ids=tuple(named_trails[columns["id"]])))
-    return SystemRows(language, trails, points, updates)
+    return updates
+
+
+def load_system_rows(system_id: str, now: datetime) -> SystemRows:
+    """Live trails in their list order with their activities and geometry, live points
+    newest first, and the unexpired updates with the trails they name."""
+    language = TrailSystem.objects.values_list("language", flat=True).get(pk=system_id)
+    trails = list(load_live_trails(system_id)[1].values())
+    return SystemRows(language, trails, load_points(system_id), load_updates(system_id, now))
 
 
 def load_active_systems() -> list[dict]:
@@ -211,22 +258,33 @@ def _publications(system_id: str):
     )
 
 
-def load_previous_publication_time(system_id: str, done: datetime) -> datetime | None:
-    """When the compile before the one done at `done` was done."""
-    previous = _publications(system_id).filter(done_on__lt=done).order_by("-done_on").first()
-    return previous[0] if previous else None
-
-
-def load_paths_replaced_between(system_id: str, since: datetime, until: datetime) -> list[str]:
-    """The system's map files replaced by a compile done in (since, until], as recorded: the
-    file each such compile found published, that of the compile done before it."""
-    replacing = list(
-        _publications(system_id).filter(done_on__gt=since, done_on__lte=until).distinct()
+def load_paths_replaced_since_previous(
+    system_id: str, done: datetime, grace: timedelta
+) -> list[str]:
+    """The system's map files replaced by a compile done in (previous - grace, done - grace],
+    `previous` being when the compile before the one done at `done` was done, as recorded: the
+    file each such compile found published, that of the compile done before it. One statement
+    (it runs after every compile)."""
+    previous = Subquery(
+        _publications(system_id).filter(done_on__lt=done).order_by("-done_on").values("done_on")[:1]
     )
-    if not replacing:
+    since = ExpressionWrapper(previous - Value(grace), output_field=DateTimeField())
+    replacing = (
+        _publications(system_id)
+        .filter(done_on__gt=since, done_on__lte=done - grace)
+        .annotate(replacing=Value(True))
+        .distinct()
+    )
+    before = (
+        _publications(system_id)
+        .filter(done_on__lte=since)
+        .annotate(replacing=Value(False))
+        .order_by("-done_on")[:1]
+    )
+    rows = list(before.union(replacing).order_by("done_on"))
+    if not any(replacing for _, _, replacing in rows):
         return []
-    before = _publications(system_id).filter(done_on__lte=since).order_by("-done_on").first()
-    return [path for _, path in ([before] if before else []) + replacing[:-1]]
+    return [path for _, path, _ in rows[:-1]]
 
 
 def load_replacement_times(

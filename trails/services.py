@@ -12,8 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import TypedDict, Unpack
 
 from django.contrib.auth import get_user_model
-from django.db import models, transaction
-from django.db.models import Q
+from django.db import connection, models, transaction
 from django.utils import timezone
 
 from core.actors import Actor, Via
@@ -27,7 +26,6 @@ from trails.countries import normalized_countries
 from trails.enums import ActivityStatus, TrailStatus
 from trails.geometry import GeometryError
 from trails.models import Membership, Point, Trail, TrailActivity, TrailSystem
-from trails.selectors import trails_centres
 from trails.tasks import request_elevations_on_commit
 from trails.timezones import check_zone
 
@@ -67,6 +65,9 @@ class SystemDetails(TypedDict, total=False):
     sms_countries: list[str] | None
     sms_confirmations_per_day: int
     reports_per_day: int
+    license_url: str
+    attribution_name: str
+    attribution_url: str
     hidden_activities: list[str] | None
 
 
@@ -78,7 +79,10 @@ def _checked_system_fields(fields: Mapping) -> dict:
     """A system's details as stored: the website with a scheme, the SMS countries as
     upper-case ISO codes and the time zone as an IANA name (an unknown one refused)."""
     fields = dict(fields)
-    check_single_line(fields, "name")
+    check_single_line(fields, "name", "attribution_name")
+    for name in ("license_url", "attribution_url"):
+        if fields.get(name):
+            _check_http_url(fields[name], name)
     if "website" in fields:
         fields["website"] = normalize_website(fields["website"])
     if "sms_countries" in fields:
@@ -98,9 +102,14 @@ def normalize_website(website: str) -> str:
             f"at most {TEXT_LIMIT} characters with its http:// prefix.",
             field="website",
         )
-    if website and not is_http_url(website):
-        raise Invalid("invalid_field", "must be an http:// or https:// URL.", field="website")
+    if website:
+        _check_http_url(website, "website")
     return website
+
+
+def _check_http_url(url: str, field: str) -> None:
+    if not is_http_url(url):
+        raise Invalid("invalid_field", "must be an http:// or https:// URL.", field=field)
 
 
 @transaction.atomic
@@ -185,29 +194,32 @@ def change_trail_system(
         request_listing_rebuild()
 
 
-# A system whose location is derived, or not known at all.
-_NO_LOCATION_SET = Q(location_derived=True) | Q(lat__isnull=True) | Q(lng__isnull=True)
+# A system whose location no manager set (derived, or not known at all) moves to the centre
+# of the box around its live trails' stored boxes (nowhere without one), when that differs.
+_DERIVE_LOCATION = """
+    UPDATE trails_trailsystem AS s
+    SET lat = c.lat, lng = c.lng, location_derived = c.lat IS NOT NULL
+    FROM (
+      SELECT (min(south) + max(north)) / 2 AS lat, (min(west) + max(east)) / 2 AS lng
+      FROM trails_trail
+      WHERE trail_system_id = %(id)s AND trashed_on IS NULL AND south IS NOT NULL
+    ) AS c
+    WHERE s.id = %(id)s AND (s.location_derived OR s.lat IS NULL OR s.lng IS NULL)
+      AND (s.lat, s.lng) IS DISTINCT FROM (c.lat, c.lng)
+"""
 
 
-@transaction.atomic(savepoint=False)
 def derive_location(*, system_id: str) -> None:
     """A system whose location no manager set is placed at the centre of its trails (no
     location without a trail): every compile calls this, so the place follows the trails
-    (inside the compile's transaction, without a savepoint: a failure fails the compile).
-    The legacy list, which leaves out a system without a location, is rebuilt on a change."""
-    current = (
-        TrailSystem.objects.filter(_NO_LOCATION_SET, pk=system_id).values("lat", "lng").first()
-    )
-    if current is None:
-        return
-    centre = trails_centres([system_id]).get(system_id)
-    lat, lng = centre or (None, None)
-    if (current["lat"], current["lng"]) == (lat, lng):
-        return
-    TrailSystem.objects.filter(_NO_LOCATION_SET, pk=system_id).update(
-        lat=lat, lng=lng, location_derived=centre is not None
-    )
-    request_listing_rebuild()
+    (inside the compile's transaction; one statement, as a compile's round trips are its
+    floor). The legacy list, which leaves out a system without a location, is rebuilt on a
+    change."""
+    with connection.cursor() as cursor:
+        cursor.execute(_DERIVE_LOCATION, {"id": system_id})
+        moved = cursor.rowcount
+    if moved:
+        request_listing_rebuild()
 
 
 @transaction.atomic

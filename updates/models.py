@@ -7,7 +7,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from core.models import Audited, IdField
+from core.models import Audited, ChannelKey, IdField
 from trails.models import Trail, TrailSystem
 from updates import enums
 
@@ -201,6 +201,8 @@ class Delivery(models.Model):
     sent_on = models.DateTimeField(null=True, blank=True, verbose_name=_("sent on"))
     # When a worker claimed it (state sending); the rows of one claim share the instant.
     claimed_on = models.DateTimeField(null=True, blank=True, verbose_name=_("claimed on"))
+    # A pending row's retry: not sent before this (none: at once).
+    not_before = models.DateTimeField(null=True, blank=True, verbose_name=_("not before"))
 
     class Meta:
         verbose_name = _("delivery")
@@ -218,10 +220,27 @@ class Delivery(models.Model):
             models.Index(
                 fields=["claimed_on"], condition=Q(state="sending"), name="delivery_sending"
             ),
+            # The fair queue's look for the systems and channels with deliveries due.
+            models.Index(
+                fields=["update", "channel", "not_before"],
+                condition=Q(state="pending"),
+                name="delivery_pending_by_update",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.channel} of {self.update_id} to {self.subscriber_id}: {self.state}"
+
+
+class NotificationShare(ChannelKey):
+    """A system's notifications through one channel (e-mail or SMS): its place in the
+    notifications' fair queue (core.fairqueue), so that one system's large fan-out is served
+    in turn with every other system's. Its key is updates.notifications.queueing.share_key."""
+
+    key = models.CharField(primary_key=True, max_length=80)
+
+    def __str__(self) -> str:
+        return self.key
 
 
 class PendingSubscription(models.Model):

@@ -1,12 +1,14 @@
-"""Background work of the updates app: notification fan-out, chunks and sweep."""
+"""Background work of the updates app: notification fan-out, the sending through the
+notifications' fair queue (core.fairqueue), and the sweeps."""
 
-from celery import group, shared_task
+from celery import shared_task
 from django.conf import settings
 
 from core import queueing
+from core.fairqueue import FairQueue, Limits, dispatch_at
 from updates import confirmations
-from updates.models import Update
-from updates.notifications import delivery, recipients
+from updates.models import Delivery, NotificationShare, Update
+from updates.notifications import delivery, recipients, shares
 
 
 def notify_subscribers_on_commit(update_id: str) -> None:
@@ -22,50 +24,82 @@ def queue_fan_out(update_id: str) -> None:
         recipients.mark_fan_out_queued(update_id)
 
 
+def notification_limits() -> Limits:
+    return Limits(
+        slots=settings.NOTIFICATION_SLOTS, per_tenant=settings.NOTIFICATION_SLOTS_PER_SYSTEM
+    )
+
+
 @shared_task(acks_late=True)
 def fan_out_update(update_id: str) -> int:
-    """Record the deliveries of an update and send them in parallel chunks, each slice of
-    subscribers queued as soon as it is recorded (the other worker processes start sending
-    while the rest is recorded).
+    """Record the deliveries of an update, a slice of subscribers at a time, each slice's
+    channel given to the fair queue as soon as it is recorded (sending begins while the rest
+    is recorded). In-process (the embedded default, tasks eager), send them all here.
 
-    Safe to run twice: existing deliveries are kept and only pending ones are queued.
-    Returns the number of chunks queued.
+    Safe to run twice: existing deliveries are kept, and pending ones, an interrupted run's
+    too, are sent by the fair queue. Returns the number of deliveries recorded.
     """
     update = Update.objects.filter(pk=update_id, notify=True).first()
     if update is None:
         return 0
-    size, queued = recipients.CHUNK_SIZE, set()
-    chunks = 0
+    recorded = 0
+    eager = settings.CELERY_TASK_ALWAYS_EAGER
+    keys = [shares.share_key(update.trail_system_id, c) for c in Delivery.Channel.values]
     for channel, ids in recipients.recorded_slices(update):
-        chunks += _queue_chunks(
-            update_id, [(channel, ids[i : i + size]) for i in range(0, len(ids), size)]
-        )
-        queued.update(ids)
-    # Rows an earlier, interrupted run recorded and left pending.
-    left = [
-        (channel, [pk for pk in ids if pk not in queued])
-        for channel, ids in recipients.pending_chunks(update_id)
-    ]
-    return chunks + _queue_chunks(update_id, [(channel, ids) for channel, ids in left if ids])
+        recorded += len(ids)
+        if not eager:
+            fair_queue.dispatch(among=[shares.share_key(update.trail_system_id, channel)])
+    if eager:
+        send_in_process(update_id)
+    else:
+        fair_queue.dispatch(among=keys)  # an interrupted run's pending rows
+    return recorded
 
 
-def _queue_chunks(update_id: str, chunks: list[tuple[str, list[int]]]) -> int:
-    if chunks:
-        group(send_notification_chunk.s(update_id, channel, ids) for channel, ids in chunks)()
-    return len(chunks)
+def send_in_process(update_id: str) -> None:
+    """Without a broker (tasks run in-process), every pending delivery of the update at once,
+    a transient failure retried at once (as an in-process countdown is), at most
+    delivery.MAX_ATTEMPTS times."""
+    while chunks := recipients.pending_chunks(update_id):
+        for channel, ids in chunks:
+            delivery.send_chunk(update_id, channel, ids)
 
 
-# A chunk still running at this age is killed, so its claims are dead before their lease ends.
+# A share still running at this age is killed, so its claims are dead before their lease ends.
 CHUNK_TIME_LIMIT = int(settings.DELIVERY_LEASE.total_seconds() / 2)
 
 
 @shared_task(acks_late=True, time_limit=CHUNK_TIME_LIMIT)
-def send_notification_chunk(update_id: str, channel: str, delivery_ids: list[int]) -> int:
-    """Send one chunk; transient failures are queued again after a growing delay."""
-    retry_ids, delay = delivery.send_chunk(update_id, channel, delivery_ids)
-    if retry_ids:
-        send_notification_chunk.apply_async((update_id, channel, retry_ids), countdown=delay)
-    return len(delivery_ids) - len(retry_ids)
+def send_notifications(key: str, claim: str = "") -> int:
+    """The claimed key's due deliveries (a system's e-mail or SMS), for one share of a
+    worker; then the slot goes to whoever is next. Returns the messages sent."""
+    served = fair_queue.serve(key, claim, lambda share: shares.send_share(key, share))
+    if served is None:
+        return 0
+    share, run = served
+    dispatch_at(dispatch_notifications, [run.next_retry, share.rest_until])
+    return run.sent
+
+
+fair_queue = FairQueue(
+    channel=shares.CHANNEL, keys=NotificationShare, due=shares.due_keys,
+    task=send_notifications, limits=notification_limits,
+)  # fmt: skip
+
+
+@shared_task(acks_late=True)
+def dispatch_notifications() -> int:
+    """At a retry's or a slow key's rest's end: free slots to whoever is due."""
+    return fair_queue.dispatch()
+
+
+@shared_task(acks_late=True)
+def sweep_notification_shares() -> int:
+    """Every NOTIFICATION_QUEUE_SWEEP_SECONDS (beat): free the claims of lost tasks and dead
+    senders, and give the free slots to the keys with deliveries due."""
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        return 0
+    return fair_queue.sweep()
 
 
 @shared_task

@@ -69,7 +69,7 @@ class GroomingForm(forms.Form):
         required=False,
         widget=forms.ClearableFileInput(attrs={"accept": ".gpx,.geojson,.json"}),
     )
-    tolerance = forms.FloatField(
+    tolerance_meters = forms.FloatField(
         label=_("Tolerance (m)"),
         initial=DEFAULT_TOLERANCE_METERS,
         min_value=TOLERANCE_RANGE[0],
@@ -170,13 +170,13 @@ def _grooming_page(model_admin, request, system: TrailSystem):
                 system=system,
                 track=track,
                 actor=web_actor(request),
-                tolerance_meters=form.cleaned_data["tolerance"],
+                tolerance_meters=form.cleaned_data["tolerance_meters"],
                 condition=form.cleaned_data["condition"],
                 groomed_at=groomed_at,
                 dry_run=not saving,
             )
         except DomainError as error:
-            add_refusal(form, error, {"tolerance_meters": "tolerance"})
+            add_refusal(form, error)
         else:
             if saving:
                 messages.success(request, saved_message(result))
@@ -210,7 +210,7 @@ def _grooming_page(model_admin, request, system: TrailSystem):
         "result": result,
         "review": {
             "track": reviewed_track,
-            "tolerance": form.cleaned_data.get("tolerance") if result else None,
+            "tolerance_meters": form.cleaned_data.get("tolerance_meters") if result else None,
             "condition": form.cleaned_data.get("condition") if result else None,
             "groomed_at": result.groomed_at.isoformat() if result else None,
         },

@@ -2,22 +2,18 @@
 fair queue's claims), the endpoints waiting for a slot, the slow ones, and the deliveries
 waiting to be sent."""
 
-from django.utils import timezone
-
 from core.metrics import DatabaseGauge
-from webhooks.delivery import due_endpoints
 from webhooks.models import EndpointShare, WebhookDelivery
+from webhooks.tasks import fair_queue
 
 
 def sending_tasks():
-    claimed = EndpointShare.objects.exclude(claim="")
-    yield ("queued",), claimed.filter(started_on=None).count()
-    yield ("running",), claimed.exclude(started_on=None).count()
+    for state, count in fair_queue.tasks().items():
+        yield (state,), count
 
 
 def endpoints_waiting():
-    claimed = set(EndpointShare.objects.exclude(claim="").values_list("pk", flat=True))
-    yield (), sum(1 for _, endpoint in due_endpoints(timezone.now()) if endpoint not in claimed)
+    yield (), fair_queue.waiting()
 
 
 def slow_endpoints():

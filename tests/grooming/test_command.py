@@ -75,7 +75,7 @@ def test_a_backfill_records_the_pass_for_the_owner(system, trail, tmp_path):
         (["{system}", "{missing}"], "Cannot read"),
         (["{system}", "{broken}"], "neither GPX nor valid JSON"),
         (["{system}", "{gpx}", "--groomed-at", "whenever"], "--groomed-at"),
-        (["{system}", "{gpx}", "--tolerance", "4"], "toleranceMeters"),
+        (["{system}", "{gpx}", "--tolerance", "4"], "--tolerance: must be from"),
         (["{system}", "{gpx}", "--condition", "slushy"], "'slushy' is not"),
     ],
 )

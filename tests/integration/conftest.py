@@ -1,5 +1,7 @@
 """A real Celery worker process over a real Redis, against the test database."""
 
+import ast
+import json
 import os
 import signal
 import subprocess
@@ -8,6 +10,7 @@ import time
 import uuid
 
 import pytest
+import redis
 from django.conf import settings
 from django.db import connection
 
@@ -162,6 +165,32 @@ def broker(settings):
     settings.CELERY_TASK_ALWAYS_EAGER = False
     settings.CELERY_TASK_DEFAULT_QUEUE = queue
     return queue
+
+
+@pytest.fixture
+def tasks_in(broker):
+    """tasks_in(queue) gives a reader of the tasks waiting in that queue of the test's broker
+    (nobody consumes them): reader(task) -> [args of each such task], oldest first. The
+    queues are emptied when the test ends."""
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    queues: list[str] = []
+
+    def reader_of(queue: str):
+        queues.append(queue)
+
+        def waiting(task: str) -> list[tuple]:
+            messages = [json.loads(raw) for raw in client.lrange(queue, 0, -1)]
+            return [
+                ast.literal_eval(message["headers"]["argsrepr"])
+                for message in reversed(messages)  # kombu pushes on the left: oldest last
+                if message["headers"]["task"] == task
+            ]
+
+        return waiting
+
+    yield reader_of
+    if queues:
+        client.delete(*queues)
 
 
 @pytest.fixture(scope="session")

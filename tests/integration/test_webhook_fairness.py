@@ -8,13 +8,10 @@ slot goes to the system that used the channel least; an endpoint slow even when 
 slots; a lost task's claim and a dead sender's are given to a new task by the sweep; the
 queue's length and the sending tasks are metrics."""
 
-import ast
-import json
 import time
 from datetime import timedelta
 
 import pytest
-import redis
 from django.db import transaction
 from django.utils import timezone
 
@@ -34,21 +31,10 @@ SLOW = 1.2  # seconds: an answer this late is slow
 
 
 @pytest.fixture
-def webhook_tasks(broker, settings):
-    """A reader of the tasks waiting in the test's webhook queue: [(task, args)]."""
-    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
-    name = webhook_queue(broker)
-
-    def waiting(task: str = "webhooks.tasks.send_webhooks") -> list[tuple]:
-        messages = [json.loads(raw) for raw in client.lrange(name, 0, -1)]
-        return [
-            ast.literal_eval(message["headers"]["argsrepr"])
-            for message in reversed(messages)  # kombu pushes on the left: oldest last
-            if message["headers"]["task"] == task
-        ]
-
-    yield waiting
-    client.delete(name)
+def webhook_tasks(broker, tasks_in):
+    """The tasks waiting in the test's webhook queue: [(task's args)]."""
+    waiting = tasks_in(webhook_queue(broker))
+    return lambda task="webhooks.tasks.send_webhooks": waiting(task)
 
 
 def endpoint_of(system, url: str):

@@ -123,6 +123,15 @@ def test_text_from_data_is_text_in_the_feed(client, system):
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;" in entry.summary
 
 
+def test_a_character_xml_cannot_hold_is_left_out_of_the_feed(client, system):
+    """A vertical tab or another control character in a notice's text: the feed still
+    answers, with the text around it."""
+    notice(system, "Ice\x0b on the\x01 upper loop\nKeep\x1f off")
+    entry = parsed(client, system).entries[0]
+    assert entry.title == "Information: Ice on the upper loop"
+    assert "Keep off" in entry.summary
+
+
 def test_hidden_trails_stay_out_of_the_feed(client, system):
     hidden = TrailFactory(trail_system=system, name="Secret Path", hidden=True, status="Open")
     change_trail(trail=hidden, status="Closed", actor=MANAGER)

@@ -9,7 +9,9 @@ from urllib.parse import quote, urlsplit
 
 import orjson
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from lxml import etree, isoschematron
 from open511.converter import xml_to_json
@@ -313,3 +315,25 @@ def test_every_open511_feed_is_readable_elsewhere_and_answers_304_to_its_etag(de
     assert first["Cache-Control"] == "public, max-age=60"
     again = client.get(f"/feeds/{system.pk}/{suffix}", headers={"If-None-Match": first["ETag"]})
     assert again.status_code == 304
+
+
+def test_the_feed_reads_as_many_queries_for_many_events_as_for_one(system, ridge):
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            feed(system, "json")
+        return len(captured)
+
+    create_closure(trail=ridge, actor=PATROL, reason="mud", start=0.0, end=500.0)
+    create_update(system=system, type="notice", description="One", actor=PATROL)
+    few = queries()
+    for number in range(5):
+        trail = TrailFactory(trail_system=system)
+        create_closure(trail=trail, actor=PATROL, reason="ice")
+        create_update(
+            system=system,
+            type="notice",
+            description=f"N{number}",
+            trail_ids=[trail.pk],
+            actor=PATROL,
+        )
+    assert queries() == few

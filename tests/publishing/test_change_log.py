@@ -1,7 +1,8 @@
 """A compile after changes reads what the change log names since the last compile, and
 publishes the bytes a full compile of the same rows gives, whatever the changes were: edits,
 activities, trash and restore, deletions, moves to another system, new trails, new order,
-updates naming trails, the system's language.
+updates naming trails, the system's language, points and updates added, edited, expired
+and removed (read again only when their digest changed).
 
 Each change commits on its own (as the service's writes do), so the log's snapshots are
 exercised as in production, where a change is compiled after its commit.
@@ -26,13 +27,15 @@ from publishing.publisher import (
 )
 from publishing.selectors import load_system_rows
 from tests.factories import (
+    PointFactory,
     TrailActivityFactory,
     TrailFactory,
     TrailSystemFactory,
     UpdateFactory,
     line,
 )
-from trails.models import Trail, TrailActivity, TrailSystem
+from trails.models import Point, Trail, TrailActivity, TrailSystem
+from updates.models import Update
 
 pytestmark = pytest.mark.skipif(
     connection.vendor != "postgresql", reason="the change log is PostgreSQL's"
@@ -53,8 +56,15 @@ def change(rng: random.Random, system, other) -> str:
     kind = rng.choice(
         ("status", "status", "activity", "activity gone", "trash", "restore", "delete",
          "move out", "move in", "add", "order", "geometry", "hide", "distance", "update",
-         "language")
+         "language", "point", "point edit", "point gone", "update edit", "update expired",
+         "update unlinked")
     )  # fmt: skip
+    points = list(Point.objects.filter(trail_system=system).order_by("id"))
+    updates = list(Update.objects.filter(trail_system=system).order_by("id"))
+    if kind.startswith("point ") and not points:
+        kind = "point"
+    if kind.startswith("update ") and not updates:
+        kind = "update"
     if kind in ("restore",) and not trashed:
         kind = "add"
     if kind not in ("add", "restore", "move in") and not live:
@@ -99,6 +109,20 @@ def change(rng: random.Random, system, other) -> str:
         TrailSystem.objects.filter(pk=system.pk).update(
             language="fr" if rng.random() < 0.5 else "en"
         )
+    elif kind == "point":
+        PointFactory(trail_system=system, name=f"Point {rng.randrange(100)}")
+    elif kind == "point edit":
+        Point.objects.filter(pk=rng.choice(points).pk).update(status=rng.choice(STATUSES[:3]))
+    elif kind == "point gone":
+        Point.objects.filter(pk=rng.choice(points).pk).delete()
+    elif kind == "update edit":
+        Update.objects.filter(pk=rng.choice(updates).pk).update(conditions=["powder"])
+    elif kind == "update expired":
+        Update.objects.filter(pk=rng.choice(updates).pk).update(
+            expiration_date=timezone.now() - timedelta(minutes=1)
+        )
+    elif kind == "update unlinked":
+        rng.choice(updates).trails.clear()
     elif kind == "hide":
         Trail.objects.filter(pk=trail.pk).update(hidden=not trail.hidden)
     else:
@@ -118,9 +142,11 @@ def test_random_changes_compile_to_the_bytes_of_a_full_compile(transactional_db)
             for _ in range(rng.choice((1, 1, 2, 5))):  # one change, or a burst between compiles
                 done.append(change(rng, system, other))
             now = timezone.now()
-            body, _ = compile_incrementally(system.pk, now)
+            body = compile_incrementally(system.pk, now)[1].body
             assert body == full_compile(system.pk, now), done[-5:]
     assert {"delete", "move out", "move in", "add", "order", "restore", "update"} <= set(done)
+    assert {"point", "point edit", "point gone", "update edit", "update expired"} <= set(done)
+    assert "update unlinked" in done
 
 
 def test_a_compile_after_one_change_reads_that_trail_only(transactional_db):
@@ -131,7 +157,7 @@ def test_a_compile_after_one_change_reads_that_trail_only(transactional_db):
     Trail.objects.filter(pk=trails[7].pk).update(status="Closed")
 
     with CaptureQueriesContext(connection) as captured:
-        body, _ = compile_incrementally(system.pk, now)
+        body = compile_incrementally(system.pk, now)[1].body
 
     trail_reads = [q["sql"] for q in captured if 'FROM "trails_trail"' in q["sql"]]
     assert trail_reads and all(trails[7].pk in sql for sql in trail_reads)

@@ -70,7 +70,7 @@ def test_the_page_is_for_those_who_manage_the_system_only(client, world):
     outsider = MembershipFactory(user__uid="outsider", role="Trustee").user
 
     assert signed_in(client, outsider).get(grooming_url(system)).status_code == 404
-    response = client.post(grooming_url(system), {"file": upload(), "tolerance": 15})
+    response = client.post(grooming_url(system), {"file": upload(), "tolerance_meters": 15})
     assert response.status_code == 404
 
     page = signed_in(client, trustee).get(grooming_url(system))
@@ -89,7 +89,8 @@ def test_the_page_is_for_those_who_manage_the_system_only(client, world):
 def test_the_review_shows_the_coverage_and_writes_nothing(client, world):
     system, trustee, main, far = world
     response = signed_in(client, trustee).post(
-        grooming_url(system), {"file": upload(), "tolerance": 15, "condition": "classicGroomed"}
+        grooming_url(system),
+        {"file": upload(), "tolerance_meters": 15, "condition": "classicGroomed"},
     )
 
     page = response.content.decode()
@@ -108,7 +109,8 @@ def test_the_review_shows_the_coverage_and_writes_nothing(client, world):
 def test_saving_posts_the_reviewed_pass_with_one_compile(client, world):
     system, trustee, main, _ = world
     review = signed_in(client, trustee).post(
-        grooming_url(system), {"file": upload(), "tolerance": 15, "condition": "classicGroomed"}
+        grooming_url(system),
+        {"file": upload(), "tolerance_meters": 15, "condition": "classicGroomed"},
     )
     fields = hidden_fields(review.content.decode())
 
@@ -146,7 +148,7 @@ def test_a_bad_file_is_a_form_error_and_keeps_the_options(client, world, name, c
     system, trustee, *_ = world
     response = signed_in(client, trustee).post(
         grooming_url(system),
-        {"file": upload(name, content), "tolerance": 22, "condition": "track-set"},
+        {"file": upload(name, content), "tolerance_meters": 22, "condition": "track-set"},
     )
 
     assert response.status_code == 200
@@ -161,11 +163,11 @@ def test_a_review_without_a_file_or_with_a_tampered_track_is_refused(client, wor
     system, trustee, *_ = world
     signed_in(client, trustee)
 
-    missing = client.post(grooming_url(system), {"tolerance": 15, "condition": "groomed"})
+    missing = client.post(grooming_url(system), {"tolerance_meters": 15, "condition": "groomed"})
     assert "Choose a GPX or GeoJSON file." in missing.content.decode()
     tampered = client.post(
         grooming_url(system),
-        {"track": "{not json", "tolerance": 15, "condition": "groomed", "save": "Save"},
+        {"track": "{not json", "tolerance_meters": 15, "condition": "groomed", "save": "Save"},
     )
     assert "The reviewed track was damaged" in tampered.content.decode()
     assert not GroomingPass.objects.exists()
@@ -198,7 +200,7 @@ def test_a_named_role_may_groom_too(client, world):
     groomer = MembershipFactory(trail_system=system, user__uid="night-shift", role="Groomer").user
 
     response = signed_in(client, groomer).post(
-        grooming_url(system), {"file": upload(), "tolerance": 15, "condition": "groomed"}
+        grooming_url(system), {"file": upload(), "tolerance_meters": 15, "condition": "groomed"}
     )
 
     assert 'id="coverage"' in response.content.decode()
@@ -210,7 +212,7 @@ def test_a_groomed_at_in_the_future_is_a_form_error(client, world):
         grooming_url(system),
         {
             "file": upload(),
-            "tolerance": 15,
+            "tolerance_meters": 15,
             "condition": "groomed",
             "groomed_at": "2999-01-01T08:00",
         },

@@ -59,6 +59,12 @@ def test_the_date_and_time_forms_name_their_zone_and_its_time_now(live_server, b
     page.goto(f"{live_server.url}/admin/updates/update/")
     expect(page.locator("#content h2").first).to_have_text(f"Times are in {zone.key}.")
     save_screenshot(page, "zones-update-list", full_page=False)
+    for name in ("updates/subscriber", "updates/delivery", "webhooks/webhookendpoint"):
+        page.goto(f"{live_server.url}/admin/{name}/")
+        expect(page.locator("#content h2").first).to_have_text(f"Times are in {zone.key}.")
+    page.goto(f"{live_server.url}/admin/schedules/schedule/")
+    expect(page.locator("#content h2").first).to_have_text(f"Times are in {zone.key}.")
+    save_screenshot(page, "zones-schedule-list", full_page=False)
 
     page.goto(f"{live_server.url}/admin/trails/trailsystem/{system.pk}/grooming/")
     expect_zone(page.locator(".form-row:has(#id_groomed_at) .help"), zone)

@@ -18,6 +18,7 @@ recipients.in_doubt(restarted=True) rows per claim in doubt.
 import contextlib
 import logging
 import smtplib
+import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from django.utils import timezone
 
 from core import retries
 from core.commits import lazily_committed, wait_for_the_disk
+from core.fairqueue import Share
 from updates import sms
 from updates.models import Delivery, Subscriber, Update
 from updates.notifications.recipients import claim, flushed_every
@@ -52,6 +54,7 @@ class Outcome:
     error: str = ""
     permanent: bool = False  # the address or number will never work
     retry: bool = False  # worth another attempt later
+    seconds: float = 0.0  # how long the provider took
 
     @property
     def sent(self) -> bool:
@@ -59,6 +62,13 @@ class Outcome:
 
 
 def _attempt(delivery: Delivery, send: Callable[[], None]) -> Outcome:
+    started = time.monotonic()
+    outcome = _outcome(delivery, send)
+    outcome.seconds = time.monotonic() - started
+    return outcome
+
+
+def _outcome(delivery: Delivery, send: Callable[[], None]) -> Outcome:
     try:
         send()
     except smtplib.SMTPRecipientsRefused as error:
@@ -153,8 +163,11 @@ def retry_delay(attempts: int) -> float:
     return delay.total_seconds()
 
 
-def send_chunk(update_id: str, channel: str, delivery_ids: list[int]) -> tuple[list[int], float]:
-    """Send the claimable deliveries among delivery_ids.
+def send_chunk(
+    update_id: str, channel: str, delivery_ids: list[int], share: Share | None = None
+) -> tuple[list[int], float]:
+    """Send the claimable deliveries among delivery_ids (telling `share`, the fair queue's,
+    how long each took).
 
     Returns the ids to retry and the delay before retrying them. Everything that can fail
     before sending (the update deleted meanwhile, rendering, the backend's settings) happens
@@ -178,6 +191,8 @@ def send_chunk(update_id: str, channel: str, delivery_ids: list[int]) -> tuple[l
         for n, group in enumerate(outcomes, start=1):
             flush = n % flushed_every(size) == 0
             retry_ids += record_outcomes(group, channel, flush=flush)
+            for outcome in group if share is not None else ():
+                share.spent(outcome.seconds)
     if not retry_ids:
         return [], 0
     retrying = set(retry_ids)

@@ -10,6 +10,13 @@ from grooming.services import DEFAULT_CONDITION, DEFAULT_TOLERANCE_METERS, recor
 from grooming.tracks import Track, TrackError, parse_upload
 from trails.models import TrailSystem
 
+# The services' name of a field a refusal is about -> the option that sets it.
+OPTION_OF = {
+    "tolerance_meters": "--tolerance",
+    "condition": "--condition",
+    "groomed_at": "--groomed-at",
+}
+
 
 def read_track(path: Path) -> Track:
     return parse_upload(path.read_bytes())
@@ -68,6 +75,9 @@ class Command(BaseCommand):
             raise CommandError(f"Cannot read {options['file']}: {error.strerror}.") from None
         except InvalidDate:
             raise CommandError("--groomed-at: not a date JavaScript's Date can read.") from None
-        except (TrackError, DomainError) as error:
+        except DomainError as error:
+            option = OPTION_OF.get(error.field)
+            raise CommandError(f"{option}: {error.message}" if option else str(error)) from None
+        except TrackError as error:
             raise CommandError(str(error)) from None
         self.stdout.write(json.dumps(result.document()))

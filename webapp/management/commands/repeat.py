@@ -22,6 +22,7 @@ EMBEDDED_DEFAULT_PASSES: list[tuple[str, float]] = [
     ("send_webhooks", 1),
     ("send_alerts", 1),
     ("sweep_grooming_sessions", 15),
+    ("issue_cap_messages", 15),
     ("purge_reports", 3600),
     ("prune_trail_change_log", 3600),
 ]

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('alerts', '0002_follower_confirmation'),
+        ('alerts', '0003_alert_share'),
     ]
 
     operations = [

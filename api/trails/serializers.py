@@ -251,6 +251,26 @@ class TrailSystemChangeSerializer(serializers.Serializer):
         "unconfirmed on the public map and the embeds; null (the default) turns it off.",
     )
 
+    license_url = StrictCharField(
+        max_length=TEXT_LIMIT,
+        required=False,
+        allow_blank=True,
+        help_text="An http(s) URL: the licence under which others may reuse the system's "
+        "public data, stated by /feeds/<id>/index.json; empty (the default): the service's.",
+    )
+    attribution_name = SingleLineCharField(
+        max_length=TEXT_LIMIT,
+        required=False,
+        allow_blank=True,
+        help_text="Whom readers of the feeds must credit, such as the map data's source.",
+    )
+    attribution_url = StrictCharField(
+        max_length=TEXT_LIMIT,
+        required=False,
+        allow_blank=True,
+        help_text="An http(s) URL: where the attribution points.",
+    )
+
     def validate_sms_countries(self, codes: list[str] | None) -> list[str]:
         return codes or []
 

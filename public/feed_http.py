@@ -35,7 +35,10 @@ View = Callable[..., HttpResponse]
 
 
 def _memory_key(request: HttpRequest) -> str:
-    digest = hashlib.sha256(request.get_full_path().encode()).hexdigest()
+    """By path, not query: one key per feed whatever readers put in their query strings (a
+    feed's filtered answers share it, and each change between them only moves the date on,
+    which costs a reader one more full answer, never a missed change)."""
+    digest = hashlib.sha256(request.path.encode()).hexdigest()
     return f"feeds:first-answered:{digest}"
 
 

@@ -6,7 +6,7 @@ whose validator still holds (Django's ConditionalGetMiddleware, as `conditional_
 
 The ETag is a digest of the body, so it changes exactly when the feed does. Most feeds are
 computed per request and cannot say when they last changed, so Last-Modified is when this
-URL first answered its current body (kept in the cache beside the ETag it belongs to): a body
+path first answered its current body (kept in the cache beside the ETag it belongs to): a body
 that changes back to an earlier one gets a new date, and a change within the same second
 still moves the date on. Without the cache (Redis down) a feed answers without it; the ETag
 alone still validates.

@@ -29,9 +29,7 @@ from django.db import connection, transaction
 from django.dispatch import Signal
 from django.utils import timezone
 
-from closures import selectors as closures_selectors
-from closures.documents import closures_file
-from closures.models import PublishedClosures
+from closures.services import publish_closures
 from core import events, queueing
 from core.dates import iso_ms
 from core.locks import transaction_lock, try_transaction_lock
@@ -318,7 +316,8 @@ def publish_system(system_id: str, now: datetime) -> PublishedFile:
         storage.new_map_name(system_id, now), compiled.body, compress_later=copies_to_come
     )
     try:
-        publish_closures(system_id, now, rows.language)
+        # A trail's line edited, hidden or trashed moves or drops the closures on it.
+        publish_closures(system_id=system_id, now=now, language=rows.language)
         TrailSystem.objects.filter(pk=system_id).update(
             geo_json_path=path, compiled_on=now, **statistics.columns()
         )
@@ -327,18 +326,6 @@ def publish_system(system_id: str, now: datetime) -> PublishedFile:
         storage.delete_file(path)
         raise
     return PublishedFile(path, copies_to_come, statistics)
-
-
-def publish_closures(system_id: str, now: datetime, language: str) -> None:
-    """The system's closures file, in the transaction that publishes its map file."""
-    closures = closures_selectors.closures_in_effect(system_id, now)
-    body = closures_file(system_id, closures, closures_selectors.stretches(closures), language)
-    PublishedClosures.objects.bulk_create(
-        [PublishedClosures(trail_system_id=system_id, body=body, compiled_on=now)],
-        update_conflicts=True,
-        unique_fields=["trail_system"],
-        update_fields=["body", "compiled_on"],
-    )
 
 
 def compress_published_file(path: str) -> None:

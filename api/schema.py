@@ -65,6 +65,12 @@ class IdTokenScheme(OpenApiAuthenticationExtension):
         }
 
 
+# Operations the state of their row can refuse (core.errors.Conflict).
+CONFLICTS = {
+    ("/closures/{id}", "patch"): "closure_ended: the closure has ended; close the stretch anew",
+}
+
+
 def _error_responses(path: str, method: str, operation: dict) -> list[tuple[str, str]]:
     statuses = []
     if {} not in operation.get("security", [{}]):
@@ -75,6 +81,8 @@ def _error_responses(path: str, method: str, operation: dict) -> list[tuple[str,
         statuses.append(QUERY_ERROR)
     if "{" in path:
         statuses.append(("404", "the resource named by the path does not exist"))
+    if (path, method) in CONFLICTS:
+        statuses.append(("409", CONFLICTS[path, method]))
     statuses.append(("500", "internal_error"))
     statuses.append(("503", "service_unavailable: the database cannot be reached; retry soon"))
     return statuses
@@ -146,6 +154,11 @@ _END_STATUS_NEEDS_AN_END = {
         _set("endTime"),
     ]
 }
+# An end of a closed stretch is a place or a distance along the trail, not both.
+_ONE_NAME_FOR_EACH_END = (
+    {"not": {"required": ["from", "fromMeters"]}},
+    {"not": {"required": ["to", "toMeters"]}},
+)
 # Request bodies whose fields depend on each other or on a type (400 invalid_field or
 # missing_field), said as JSON Schema can: each rule is one more member of the body's allOf.
 FIELD_RULES = {
@@ -183,6 +196,8 @@ FIELD_RULES = {
     ),
     "TrailsStatusRequest": ({"anyOf": [_non_empty("trailIds"), _is("all", True)]},),
     "PatchedPointFieldsRequest": (_only_together("lat", "lng"),),
+    "ClosureCreateRequest": _ONE_NAME_FOR_EACH_END,
+    "PatchedClosureFieldsRequest": _ONE_NAME_FOR_EACH_END,
 }
 
 

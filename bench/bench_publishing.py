@@ -74,6 +74,7 @@ def import_system(filename: str, points: int, updates: int, rng: random.Random) 
         props = feature["properties"]
         shape = geometry.validate(_line_geometry(feature))
         lat, lng = geometry.first_vertex(shape)
+        west, south, east, north = geometry.extent(shape)
         trails.append(
             Trail(
                 trail_system=system,
@@ -89,6 +90,10 @@ def import_system(filename: str, points: int, updates: int, rng: random.Random) 
                 distance=geometry.length_km(shape),
                 lat=lat,
                 lng=lng,
+                west=west,
+                south=south,
+                east=east,
+                north=north,
             )
         )
     Trail.objects.bulk_create(trails, batch_size=1000)

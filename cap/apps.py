@@ -1,8 +1,6 @@
 from django.apps import AppConfig
 from django.utils.translation import gettext_lazy as _
 
-from core.compiles import compile_requested
-
 
 class CapConfig(AppConfig):
     name = "cap"
@@ -12,6 +10,7 @@ class CapConfig(AppConfig):
         # These modules load models, which only exist once the app registry is ready.
         from cap import tasks
         from closures.services import closure_changed
+        from updates.services import update_changed
 
-        compile_requested.connect(tasks.on_warnings_changed, dispatch_uid="cap.compiles")
+        update_changed.connect(tasks.on_warnings_changed, dispatch_uid="cap.updates")
         closure_changed.connect(tasks.on_warnings_changed, dispatch_uid="cap.closures")

@@ -15,9 +15,10 @@ def sweep_cap_messages() -> int:
 
 
 def on_warnings_changed(sender, *, system_id: str, **kwargs) -> None:
-    """Receiver (cap.apps) of core.compiles.compile_requested, which every write of what a
-    system publishes sends, and of closures.services.closure_changed, which every write of a
-    closure sends (a planned one asks for no compile): issue the system's messages the moment
+    """Receiver (cap.apps) of updates.services.update_changed and
+    closures.services.closure_changed, which every write of a notice or a closure sends
+    (a trail's write changes no warning but the bounds of a notice's area, which beat's sweep
+    brings up to date; it costs the web worker nothing here): issue the system's messages the moment
     the change commits, in the writing process. A queued task would read the system only
     when a worker got to it, so a closure made and ended before then would never be
     announced; read at once, `sent` is the change's time and each state committed is

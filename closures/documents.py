@@ -1,7 +1,8 @@
 """The closures file, /feeds/<system id>/closures.geojson: pure, no database. One feature per
-closure in effect, its stretch as the geometry; compiled with the published file
-(publishing.publisher), never after it."""
+closure in effect, its stretch as the geometry; written by every write that changes what is in
+effect and by each compile of the published file (closures.services.publish_closures)."""
 
+import hashlib
 from collections.abc import Sequence
 
 import orjson
@@ -55,6 +56,13 @@ def closures_file(
     return orjson.dumps(
         {"type": "FeatureCollection", "trailSystemId": system_id, "features": features}
     )
+
+
+def closures_version(body: bytes) -> str:
+    """A closures file's version, what the live stream's `closures` events name: its ETag
+    without the quotes, the digest Django's set_response_etag makes of it (public.feed_http),
+    so a page reads the file again only when it is not the one it has."""
+    return hashlib.md5(body, usedforsecurity=False).hexdigest()
 
 
 def route_check_document(system_id: str, check: RouteCheck, language: str) -> dict:

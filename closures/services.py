@@ -2,8 +2,14 @@
 sweep that starts planned closures and ends those whose end has come (run with the schedules'
 pass, every SCHEDULE_SWEEP_SECONDS). Each write records the start and the end in the status
 history (field `closure`, the reason as the value), announces `closure.started` and
-`closure.ended` (core.events) and asks for a compile when what is in effect changed, all in
-its own transaction."""
+`closure.ended` (core.events) and writes the system's closures file, all in its own
+transaction.
+
+A closure changes nothing in the published map file (its trails keep their own status), so it
+asks for no compile: only the closures file is written again, in the write's transaction, and
+the live maps are told of it (`closures_published` in this process, CLOSURES_CHANGED on
+PostgreSQL for the others). The compile that publishes the map file writes it too: a trail's
+line edited moves the stretches on it."""
 
 import logging
 from collections.abc import Mapping
@@ -16,17 +22,19 @@ from django.db.models import Q
 from django.dispatch import Signal
 from django.utils import timezone
 
-from closures.models import Closure
+from closures import selectors
+from closures.documents import closures_file
+from closures.models import Closure, PublishedClosures
 from closures.reasons import Reason
 from closures.stretches import TrailLine
-from core import events
+from core import events, listening, queueing
 from core.actors import Actor, Via
-from core.compiles import request_compile
 from core.dates import iso_ms
-from core.errors import Invalid
+from core.errors import Conflict, Invalid
+from core.locks import transaction_lock
 from trails import history
 from trails.geometry import GeometryError, validate
-from trails.models import Trail, TrailActivity
+from trails.models import Trail, TrailActivity, TrailSystem
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +48,10 @@ SNAP_METRES = 50.0
 SHORTEST_METRES = 1.0
 # The status history's field for closures (its values are reasons).
 CLOSURE_FIELD = "closure"
+
+# Sent with system_id, in the process that wrote it, once a transaction that changed a
+# system's closures file has committed (the live maps of this process).
+closures_published = Signal()
 
 
 @dataclass(frozen=True)
@@ -188,6 +200,7 @@ def create_closure(
         _assign(closure, locked, fields, now, new=True)
         closure.save()
         _settle(closure, actor, now)
+        publish_closures(system_id=closure.trail_system_id, now=now)
     return closure
 
 
@@ -199,7 +212,7 @@ def change_closure(
     with transaction.atomic():
         locked = _locked(closure)
         if locked.ended_on is not None:
-            raise Invalid("closure_ended", "This closure has ended; close the stretch anew.")
+            raise Conflict("closure_ended", "This closure has ended; close the stretch anew.")
         in_effect = _was_in_effect(locked)
         _assign(locked, locked.trail, fields, now)
         locked.updated_by, locked.updated_on = actor.uid, now
@@ -208,9 +221,8 @@ def change_closure(
             _record(locked, actor, events.CLOSURE_ENDED, now)
             locked.started_on = None
         locked.save()
-        if in_effect:
-            request_compile(locked.trail_system_id, reason="closure")
         _settle(locked, actor, now)
+        publish_closures(system_id=locked.trail_system_id, now=now)
     return locked
 
 
@@ -222,6 +234,7 @@ def end_closure(*, closure: Closure, actor: Actor, now: datetime | None = None) 
         locked = _locked(closure)
         if locked.ended_on is None:
             _end(locked, actor, now)
+            publish_closures(system_id=locked.trail_system_id, now=now)
             closure_changed.send(sender=None, system_id=locked.trail_system_id)
     return locked
 
@@ -244,10 +257,42 @@ def settle_closures(*, now: datetime | None = None) -> int:
                 )
                 if locked is not None and locked.ended_on is None:
                     _settle(locked, Actor(locked.updated_by, Via.SCHEDULE), now)
+                    publish_closures(system_id=locked.trail_system_id, now=now)
                     settled += 1
         except Exception:
             logger.exception("Closure %s not settled", closure_id)
     return settled
+
+
+def publish_closures(*, system_id: str, now: datetime, language: str = "") -> bool:
+    """Write the system's closures file, in the caller's transaction (a closure's write, the
+    sweep's, or the compile that publishes the map file). Writers of one system take turns
+    until they commit (an advisory lock), so the last one reads every closure committed
+    before it, as of the later of `now` and the clock once it holds the lock: a closure that
+    a writer it waited for started at that writer's `now` is in effect then. An unchanged
+    file is left as it is and nobody is told. `language`: the system's, when the caller has
+    read it (the compile). Returns whether it changed."""
+    transaction_lock(f"closures:{system_id}")
+    now = max(now, timezone.now())
+    closures = selectors.closures_in_effect(system_id, now)
+    language = language or TrailSystem.objects.values_list("language", flat=True).get(pk=system_id)
+    body = closures_file(system_id, closures, selectors.stretches(closures), language)
+    stored = (
+        PublishedClosures.objects.filter(trail_system_id=system_id)
+        .values_list("body", flat=True)
+        .first()
+    )
+    if stored is not None and bytes(stored) == body:
+        return False
+    PublishedClosures.objects.bulk_create(
+        [PublishedClosures(trail_system_id=system_id, body=body, compiled_on=now)],
+        update_conflicts=True,
+        unique_fields=["trail_system"],
+        update_fields=["body", "compiled_on"],
+    )
+    listening.notify(listening.CLOSURES_CHANGED, system_id)
+    queueing.on_commit(lambda: closures_published.send(sender=None, system_id=system_id))
+    return True
 
 
 def _locked(closure: Closure) -> Closure:
@@ -262,7 +307,6 @@ def _settle(closure: Closure, actor: Actor, now: datetime) -> None:
         closure.started_on = now
         Closure.objects.filter(pk=closure.pk).update(started_on=now)
         _record(closure, actor, events.CLOSURE_STARTED, now)
-        request_compile(closure.trail_system_id, reason="closure")
     if closure.ended_on is None and closure.ends_at is not None and closure.ends_at <= now:
         _end(closure, actor, closure.ends_at)
     closure_changed.send(sender=None, system_id=closure.trail_system_id)
@@ -271,7 +315,6 @@ def _settle(closure: Closure, actor: Actor, now: datetime) -> None:
 def _end(closure: Closure, actor: Actor, at: datetime) -> None:
     if _was_in_effect(closure):
         _record(closure, actor, events.CLOSURE_ENDED, at)
-        request_compile(closure.trail_system_id, reason="closure")
     closure.ended_on = at
     Closure.objects.filter(pk=closure.pk).update(ended_on=at)
 

@@ -48,6 +48,10 @@ class NotAuthenticated(DomainError):
     """The caller could not be identified (missing, expired or unknown credentials)."""
 
 
+class Conflict(DomainError):
+    """The row's state refuses the change, however well formed (a closure that has ended)."""
+
+
 class TooLarge(Invalid):
     """A body or an upload over its size limit."""
 
@@ -66,6 +70,7 @@ _HTTP_STATUS: dict[type[DomainError], int] = {
     Invalid: 400,
     NotFound: 404,
     Forbidden: 403,
+    Conflict: 409,
     NotAuthenticated: 401,
     TooMany: 429,
 }

@@ -27,6 +27,9 @@ SYSTEM_CHANGED = "legacy_system_changed"
 # A tracker's machine moved, started or stopped grooming (grooming.sessions): the payload is
 # its trail system's id; the live map's hub sends the machines' places (public/live.py).
 GROOMERS_MOVED = "groomers_moved"
+# A system's closures file changed (closures.services.publish_closures): the payload is the
+# system's id; the live map's hub tells its streams (public/live.py).
+CLOSURES_CHANGED = "closures_changed"
 # The connection is checked when nothing arrived for this long, and whether it was asked to
 # stop at least this often.
 IDLE_CHECK_SECONDS = 10.0

@@ -33,6 +33,14 @@ DATA_FILE = settings.BASE_DIR / "data" / "lost_trail_powder_mtn_osm.geojson"
 UPDATE_LIFETIME = timedelta(hours=8760)
 WEB_CAM_URL = "https://example.com/webcams/lost-trail-summit.jpg"
 
+# The map data's terms (OpenStreetMap, ODbL 1.0: data/README.md), as the demo's feed
+# discovery file states them.
+OSM_TERMS = {
+    "license_url": "https://opendatacommons.org/licenses/odbl/1-0/",
+    "attribution_name": "OpenStreetMap contributors",
+    "attribution_url": "https://www.openstreetmap.org/copyright",
+}
+
 DESCRIPTION = (
     "Demo trail system: nordic and alpine trails of Lost Trail Powder Mountain "
     "(Montana/Idaho). Map data © OpenStreetMap contributors, ODbL 1.0, "
@@ -172,6 +180,7 @@ def load_demo() -> tuple[TrailSystem, bool]:
             depth_measurement="inches",
             length_measurement="miles",
             temp_measurement="fahrenheit",
+            **OSM_TERMS,
             tier=DEMO_TIER,
         )
         _post_updates(system, nordic_ids)

@@ -5,9 +5,9 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from xml.etree import ElementTree
 
 import numpy as np
+from lxml import etree
 
 from core.jsdate import InvalidDate, parse_js_date
 from trails.geometry import LINE_TYPES, GeometryError, lines, validate
@@ -44,24 +44,26 @@ def _checked(track_lines: list, times: list[datetime], kind: str) -> Track:
     return Track(track_lines, ordered[-1] if ordered else None, ordered)
 
 
-def _local(tag: str) -> str:
-    """An element's name without its namespace: GPX 1.0, 1.1 and none are read alike."""
-    return tag.rpartition("}")[2]
+def _gpx_parser() -> etree.XMLParser:
+    """A parser per document (lxml's parsers are not shared between threads) that loads no
+    DTD, expands no entity and fetches nothing: an upload cannot make it read a file or a
+    URL, nor grow into a bomb."""
+    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
 
 
-def _time(point: ElementTree.Element) -> datetime | None:
+def _time(point: etree._Element) -> datetime | None:
     """A point's <time>, in UTC; a time without a zone is UTC (xsd:dateTime in GPX)."""
-    for child in point:
-        if _local(child.tag) == "time" and child.text:
-            try:
-                moment = datetime.fromisoformat(child.text.strip())
-            except ValueError:
-                raise TrackError(f"GPX time {child.text.strip()!r} is not a date.") from None
-            return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-    return None
+    text = (point.findtext("{*}time") or "").strip()
+    if not text:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise TrackError(f"GPX time {text!r} is not a date.") from None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
-def _segment(points: list[ElementTree.Element], where: str) -> list[list[float]] | None:
+def _segment(points: list[etree._Element], where: str) -> list[list[float]] | None:
     """A segment's positions, or None for a segment of fewer than two distinct positions
     (a device writes one when it loses and regains its fix in the same place)."""
     try:
@@ -77,37 +79,35 @@ def _segment(points: list[ElementTree.Element], where: str) -> list[list[float]]
     return positions
 
 
-def _times(points: list[ElementTree.Element]) -> list[datetime]:
+def _times(points: list[etree._Element]) -> list[datetime]:
     """The times of the points that have one."""
     return [moment for p in points if (moment := _time(p))]
 
 
-def _gpx_parts(root: ElementTree.Element) -> list[tuple[str, list[ElementTree.Element]]]:
-    """(where, points) of every track segment and every route, in file order."""
+def _gpx_parts(root: etree._Element) -> list[tuple[str, list[etree._Element]]]:
+    """(where, points) of every track segment and every route, in file order; `{*}` names an
+    element in any namespace or none, so GPX 1.0, 1.1 and none are read alike."""
     parts = []
-    tracks = [e for e in root if _local(e.tag) == "trk"]
-    for t, track in enumerate(tracks, 1):
-        segments = [e for e in track if _local(e.tag) == "trkseg"]
-        for s, segment in enumerate(segments, 1):
-            points = [e for e in segment if _local(e.tag) == "trkpt"]
-            parts.append((f"track {t} segment {s}", points))
-    routes = [e for e in root if _local(e.tag) == "rte"]
-    for r, route in enumerate(routes, 1):
-        parts.append((f"route {r}", [e for e in route if _local(e.tag) == "rtept"]))
+    for t, track in enumerate(root.iterchildren("{*}trk"), 1):
+        for s, segment in enumerate(track.iterchildren("{*}trkseg"), 1):
+            parts.append((f"track {t} segment {s}", list(segment.iterchildren("{*}trkpt"))))
+    for r, route in enumerate(root.iterchildren("{*}rte"), 1):
+        parts.append((f"route {r}", list(route.iterchildren("{*}rtept"))))
     return parts
 
 
 def parse_gpx(data: bytes) -> Track:
     """Every track segment and route of a GPX 1.0 or 1.1 file; waypoints are ignored.
 
-    The standard library's parser: expat refuses entity expansion bombs and ElementTree
-    never fetches external entities, so an upload cannot make it read a file or a URL."""
+    lxml keeps the tree in C: a 10,000-point route makes no Python object per element
+    beyond the points being read, so the cyclic collector has nothing to rescan."""
     try:
-        root = ElementTree.fromstring(data)
-    except ElementTree.ParseError as error:
+        root = etree.fromstring(data, _gpx_parser())
+    except etree.XMLSyntaxError as error:
         raise TrackError(f"The GPX file cannot be read: {error}") from None
-    if _local(root.tag) != "gpx":
-        raise TrackError(f"The file is XML but not GPX: its root is <{_local(root.tag)}>.")
+    name = etree.QName(root).localname
+    if name != "gpx":
+        raise TrackError(f"The file is XML but not GPX: its root is <{name}>.")
     parts = _gpx_parts(root)
     track_lines = [line for where, points in parts if (line := _segment(points, where))]
     times = [moment for _, points in parts for moment in _times(points)]

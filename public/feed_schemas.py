@@ -24,6 +24,7 @@ SCHEMAS = {
     for schema in (
         FeedSchema("published-map", "the published map file (geoJsonUrl)"),
         FeedSchema("closures", "/feeds/<system id>/closures.geojson"),
+        FeedSchema("discovery", "/feeds/<system id>/index.json"),
     )
 }
 

@@ -20,6 +20,13 @@ file's events ignore them). A stored position says so on PostgreSQL's GROOMERS_M
 (grooming.sessions' `groomers_moved` signal in this process); the hub reads every machine of
 the system once and sends one event, at most every GROOMERS_EVENT_SECONDS per system however
 many trackers report, and only when something moved. A new stream gets the last one at once.
+
+Closures travel as `closures` events (no id either): a closure's write changes no published
+file but the system's closures file (closures.services.publish_closures), which says so on
+PostgreSQL's CLOSURES_CHANGED channel (the `closures_published` signal in this process). The
+hub reads the file of the system once and sends its version, the file's ETag, to every stream;
+the map reads the file again when it is not the one it has. A stream starts with none: the
+page has just read the file, and reads it again when its stream comes back after a break.
 """
 
 import asyncio
@@ -30,7 +37,7 @@ import queue
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -38,12 +45,13 @@ import orjson
 from django.conf import settings
 from django.db import connection
 
+from closures.documents import closures_version
 from core import listening, memory
 from core.dates import iso_ms
 from core.preflight import ANY_ORIGIN
 from grooming.selectors import groomers_shown
 from public import metrics
-from public.selectors import read_published
+from public.selectors import published_closures, read_published
 from publishing.storage import absolute_public_url
 from trails.models import TrailSystem
 
@@ -199,7 +207,7 @@ class Feed:
     """One system as the hub knows it: its last publication, that file's summary, the events
     of its last compiles, its open streams, the listening session in which the hub last read
     its row; whether it shows groomers live (as of that read), the last `groomers` event sent
-    and when the hub last read its machines."""
+    and when the hub last read its machines; the last `closures` event sent."""
 
     publication: Publication
     summary: Summary | None = None
@@ -210,6 +218,7 @@ class Feed:
     groomers_live: bool = False
     groomers: bytes = b""
     groomers_read: float = 0.0
+    closures: bytes = b""
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,7 +308,13 @@ class Hub:
         self.session = 0  # the listener's current session; 0: not listening
         # Systems whose `groomers` event may be due, and when it may be sent (monotonic).
         self.groomers_due: dict[str, float] = {}
-        self.groomers_listener = GroomersListener(self)
+        self.groomers_listener = SystemListener(self, self.groomers_moved)
+        # Systems whose closures file may have changed: True when it did (a notification),
+        # False when the hub only looks again (listening again after a break).
+        self.closures_due: dict[str, bool] = {}
+        self.closures_listener = SystemListener(
+            self, self.closures_changed, started=self.closures_to_check
+        )
 
     # Streams
 
@@ -394,6 +409,27 @@ class Hub:
             self._groomers_due(system_id, feed)
         self.pending.put(WAKE)
 
+    def closures_changed(
+        self, sender: object = None, system_id: str = "", **kwargs: object
+    ) -> None:
+        """closures' `closures_published` signal, or the CLOSURES_CHANGED channel: the
+        system's closures file changed, and its `closures` event is due. Nothing for a system
+        without streams."""
+        with self.lock:
+            if system_id not in self.feeds:
+                return
+            self.closures_due[system_id] = True
+        self.pending.put(WAKE)
+
+    def closures_to_check(self, system_id: str) -> None:
+        """Listening again: the file may have changed meanwhile. Its event is sent when its
+        version is not the last one sent; the first version read is only kept (the streams
+        started from the file as it was)."""
+        with self.lock:
+            if system_id in self.feeds:
+                self.closures_due.setdefault(system_id, False)
+        self.pending.put(WAKE)
+
     def _groomers_due(self, system_id: str, feed: Feed) -> None:
         """(Under the lock.)"""
         self.groomers_due[system_id] = max(
@@ -413,6 +449,7 @@ class Hub:
         if connection.vendor == "postgresql":
             listening.listener().subscribe(self)
             listening.listener(listening.GROOMERS_MOVED).subscribe(self.groomers_listener)
+            listening.listener(listening.CLOSURES_CHANGED).subscribe(self.closures_listener)
 
     def stop(self) -> None:
         """End the hub's thread and every open stream, and forget every feed (tests, before
@@ -459,6 +496,11 @@ class Hub:
             except Exception:
                 logger.exception("live map: reading the groomers failed")
                 connection.close()
+            try:
+                self._send_closures()
+            except Exception:
+                logger.exception("live map: reading the closures failed")
+                connection.close()
         connection.close()
 
     def _wait(self) -> float:
@@ -494,6 +536,25 @@ class Hub:
                 feed.groomers = body if feed.groomers_live else b""
                 streams = list(feed.streams)
             self._send(streams, body)
+
+    def _send_closures(self) -> None:
+        """Each due system's closures version, their files read in one query, to its streams
+        when it changed."""
+        with self.lock:
+            due, self.closures_due = self.closures_due, {}
+        if not due:
+            return
+        for system_id, body in published_closures(list(due)).items():
+            data = {"systemId": system_id, "version": closures_version(body)}
+            event = frame("closures", data)
+            with self.lock:
+                feed = self.feeds.get(system_id)
+                if feed is None or event == feed.closures:
+                    continue
+                first, feed.closures = not feed.closures, event
+                streams = list(feed.streams)
+            if due[system_id] or not first:
+                self._send(streams, event)
 
     def _forget_idle(self) -> None:
         deadline = time.monotonic() - FEED_KEEP_SECONDS
@@ -573,21 +634,30 @@ class Hub:
                 loop.call_soon_threadsafe(_put_all, group, item)
 
 
-class GroomersListener:
-    """The hub's subscriber on the GROOMERS_MOVED channel (core.listening)."""
+class SystemListener:
+    """The hub's subscriber on a channel whose payload is a system's id (GROOMERS_MOVED,
+    CLOSURES_CHANGED; core.listening): `changed` is called with it, and `started` (`changed`
+    unless given) with each followed system when listening starts again."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(
+        self,
+        hub: Hub,
+        changed: Callable[..., None],
+        started: Callable[[str], None] | None = None,
+    ) -> None:
         self.hub = hub
+        self.changed = changed
+        self.started = started or (lambda system_id: changed(system_id=system_id))
 
     def session_started(self) -> None:
-        """Listening (again): any machine may have moved meanwhile."""
+        """Listening (again): anything may have changed meanwhile."""
         with self.hub.lock:
             feeds = list(self.hub.feeds)
         for system_id in feeds:
-            self.hub.groomers_moved(system_id=system_id)
+            self.started(system_id)
 
     def notified(self, payload: str) -> None:
-        self.hub.groomers_moved(system_id=payload)
+        self.changed(system_id=payload)
 
     def session_ended(self) -> None:
         """Nothing to forget: the next session's start reads every followed system again."""
@@ -625,3 +695,4 @@ def stop() -> None:
     admissions.clear()
     listening.listener().stop()
     listening.listener(listening.GROOMERS_MOVED).stop()
+    listening.listener(listening.CLOSURES_CHANGED).stop()

@@ -12,7 +12,7 @@ from lxml import etree
 from grooming.selectors import groomed_on_day, last_groomed
 from public.selectors import published_trails
 from trails.enums import Difficulty, TrailStatus, TrailType
-from trails.models import TrailSystem
+from trails.models import TrailActivity, TrailSystem
 from trails.timezones import zone_of
 from updates.enums import UpdateType
 
@@ -66,6 +66,21 @@ class SkiReport:
     trails: list[Run]
     lifts: list[Run]
     snow_report: dict | None  # the latest snow report as the system's document holds it
+
+
+def has_ski_trails(system: TrailSystem) -> bool:
+    """Whether the system has a visible trail for alpine or nordic skiing (its report's
+    condition, asked in one query where the report itself is not read)."""
+    return (
+        TrailActivity.objects.filter(
+            trail__trail_system=system,
+            trail__trashed_on__isnull=True,
+            trail__hidden=False,
+            value__in=SKI_ACTIVITIES,
+        )
+        .exclude(trail__type=TrailType.LIFT)
+        .exists()
+    )
 
 
 def _ski_status(trail: dict) -> str:

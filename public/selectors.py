@@ -5,6 +5,7 @@ from typing import NamedTuple
 import orjson
 from django.core.files.storage import default_storage
 
+from closures.documents import closures_file
 from closures.models import PublishedClosures
 from publishing.selectors import load_active_systems
 from trails.models import TrailSystem
@@ -61,6 +62,22 @@ def published_trails(system: TrailSystem) -> list[dict]:
         and not feature["properties"].get("hidden")
     ]
     return sorted(trails, key=lambda trail: trail.get("type") == "Lift")
+
+
+def published_closures(system_ids: list[str]) -> dict[str, bytes]:
+    """The closures file of each system as stored; a system none was written for yet (no
+    compile, no closure since) has had no closure in effect: the empty file."""
+    stored = dict(
+        PublishedClosures.objects.filter(trail_system__in=system_ids).values_list(
+            "trail_system_id", "body"
+        )
+    )
+    missing = [system_id for system_id in system_ids if system_id not in stored]
+    for system_id, language in TrailSystem.objects.filter(pk__in=missing).values_list(
+        "pk", "language"
+    ):
+        stored[system_id] = closures_file(system_id, [], {}, language)
+    return {system_id: bytes(body) for system_id, body in stored.items()}
 
 
 class StoredFeed(NamedTuple):

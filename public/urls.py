@@ -7,6 +7,7 @@ from public import (
     alerts,
     cap_feeds,
     closure_feeds,
+    discovery,
     feeds,
     grooming_feeds,
     inbound_sms,
@@ -30,6 +31,7 @@ urlpatterns = [
     path("embed/<str:system_id>/list", views.embed_list_view, name="public-embed-list"),
     path("feeds/schema/", schema_feeds.schema_index_view, name="feed-schemas"),
     path("feeds/schema/<str:name>.json", schema_feeds.schema_view, name="feed-schema"),
+    path("feeds/<str:system_id>/index.json", discovery.discovery_view, name="feed-index"),
     path("feeds/<str:system_id>.atom", feeds.atom_view, name="feed-atom"),
     path("feeds/<str:system_id>.ics", feeds.calendar_view, name="feed-calendar"),
     path(

@@ -28,13 +28,14 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from phonenumbers import geocoder
 
+from closures.documents import closures_version
 from closures.selectors import closed_stretches
 from core import ratelimit
 from core.clients import counted_client
 from core.dates import iso_ms
 from public import alerts, live
 from public.pages import message_context, not_found, of_public_system
-from public.selectors import index_rows, public_system, published_trails
+from public.selectors import index_rows, public_system, published_closures, published_trails
 from public.texts import (
     list_texts,
     map_title,
@@ -233,6 +234,7 @@ def embed_list_view(request: HttpRequest, system: TrailSystem) -> HttpResponse:
         "pollSeconds": settings.MAP_POLL_SECONDS,
         "version": live.Publication.of(system).version,
         "compiledOn": iso_ms(system.compiled_on),
+        "closuresVersion": closures_version(published_closures([system.pk])[system.pk]),
         "language": system.language,
         "texts": list_texts(),
     }

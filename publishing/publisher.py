@@ -29,11 +29,10 @@ from django.db import connection, transaction
 from django.dispatch import Signal
 from django.utils import timezone
 
-from closures import selectors as closures_selectors
-from closures.documents import closures_file
-from closures.models import PublishedClosures
+from closures.services import publish_closures
 from core import events, queueing
 from core.dates import iso_ms
+from core.locks import transaction_lock, try_transaction_lock
 from core.names import camel
 from publishing import metrics, storage
 from publishing.compile import (
@@ -54,9 +53,8 @@ from publishing.selectors import (
     load_active_systems,
     load_geometries,
     load_live_trails,
-    load_paths_replaced_between,
+    load_paths_replaced_since_previous,
     load_points,
-    load_previous_publication_time,
     load_recently_compiled_systems,
     load_replacement_times,
     load_system_rows,
@@ -148,6 +146,8 @@ class _KeptSystem:
 
 # The change log's rows are kept this long: far longer than any kept compile is trusted.
 CHANGE_LOG_KEPT = timedelta(days=1)
+# Held by the build of the all-systems file (one at a time).
+ALL_SYSTEMS_FILE_LOCK = "publishing:all-systems-file"
 
 
 class KeptCompiles:
@@ -316,7 +316,8 @@ def publish_system(system_id: str, now: datetime) -> PublishedFile:
         storage.new_map_name(system_id, now), compiled.body, compress_later=copies_to_come
     )
     try:
-        publish_closures(system_id, now, rows.language)
+        # A trail's line edited, hidden or trashed moves or drops the closures on it.
+        publish_closures(system_id=system_id, now=now, language=rows.language)
         TrailSystem.objects.filter(pk=system_id).update(
             geo_json_path=path, compiled_on=now, **statistics.columns()
         )
@@ -325,18 +326,6 @@ def publish_system(system_id: str, now: datetime) -> PublishedFile:
         storage.delete_file(path)
         raise
     return PublishedFile(path, copies_to_come, statistics)
-
-
-def publish_closures(system_id: str, now: datetime, language: str) -> None:
-    """The system's closures file, in the transaction that publishes its map file."""
-    closures = closures_selectors.closures_in_effect(system_id, now)
-    body = closures_file(system_id, closures, closures_selectors.stretches(closures), language)
-    PublishedClosures.objects.bulk_create(
-        [PublishedClosures(trail_system_id=system_id, body=body, compiled_on=now)],
-        update_conflicts=True,
-        unique_fields=["trail_system"],
-        update_fields=["body", "compiled_on"],
-    )
 
 
 def compress_published_file(path: str) -> None:
@@ -357,11 +346,7 @@ def remove_replaced_files(system_id: str, done: datetime) -> int:
     """After the commit of a compile done at `done`: the files replaced more than the grace
     before it, and not yet that long at the previous compile, by their recorded names (no
     storage listing). Files still in their grace go with a later compile or the sweep."""
-    previous = load_previous_publication_time(system_id, done)
-    if previous is None:
-        return 0
-    grace = settings.MAP_FILE_GRACE
-    paths = load_paths_replaced_between(system_id, previous - grace, done - grace)
+    paths = load_paths_replaced_since_previous(system_id, done, settings.MAP_FILE_GRACE)
     for path in paths:
         storage.delete_file(path)
     return len(paths)
@@ -481,10 +466,18 @@ def published_data(system_id: str, published: PublishedFile, done: datetime) -> 
     }
 
 
-def build_all_systems_file() -> bytes:
-    """The legacy GET /trail-systems file, stored under one name; returns its bytes."""
-    body = orjson.dumps(all_systems_collection(load_active_systems()))
-    storage.replace_file(storage.ALL_SYSTEMS_NAME, body)
+def build_all_systems_file(*, unless_busy: bool = False) -> bytes | None:
+    """The legacy GET /trail-systems file, stored under one name; returns its bytes. One build
+    at a time, so that a build that read the systems before a change never replaces the file
+    of one that read them after it. unless_busy: None at once while another builds."""
+    with transaction.atomic():
+        if unless_busy:
+            if not try_transaction_lock(ALL_SYSTEMS_FILE_LOCK):
+                return None
+        else:
+            transaction_lock(ALL_SYSTEMS_FILE_LOCK)
+        body = orjson.dumps(all_systems_collection(load_active_systems()))
+        storage.replace_file(storage.ALL_SYSTEMS_NAME, body)
     return body
 
 

@@ -8,11 +8,11 @@ reads it only for the trails it encodes again (`load_geometries`).
 
 from collections import defaultdict
 from dataclasses import dataclass, fields
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import orjson
 from django.db import connection
-from django.db.models import TextField, Value
+from django.db.models import DateTimeField, ExpressionWrapper, Subquery, TextField, Value
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast, Concat
 
@@ -258,22 +258,33 @@ def _publications(system_id: str):
     )
 
 
-def load_previous_publication_time(system_id: str, done: datetime) -> datetime | None:
-    """When the compile before the one done at `done` was done."""
-    previous = _publications(system_id).filter(done_on__lt=done).order_by("-done_on").first()
-    return previous[0] if previous else None
-
-
-def load_paths_replaced_between(system_id: str, since: datetime, until: datetime) -> list[str]:
-    """The system's map files replaced by a compile done in (since, until], as recorded: the
-    file each such compile found published, that of the compile done before it."""
-    replacing = list(
-        _publications(system_id).filter(done_on__gt=since, done_on__lte=until).distinct()
+def load_paths_replaced_since_previous(
+    system_id: str, done: datetime, grace: timedelta
+) -> list[str]:
+    """The system's map files replaced by a compile done in (previous - grace, done - grace],
+    `previous` being when the compile before the one done at `done` was done, as recorded: the
+    file each such compile found published, that of the compile done before it. One statement
+    (it runs after every compile)."""
+    previous = Subquery(
+        _publications(system_id).filter(done_on__lt=done).order_by("-done_on").values("done_on")[:1]
     )
-    if not replacing:
+    since = ExpressionWrapper(previous - Value(grace), output_field=DateTimeField())
+    replacing = (
+        _publications(system_id)
+        .filter(done_on__gt=since, done_on__lte=done - grace)
+        .annotate(replacing=Value(True))
+        .distinct()
+    )
+    before = (
+        _publications(system_id)
+        .filter(done_on__lte=since)
+        .annotate(replacing=Value(False))
+        .order_by("-done_on")[:1]
+    )
+    rows = list(before.union(replacing).order_by("done_on"))
+    if not any(replacing for _, _, replacing in rows):
         return []
-    before = _publications(system_id).filter(done_on__lte=since).order_by("-done_on").first()
-    return [path for _, path in ([before] if before else []) + replacing[:-1]]
+    return [path for _, path, _ in rows[:-1]]
 
 
 def load_replacement_times(

@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 from apikeys.tokens import mint_emulator_token
 from public import live
 from tests.factories import create_api_key
+from tests.published_files import invalid_files
 
 pytest_plugins = ["tests.browser", "tests.embedded", "tests.webhooks.receiver"]
 
@@ -191,3 +192,13 @@ def system():
 def manager(system, client_for) -> APIClient:
     """An ID-token client of the owner of `system`."""
     return client_for(system.owner)
+
+
+@pytest.fixture(autouse=True)
+def published_files_are_valid():
+    """Every map file a test publishes holds to the published file's JSON Schema."""
+    invalid_files.clear()
+    yield
+    assert not invalid_files, "published map files not valid against their schema:\n" + "\n".join(
+        invalid_files
+    )

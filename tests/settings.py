@@ -50,6 +50,10 @@ REDIS_URL = os.environ.get("REDIS_URL") or _worker_redis("redis://127.0.0.1:6379
 CELERY_BROKER_URL = REDIS_URL
 CELERY_TASK_ALWAYS_EAGER = True
 MEDIA_ROOT = VAR_DIR / "media"
+# Local disk, checking every map file the suite publishes against its schema
+# (tests/published_files.py).
+if STORAGE_BACKEND == "local":  # noqa: F405
+    STORAGES["default"] = {"BACKEND": "tests.published_files.SchemaCheckedStorage"}  # noqa: F405
 # Writes in transaction-wrapped tests never commit, so never notify: read the row version on
 # every request (tests/integration turn listening on).
 LEGACY_LISTEN = False

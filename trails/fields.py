@@ -90,6 +90,10 @@ TRAIL_SYSTEM = Resource(
         Field("groomers_live", _shown_in(API, API_BODY, WEB_APP)),
         # Additive: off (null) by default; the public pages read it from their own route.
         Field("unconfirmed_after_hours", _shown_in(API, API_BODY, WEB_APP)),
+        # Additive (issue 45): the terms of reuse the feeds' discovery file states.
+        Field("license_url", _shown_in(API, API_BODY, WEB_APP)),
+        Field("attribution_name", _shown_in(API, API_BODY, WEB_APP)),
+        Field("attribution_url", _shown_in(API, API_BODY, WEB_APP)),
     ),
     # Shaped apart by the interfaces that show them: the owner and plan, the location, the
     # figures the compile writes, the weather, the legacy-only presentation fields.

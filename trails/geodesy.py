@@ -131,6 +131,12 @@ class LocalProjection:
     def point(self, lng: float, lat: float) -> shapely.Point:
         return shapely.Point(self._forward.transform(lng, lat))
 
+    def in_degrees(self, geometries: np.ndarray) -> np.ndarray:
+        """Projected geometries back in longitude and latitude, in one transform call."""
+        return shapely.transform(
+            geometries, lambda xy: np.column_stack(self._backward.transform(xy[:, 0], xy[:, 1]))
+        )
+
     def positions(self, geometry: shapely.Geometry) -> list[list[float]]:
         """A projected geometry's coordinates back in [lng, lat]."""
         coords = shapely.get_coordinates(geometry)

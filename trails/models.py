@@ -126,6 +126,35 @@ class TrailSystem(models.Model):
         ),
         verbose_name=_("rider reports per day"),
     )
+    # Additive (issue 45): the terms of reuse of the system's public data, stated by the
+    # discovery file of its feeds (/feeds/<id>/index.json).
+    license_url = models.CharField(
+        max_length=2000,
+        blank=True,
+        default="",
+        help_text=_(
+            "The licence under which others may reuse this system's public data (its map "
+            "file and feeds). Blank: the service's licence."
+        ),
+        verbose_name=_("licence URL"),
+    )
+    attribution_name = models.CharField(
+        max_length=2000,
+        blank=True,
+        default="",
+        help_text=_(
+            "Whom readers of the feeds must credit, such as the source of the map data "
+            '("OpenStreetMap contributors").'
+        ),
+        verbose_name=_("attribution"),
+    )
+    attribution_url = models.CharField(
+        max_length=2000,
+        blank=True,
+        default="",
+        help_text=_("Where the attribution points, such as the source's copyright page."),
+        verbose_name=_("attribution URL"),
+    )
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,

@@ -65,6 +65,9 @@ class SystemDetails(TypedDict, total=False):
     sms_countries: list[str] | None
     sms_confirmations_per_day: int
     reports_per_day: int
+    license_url: str
+    attribution_name: str
+    attribution_url: str
     hidden_activities: list[str] | None
 
 
@@ -76,7 +79,10 @@ def _checked_system_fields(fields: Mapping) -> dict:
     """A system's details as stored: the website with a scheme, the SMS countries as
     upper-case ISO codes and the time zone as an IANA name (an unknown one refused)."""
     fields = dict(fields)
-    check_single_line(fields, "name")
+    check_single_line(fields, "name", "attribution_name")
+    for name in ("license_url", "attribution_url"):
+        if fields.get(name):
+            _check_http_url(fields[name], name)
     if "website" in fields:
         fields["website"] = normalize_website(fields["website"])
     if "sms_countries" in fields:
@@ -96,9 +102,14 @@ def normalize_website(website: str) -> str:
             f"at most {TEXT_LIMIT} characters with its http:// prefix.",
             field="website",
         )
-    if website and not is_http_url(website):
-        raise Invalid("invalid_field", "must be an http:// or https:// URL.", field="website")
+    if website:
+        _check_http_url(website, "website")
     return website
+
+
+def _check_http_url(url: str, field: str) -> None:
+    if not is_http_url(url):
+        raise Invalid("invalid_field", "must be an http:// or https:// URL.", field=field)
 
 
 @transaction.atomic

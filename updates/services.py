@@ -5,6 +5,7 @@ from datetime import date, datetime, timedelta
 from typing import TypedDict, Unpack
 
 from django.db import transaction
+from django.dispatch import Signal
 from django.utils import timezone
 
 from core import events
@@ -22,6 +23,10 @@ from updates.enums import NoticeSeverity, UpdateType
 from updates.models import Update
 from updates.tasks import notify_subscribers_on_commit
 from updates.types import TYPE_FIELDS, UPDATE_TYPES
+
+# Sent with system_id inside the transaction of every write of a notice or other update: the
+# CAP warnings (cap.tasks) hear of them here, and of no other write a compile follows.
+update_changed = Signal()
 
 DEFAULT_LIFETIME = timedelta(hours=24)
 
@@ -142,7 +147,7 @@ def create_update(
         )
         update.trails.set(trails)
         _touch(system, trails, all_trails, now)
-        request_compile(system, "update created")
+        _request_compile(system_id=system.pk, reason="update created")
         if update.notify:
             notify_subscribers_on_commit(update.pk)
         events.announce_one(
@@ -203,7 +208,7 @@ def import_update(
         **fields,
     )
     update.trails.set(list(trail_ids))
-    request_compile(system, "update imported")
+    _request_compile(system_id=system.pk, reason="update imported")
     return update
 
 
@@ -227,14 +232,14 @@ def change_update(*, update: Update, actor: Actor, **changes: Unpack[UpdateField
             trails, columns["all_trails"] = related
             update.trails.set(trails)
         write_fields(Update, update.pk, columns, actor.uid)
-        request_compile(update.trail_system_id, "update changed")
+        _request_compile(system_id=update.trail_system_id, reason="update changed")
 
 
 def delete_update(*, update: Update, actor: Actor) -> None:
     """Removed at once and for good; the actor is not kept, as nothing of the update remains."""
     with transaction.atomic():
         _, deleted = Update.objects.filter(pk=update.pk).delete()
-        request_compile(update.trail_system_id, "update deleted")
+        _request_compile(system_id=update.trail_system_id, reason="update deleted")
         if not deleted.get(Update._meta.label):
             return  # someone else deleted it meanwhile, and announced it
         events.announce_one(
@@ -246,3 +251,9 @@ def delete_update(*, update: Update, actor: Actor) -> None:
                 "type": update.type,
             },
         )
+
+
+def _request_compile(*, system_id: str, reason: str) -> None:
+    """A compile of the system, and word to the CAP warnings, once this transaction commits."""
+    request_compile(system_id, reason)
+    update_changed.send(sender=None, system_id=system_id)

@@ -4,9 +4,11 @@ An end of the stretch is a place, `from`/`to` ({lat, lng}, snapped onto the trai
 within 50 m of it), or a distance along the line, `fromMeters`/`toMeters`; neither end given:
 the whole trail."""
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.fields import JsDateTimeField, StrictCharField, StrictFloatField
+from api.trails.serializers import LINE_STRING_SCHEMA
 from closures.models import NOTE_MAX
 from closures.reasons import Reason
 from closures.services import Place
@@ -21,6 +23,18 @@ class PlaceSerializer(serializers.Serializer):
 
     def to_internal_value(self, data) -> Place:
         return Place(**super().to_internal_value(data))
+
+
+@extend_schema_field(
+    {
+        **LINE_STRING_SCHEMA,
+        "nullable": True,
+        "description": "A GeoJSON LineString of at least two distinct positions, each [lng "
+        "(-180 to 180), lat (-90 to 90)] or [lng, lat, elevation in metres]; or null.",
+    }
+)
+class DetourGeometryField(serializers.JSONField):
+    """The detour's line, checked by the service (trails.geometry)."""
 
 
 class ClosureFieldsSerializer(serializers.Serializer):
@@ -42,9 +56,7 @@ class ClosureFieldsSerializer(serializers.Serializer):
         required=False, allow_null=True, help_text="After startsAt; omitted or null: none."
     )
     detour = StrictCharField(max_length=NOTE_MAX, required=False, allow_blank=True)
-    detour_geometry = serializers.JSONField(
-        required=False, allow_null=True, help_text="A GeoJSON LineString, or null."
-    )
+    detour_geometry = DetourGeometryField(required=False, allow_null=True)
 
     def get_fields(self) -> dict:
         fields = super().get_fields()

@@ -78,8 +78,9 @@ class SystemClosuresView(APIView):
     ),
     delete=extend_schema(
         operation_id="closures_destroy",
-        description="Reopens the stretch now; the closure stays, ended, in ?all=true lists.",
-        responses=ClosureSerializer,
+        description="Reopens the stretch now and answers the ended closure (as every DELETE "
+        "of this interface answers with a body); the closure stays, ended, in ?all=true lists.",
+        responses={200: ClosureSerializer},
     ),
 )
 class ClosureView(APIView):

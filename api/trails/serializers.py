@@ -251,6 +251,26 @@ class TrailSystemChangeSerializer(serializers.Serializer):
         "unconfirmed on the public map and the embeds; null (the default) turns it off.",
     )
 
+    license_url = StrictCharField(
+        max_length=TEXT_LIMIT,
+        required=False,
+        allow_blank=True,
+        help_text="An http(s) URL: the licence under which others may reuse the system's "
+        "public data, stated by /feeds/<id>/index.json; empty (the default): the service's.",
+    )
+    attribution_name = SingleLineCharField(
+        max_length=TEXT_LIMIT,
+        required=False,
+        allow_blank=True,
+        help_text="Whom readers of the feeds must credit, such as the map data's source.",
+    )
+    attribution_url = StrictCharField(
+        max_length=TEXT_LIMIT,
+        required=False,
+        allow_blank=True,
+        help_text="An http(s) URL: where the attribution points.",
+    )
+
     def validate_sms_countries(self, codes: list[str] | None) -> list[str]:
         return codes or []
 
@@ -329,12 +349,13 @@ def _geometry_schema(kind: str, coordinates: dict) -> dict:
     }
 
 
+LINE_STRING_SCHEMA = _geometry_schema("LineString", _LINE)
 LINE_GEOMETRY_SCHEMA = {
     "description": "A GeoJSON LineString or MultiLineString (see docs/developers/limits.md); "
     "each line holds at least two distinct positions, each [lng (-180 to 180), lat (-90 to "
     "90)] or [lng, lat, elevation in metres].",
     "oneOf": [
-        _geometry_schema("LineString", _LINE),
+        LINE_STRING_SCHEMA,
         _geometry_schema(
             "MultiLineString",
             {

@@ -1,6 +1,6 @@
 """Closures of stretches of a trail through the management API: the stretch snapped onto the
 line, the lists, reopening, planned closures started and ended by the schedules' pass, the
-closures file compiled with the published file, and bad input refused with nothing stored."""
+closures file written with each closure (no compile), and bad input refused with nothing stored."""
 
 import json
 import time
@@ -152,12 +152,17 @@ def test_the_published_file_and_the_legacy_documents_stay_as_they_were(
 ):
     now = timezone.now()
     before = compile_rows(load_system_rows(system.pk, now), now).body
+    with compiles(), transaction.atomic():
+        record_compile_request(system, reason="test")
+    system.refresh_from_db()
+    published = system.geo_json_path
     with compiles():
         assert close(manager, trail, fromMeters=100, toMeters=900).status_code == 201
         assert close(manager, trail).status_code == 201
     assert len(closures_file(system)["features"]) == 2
     assert compile_rows(load_system_rows(system.pk, now), now).body == before
     system.refresh_from_db()
+    assert system.geo_json_path == published  # no compile: the same file stays published
     with default_storage.open(system.geo_json_path, "rb") as stored:
         assert b"closure" not in stored.read().lower()
 
@@ -288,7 +293,7 @@ def test_a_change_moves_the_stretch_and_an_ended_closure_stays_as_it_ended(syste
     assert changed["lengthMeters"] == pytest.approx(800, abs=0.2)
     assert changed["reason"] == "mud"
     manager.delete(url)
-    assert_envelope(manager.patch(url, {"note": "x"}, format="json"), 400, "closure_ended")
+    assert_envelope(manager.patch(url, {"note": "x"}, format="json"), 409, "closure_ended")
 
 
 def test_the_trail_system_names_its_closures_file(system, manager, settings):
@@ -296,8 +301,18 @@ def test_the_trail_system_names_its_closures_file(system, manager, settings):
     assert body["closuresUrl"] == f"{settings.PUBLIC_BASE_URL}/feeds/{system.pk}/closures.geojson"
 
 
-def test_a_record_of_the_compile_request_comes_with_each_closure(system, trail, manager):
+def test_a_closure_is_in_its_file_when_the_write_answers_and_asks_for_no_compile(
+    system, trail, manager
+):
     with transaction.atomic():
         record_compile_request(system, reason="baseline")
-    close(manager, trail, fromMeters=0, toMeters=400)
-    assert system.compile_requests.filter(reason="closure").count() == 1
+    before = Client().get(f"/feeds/{system.pk}/closures.geojson")
+    closure = close(manager, trail, fromMeters=0, toMeters=400).json()
+    after = Client().get(f"/feeds/{system.pk}/closures.geojson")
+    assert [f["id"] for f in orjson.loads(after.content)["features"]] == [closure["id"]]
+    assert before["ETag"] != after["ETag"]
+    assert not system.compile_requests.filter(reason="closure").exists()
+    manager.delete(f"/api/v1/closures/{closure['id']}")
+    reopened = Client().get(f"/feeds/{system.pk}/closures.geojson")
+    assert orjson.loads(reopened.content)["features"] == []
+    assert reopened["ETag"] == before["ETag"]

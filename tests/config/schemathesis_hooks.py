@@ -13,6 +13,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import requests
 import schemathesis
+from pyproj import Geod
 from schemathesis.transport.serialization import serialize_xml
 
 from core.limits import ELEVATION_MAX, ELEVATION_MIN, LATITUDE_MAX, LONGITUDE_MAX
@@ -23,6 +24,7 @@ POSITION_BOUNDS = (
     (ELEVATION_MIN, ELEVATION_MAX),
 )
 A_STEP = 0.001  # degrees between two made-distinct positions
+WGS84 = Geod(ellps="WGS84")
 
 
 def _in_range(position: list) -> list:
@@ -144,18 +146,46 @@ def map_route_check(case):
     case.body = _track_on_the_trail(case.body)
 
 
+def _trail_length() -> float:
+    line = trail_line()
+    return WGS84.line_length([p[0] for p in line], [p[1] for p in line])
+
+
+def _ends_apart(body: dict) -> None:
+    """Distances along the trail within its length, the two ends a metre apart at least (an
+    end not given is the trail's start or end; a place is put on its first or last position)."""
+    length = _trail_length()
+    for name in ("fromMeters", "toMeters"):
+        if name in body:
+            body[name] = min(body[name], length)
+    start, end = body.get("fromMeters", 0.0), body.get("toMeters", length)
+    if abs(end - start) < 1:
+        if "toMeters" in body:
+            body["toMeters"] = 0.0 if start > length / 2 else length
+        else:
+            body["fromMeters"] = 0.0
+
+
 def map_closure(case):
-    """One way to name each end (`from` or `fromMeters`, 400 with both), an end after the
-    start and in the future (400 naming endsAt otherwise)."""
+    """One way to name each end (`from` or `fromMeters`, 400 with both), each on the trail and
+    the two apart; activities the trail has; a detour line of usable positions; an end after
+    the start and in the future (400 naming endsAt otherwise). A change of either time says
+    both, so neither is checked against the other's stored value."""
     body = dict(case.body)
     for end, index in (("from", 0), ("to", -1)):
         if f"{end}Meters" in body:
             body.pop(end, None)
-        elif end in body:  # a place on the trail (400 beyond 50 m of it), the two ends apart
+        elif end in body:  # a place on the trail (400 beyond 50 m of it)
             lng, lat = trail_line()[index][:2]
             body[end] = {"lat": lat, "lng": lng}
-    if body.get("fromMeters") is not None and body.get("fromMeters") == body.get("toMeters"):
-        del body["toMeters"]  # the same place twice is no stretch: to the trail's end
+    _ends_apart(body)
+    if body.get("activities"):
+        body["activities"] = [os.environ["FUZZ_TRAIL_ACTIVITY"]]
+    if body.get("detourGeometry"):
+        body["detourGeometry"] = _usable_geometry(body["detourGeometry"])
+    if case.operation.method.upper() == "PATCH" and {"startsAt", "endsAt"} & body.keys():
+        body.setdefault("startsAt", None)  # now
+        body.setdefault("endsAt", None)  # none
     starts, ends = _parsed(body.get("startsAt") or ""), _parsed(body.get("endsAt") or "")
     latest = max(starts or datetime.now(UTC), datetime.now(UTC))
     if ends and ends <= latest:  # an end after the start, and in the future
@@ -188,6 +218,7 @@ def _day(text) -> date | None:
 RULES = {
     ("POST", "/trail-systems/{system_id}/route-check"): map_route_check,
     ("POST", "/trails/{id}/closures"): map_closure,
+    ("PATCH", "/closures/{id}"): map_closure,
     ("GET", "/trail-systems/{system_id}/grooming-log"): map_log_period,
     ("POST", "/trail-systems/{system_id}/grooming-log/approvals"): map_log_period,
     ("POST", "/trail-systems/{system_id}/trails"): map_trail_create,

@@ -36,6 +36,9 @@ from tests.ports import free_port
 
 SEED = 20261122
 FUZZ_SECONDS = int(os.environ.get("FUZZ_SECONDS", "0"))
+# Only the operations whose path matches (FUZZ_PATHS=closures make fuzz): a change checked
+# on its own routes in a minute.
+FUZZ_PATHS = os.environ.get("FUZZ_PATHS", "")
 # Failures accepted for now, one file per credential kind, each entry a known schema-vs-
 # behaviour disagreement listed in docs/developers/architecture.md ("Schema-driven and fault
 # tests"); any other failure fails the run. SCHEMATHESIS_BASELINE_UPDATE=1 records the current ones.
@@ -154,6 +157,7 @@ def schemathesis_command(
         *("--report", "junit", "--report-dir", str(report_dir), "--no-color"),
         *("--baseline", str(BASELINE_DIR / f"{kind}.json")),
         *(["--baseline-update"] if BASELINE_UPDATE else []),
+        *(["--include-path-regex", FUZZ_PATHS] if FUZZ_PATHS else []),
         *budget,
     ]
 

@@ -3,6 +3,7 @@
 
 from datetime import timedelta
 from io import StringIO
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import orjson
@@ -20,7 +21,6 @@ from core.actors import Actor, Via
 from demo.loader import DEMO_SYSTEM_ID, load_demo
 from public.feed_schemas import SCHEMAS, problems, schema
 from publishing.scheduling import record_compile_request
-from publishing.storage import replace_file
 from tests.factories import (
     PointFactory,
     TrailActivityFactory,
@@ -130,7 +130,8 @@ def test_a_file_altered_by_hand_is_named_with_the_wrong_json_path(publish):
     collection = published_map(system)
     collection["features"][0]["properties"]["status"] = "Opened"
     del collection["features"][1]["properties"]["pointId"]
-    replace_file(system.geo_json_path, orjson.dumps(collection))
+    # By hand, on the disk: not published (the suite's storage would refuse it).
+    Path(default_storage.path(system.geo_json_path)).write_bytes(orjson.dumps(collection))
     out = StringIO()
     with pytest.raises(CommandError, match="1 feed"):
         call_command("check_feeds", system.pk, stdout=out)
@@ -152,7 +153,7 @@ def test_the_schemas_are_listed_and_served_each_at_its_own_url_to_any_origin():
     assert index.status_code == 200
     assert index["Access-Control-Allow-Origin"] == "*"
     listed = {entry["name"]: entry for entry in index.json()["schemas"]}
-    assert set(listed) == set(SCHEMAS) == {"published-map", "closures"}
+    assert set(listed) == set(SCHEMAS) == {"published-map", "closures", "discovery"}
     for name, entry in listed.items():
         response = client.get(urlsplit(entry["url"]).path)
         assert response.status_code == 200

@@ -19,6 +19,9 @@ from asgiref.testing import ApplicationCommunicator
 from django.db import transaction
 from django.utils import timezone
 
+from closures.documents import closures_file
+from closures.models import Closure, PublishedClosures
+from closures.services import create_closure
 from core import listening
 from core.actors import Actor, Via
 from core.compiles import request_compile
@@ -477,3 +480,37 @@ def test_the_asgi_process_answers_an_unknown_system_and_other_routes_as_django_d
     assert start["status"] == 404
     start, _ = asgi_stream("/healthz", [], 1)
     assert start["status"] == 200
+
+
+def test_a_closure_reaches_every_open_stream_as_the_version_of_the_closures_file(
+    open_stream, client, system
+):
+    """A closure changes no map file: its stream event names the closures file's new
+    version (its ETag), from this process's write and from another's (PostgreSQL's channel)."""
+    reader = open_stream(system.pk)
+    reader.until("current")
+    hub_answers_for(system.pk)
+    ridge = system.trails.get(name="Ridge Run")
+
+    closure = create_closure(trail=ridge, actor=GROOMER, reason="washout")
+
+    event = reader.until("closures")
+    etag = client.get(f"/feeds/{system.pk}/closures.geojson")["ETag"]
+    assert event["data"] == {"systemId": system.pk, "version": etag.strip('"')}
+    assert "id" not in event  # Last-Event-ID stays the file's
+
+    channel = listening.listener(listening.CLOSURES_CHANGED)
+    deadline = time.monotonic() + 5
+    while not channel.listening:
+        assert time.monotonic() < deadline, "the hub does not listen for closures"
+        time.sleep(0.01)
+    with transaction.atomic():  # another process reopens it: heard on PostgreSQL's channel
+        Closure.objects.filter(pk=closure.pk).update(ended_on=timezone.now())
+        PublishedClosures.objects.filter(trail_system=system).update(
+            body=closures_file(system.pk, [], {}, system.language)
+        )
+        listening.notify(listening.CLOSURES_CHANGED, system.pk)
+    reopened = reader.all_until("closures")
+    assert [m.get("event") for m in reopened] == ["closures"]  # no new map file
+    etag = client.get(f"/feeds/{system.pk}/closures.geojson")["ETag"]
+    assert reopened[-1]["data"]["version"] == etag.strip('"') != event["data"]["version"]

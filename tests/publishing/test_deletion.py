@@ -19,6 +19,9 @@ from trails.models import TrailSystem
 
 pytestmark = pytest.mark.django_db
 
+# A map file as a compile of a system without trails writes it.
+EMPTY_MAP = b'{"type": "FeatureCollection", "features": []}'
+
 SUPER_ADMIN = Actor("super-admin", Via.WEB_APP)
 
 
@@ -49,7 +52,7 @@ def test_a_deleted_system_leaves_the_legacy_list_and_its_files_leave_storage(
     kept_file = publish(kept, django_capture_on_commit_callbacks)
     replaced = publish(deleted, django_capture_on_commit_callbacks)
     current = publish(deleted, django_capture_on_commit_callbacks)
-    orphan = write_file(new_map_name(deleted.pk, timezone.now()), b"{}")
+    orphan = write_file(new_map_name(deleted.pk, timezone.now()), EMPTY_MAP)
     assert listed(client) == [deleted.pk, kept.pk]
 
     delete(deleted, django_capture_on_commit_callbacks)

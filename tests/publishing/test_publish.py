@@ -46,6 +46,9 @@ from trails.models import Trail, TrailActivity, TrailSystem
 
 pytestmark = pytest.mark.django_db
 
+# A map file as a compile of a system without trails writes it.
+EMPTY_MAP = b'{"type": "FeatureCollection", "features": []}'
+
 
 def published(system: TrailSystem) -> dict:
     system.refresh_from_db()
@@ -263,7 +266,7 @@ def test_a_failed_compiles_file_does_not_shorten_the_grace_of_the_file_it_follow
     replaced = system.geo_json_path
     # A compile that wrote its file and died before its commit: its name is older than the
     # next compile's, which replaces the first file only when it is done.
-    orphan = write_file(new_map_name(system.pk, timezone.now()), b"{}")
+    orphan = write_file(new_map_name(system.pk, timezone.now()), EMPTY_MAP)
     write(system, django_capture_on_commit_callbacks)
     replaced_on = CompileRequest.objects.latest("done_on").done_on
     grace = settings.MAP_FILE_GRACE

@@ -26,6 +26,8 @@ DOCUMENT_FIELDS = {
     "closuresUrl",  # additive (issue 44): the stretches of trail closed now
     "reportsPerDay",  # additive (issue 35): rider reports per day
     "groomersLive",  # additive (issue 34): machines grooming now on the public map
+    # Additive (issue 45): the terms of reuse /feeds/<id>/index.json states.
+    "licenseUrl", "attributionName", "attributionUrl",
 }  # fmt: skip
 TEXT_FIELDS = [
     "name", "description", "phoneNumber", "website", "depthMeasurement", "lengthMeasurement",
@@ -158,6 +160,25 @@ class TestChange:
         assert manager.patch(url(system), {field: longest}, format="json").status_code == 200
         response = manager.patch(url(system), {field: longest + "a"}, format="json")
         assert error(response) == (400, "invalid_field")
+
+    def test_the_terms_of_reuse_are_http_urls_and_one_line(self, system, manager):
+        terms = {
+            "licenseUrl": "https://opendatacommons.org/licenses/odbl/1-0/",
+            "attributionName": "OpenStreetMap contributors",
+            "attributionUrl": "https://www.openstreetmap.org/copyright",
+        }
+        body = manager.patch(url(system), terms, format="json").json()
+        assert {name: body[name] for name in terms} == terms
+        for name, wrong in [
+            ("licenseUrl", "javascript:alert(1)"),
+            ("attributionUrl", "example.com"),
+            ("attributionName", "two\nlines"),
+        ]:
+            response = manager.patch(url(system), {name: wrong}, format="json")
+            assert error(response) == (400, "invalid_field")
+            assert name in response.json()["error"]["message"]
+        system.refresh_from_db()
+        assert system.license_url == terms["licenseUrl"]
 
     def test_the_http_prefix_counts_toward_the_limit(self, system, manager):
         response = manager.patch(url(system), {"website": "a" * 1994}, format="json")

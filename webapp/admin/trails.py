@@ -188,6 +188,10 @@ class TrailSystemAdmin(StatusHistoryMixin, DeleteThroughService, ServiceAdmin):
     fieldsets = [
         (None, {"fields": ["id", "name", "description", "owner", "subscription"]}),
         (_("Contact"), {"fields": ["phone_number", "website"]}),
+        (
+            _("Reuse of the public data"),
+            {"fields": ["license_url", ("attribution_name", "attribution_url")]},
+        ),
         (_("Status confirmations"), {"fields": ["unconfirmed_after_hours"]}),
         (_("Grooming"), {"fields": ["groomers_live"]}),
         (_("Rider reports"), {"fields": ["reports_per_day"]}),

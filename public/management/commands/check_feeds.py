@@ -1,8 +1,9 @@
 import orjson
 from django.core.management.base import BaseCommand, CommandError
 
+from public.discovery import discovery_document
 from public.feed_schemas import problems
-from public.selectors import stored_feeds
+from public.selectors import StoredFeed, stored_feeds
 from trails.models import TrailSystem
 
 SHOWN_PER_FEED = 50
@@ -11,7 +12,8 @@ SHOWN_PER_FEED = 50
 class Command(BaseCommand):
     help = (
         "Validate every feed of a trail system that has a schema (/feeds/schema/) as it is "
-        "stored now; print what is wrong, with its JSON path. Exits 1 if any feed is invalid."
+        "stored (or, for the discovery file, answered) now; print what is wrong, with its "
+        "JSON path. Exits 1 if any feed is invalid."
     )
 
     def add_arguments(self, parser):
@@ -22,7 +24,10 @@ class Command(BaseCommand):
         if system is None:
             raise CommandError(f"No trail system {system_id}.")
         invalid = 0
-        for feed in stored_feeds(system):
+        discovery = StoredFeed(
+            "discovery", f"/feeds/{system.pk}/index.json", orjson.dumps(discovery_document(system))
+        )
+        for feed in [*stored_feeds(system), discovery]:
             if feed.body is None:
                 self.stdout.write(f"{feed.schema} ({feed.where}): not published yet")
                 continue

@@ -2,9 +2,11 @@
  * Closed stretches of trails on the public map, from /feeds/<id>/closures.geojson: each drawn
  * in the closed style over its trail (the rest of the trail keeps its own colour), with the
  * reason, the note, until when and the detour in its popup; a trail with one says "Partly
- * closed" (or "Closed" for a closure of the whole trail) in the list and in its popup. The
- * file is compiled with the map file, so it is read again each time map.js draws a new file
- * (the live stream's publications). Everything is set as text, never parsed as HTML.
+ * closed" (or "Closed" for a closure of the whole trail) in the list and in its popup. A
+ * closure changes no map file: the live stream's `closures` events name the file's version
+ * (its ETag), and the file is read again when that is not the one shown; also with each new
+ * map file (a trail's line may have moved), and at the polls' pace while the stream is not
+ * live. Everything is set as text, never parsed as HTML.
  */
 (function () {
   "use strict";
@@ -21,6 +23,7 @@
   var layer = L.layerGroup().addTo(map);
   var byTrail = {};
   var readFor = null;
+  var version = null; // the file shown: its ETag, without W/ (a compressed answer) or quotes
   var until = new Intl.DateTimeFormat(config.language, {
     timeZone: config.timeZone || undefined,
     weekday: "short",
@@ -102,6 +105,7 @@
     fetch(config.closuresUrl, { cache: "no-store", credentials: "omit" })
       .then(function (response) {
         if (!response.ok) throw new Error(config.closuresUrl + " answered " + response.status);
+        version = (response.headers.get("ETag") || "").replace(/^W\//, "").replace(/"/g, "");
         return response.json();
       })
       .then(function (collection) {
@@ -124,4 +128,18 @@
   document.addEventListener("trailmap:drawn", function () {
     if (document.body.getAttribute("data-file") !== readFor) read();
   });
+  trailMap.onStream("closures", function (data) {
+    if (data.version !== version) read();
+  });
+  // The stream back after a break may have missed an event: read again then, and at the
+  // polls' pace while there is none.
+  var wentLive = false;
+  document.addEventListener("trailmap:connection", function (event) {
+    if (event.detail !== "live") return;
+    if (wentLive) read();
+    wentLive = true;
+  });
+  window.setInterval(function () {
+    if (trailMap.connection() !== "live") read();
+  }, trailMap.pollSeconds * 1000);
 })();

@@ -11,9 +11,11 @@
   var statusLine = document.getElementById("list-status");
   var state = {
     version: config.version,
+    closures: config.closuresVersion,
     updatedAt: config.compiledOn ? new Date(config.compiledOn) : new Date(),
     connection: "connecting",
   };
+  var wentLive = false;
   var loads = 0; // the newest load shown, so a slow older one never replaces it
   var shownLoad = 0;
 
@@ -41,6 +43,7 @@
         var fresh = JSON.parse(page.getElementById("list-config").textContent);
         if (!table) return;
         document.getElementById("status-table").replaceWith(document.adoptNode(table));
+        state.closures = fresh.closuresVersion;
         if (fresh.version !== state.version) {
           state.version = fresh.version;
           state.updatedAt = fresh.compiledOn ? new Date(fresh.compiledOn) : new Date();
@@ -60,8 +63,17 @@
       return reload("");
     },
     onState: function (connection) {
+      // Live again after a break: a `closures` event may have been missed.
+      if (connection === "live" && wentLive) reload("").catch(function () {});
+      if (connection === "live") wentLive = true;
       state.connection = connection;
       showStatus();
+    },
+    // A closure changes no map file: its "Partly closed" comes with the page read again.
+    events: {
+      closures: function (data) {
+        if (data.version !== state.closures) reload("").catch(function () {});
+      },
     },
   });
 })();

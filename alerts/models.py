@@ -158,10 +158,12 @@ class Alert(models.Model):
 
     class Meta:
         indexes = [
+            # In sending order, so that a batch of a queue holding 100,000 alerts due at the
+            # same moment is read from the index, not sorted from all of them.
             models.Index(
-                fields=["queue", "due_on"],
+                fields=["queue", "due_on", "id"],
                 condition=Q(state="pending"),
-                name="pending_alerts",
+                name="pending_alerts_in_order",
             ),
             models.Index(fields=["follower", "state"], name="alerts_of_follower"),
         ]

@@ -90,7 +90,7 @@ def real_broker(prefix: str) -> Iterator[str]:
     the Django settings once, so both are switched, whatever ran first in this process."""
     from django.test import override_settings
 
-    from config.celery import app, copies_queue, webhook_queue
+    from config.celery import alert_queue, app, copies_queue, webhook_queue
 
     broker_url = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/15"
     queue = f"{prefix}-{uuid.uuid4().hex[:8]}"
@@ -109,6 +109,7 @@ def real_broker(prefix: str) -> Iterator[str]:
                 connection.default_channel.queue_delete(queue)
                 connection.default_channel.queue_delete(webhook_queue(queue))
                 connection.default_channel.queue_delete(copies_queue(queue))
+                connection.default_channel.queue_delete(alert_queue(queue))
             app.conf.update(before)
 
 

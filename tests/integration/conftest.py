@@ -14,8 +14,8 @@ import redis
 from django.conf import settings
 from django.db import connection
 
+from config.celery import alert_queue, copies_queue, webhook_queue
 from config.celery import app as celery_app
-from config.celery import copies_queue, webhook_queue
 from tests.integration.topology import PrivateRedis, drop_broker_connections
 from tests.ports import free_port
 
@@ -76,16 +76,30 @@ class Worker:
     test's queue (or `queue`), its webhook queue and its copies queue (production runs a
     worker for each)."""
 
-    def __init__(self, media_root, log_path, queue: str = "", environment: dict | None = None):
+    def __init__(
+        self,
+        media_root,
+        log_path,
+        queue: str = "",
+        environment: dict | None = None,
+        *,
+        alerts: bool = False,
+    ):
         self.media_root = media_root
         self.log_path = log_path
         self.queue = queue
         self.environment = environment or {}
+        # Alerts' worker instead, as the Procfile's `alerts` line runs it: 8 threads.
+        self.alerts = alerts
         self.name = f"test-{uuid.uuid4().hex[:8]}@localhost"
         self.process: subprocess.Popen | None = None
 
     def start(self) -> None:
         queue = self.queue or celery_app.conf.task_default_queue
+        queues = f"{queue},{webhook_queue(queue)},{copies_queue(queue)}"
+        pool = ("--pool=prefork", "--concurrency=2")
+        if self.alerts:
+            queues, pool = alert_queue(queue), ("--pool=threads", "--concurrency=8")
         log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
         self.process = subprocess.Popen(
             [
@@ -95,13 +109,12 @@ class Worker:
                 "-A",
                 "config",
                 "worker",
-                "--pool=prefork",
-                "--concurrency=2",
+                *pool,
                 "--loglevel=INFO",
                 "--without-gossip",
                 "--without-mingle",
                 "-Q",
-                f"{queue},{webhook_queue(queue)},{copies_queue(queue)}",
+                queues,
                 "-n",
                 self.name,
             ],

@@ -1,6 +1,7 @@
 """Faults on the production topology (gunicorn, Celery worker and beat, PostgreSQL, Redis),
 all private to this module: the database restarted under a write load, the broker stopped,
-a worker killed in the middle of a fan-out. `make faults` runs them."""
+a worker killed in the middle of a fan-out, slow webhook receivers, a push service that
+hangs. `make faults` runs them."""
 
 import functools
 import json
@@ -15,6 +16,7 @@ import redis
 import requests
 
 from apikeys.tokens import mint_emulator_token
+from tests.alerts.push_service import Subscription
 from tests.integration.test_publishing import trail_statuses
 from tests.integration.topology import Load, Topology, wait_until
 
@@ -69,13 +71,16 @@ def query(topology, sql: str, params=()) -> list[tuple]:
 
 
 def published_status(topology, world) -> str | None:
-    rows = query(
-        topology, "SELECT geo_json_path FROM trails_trailsystem WHERE id = %s", [world["system"]]
-    )
+    return published_statuses(topology, world["system"]).get(world["trail"])
+
+
+def published_statuses(topology, system_id: str) -> dict[str, str]:
+    """The trails' statuses in the system's published file (none before its first)."""
+    sql = "SELECT geo_json_path FROM trails_trailsystem WHERE id = %s"
+    rows = query(topology, sql, [system_id])
     if not rows or not rows[0][0]:
-        return None
-    collection = json.loads((topology.media_root / rows[0][0]).read_text())
-    return trail_statuses(collection).get(world["trail"])
+        return {}
+    return trail_statuses(json.loads((topology.media_root / rows[0][0]).read_text()))
 
 
 def set_status(world, topology, status: str) -> None:
@@ -579,6 +584,129 @@ def test_20_endpoints_slow_on_200_on_one_system_leave_another_systems_webhook_on
     topology, receiver
 ):
     assert_served_in_turn(quiet_systems_latencies(topology, receiver, [20]))
+
+
+PUSH_SETUP = """
+import json
+from alerts.services import follow
+from core.actors import Actor, Via
+from tests.factories import TrailFactory, TrailSystemFactory
+from webhooks.services import create_endpoint
+hung = TrailSystemFactory()
+hung_trail = TrailFactory(trail_system=hung, status="Open")
+for subscription in %(hung)r:
+    follow(system=hung, fields={"channel": "push", "subscription": subscription,
+                                "rules": [{"trailId": None, "on": ["closes"]}]})
+quick = TrailSystemFactory()
+trails = [TrailFactory(trail_system=quick, status="Open", order=n) for n in range(%(trails)d)]
+create_endpoint(system=quick, url=%(hook)r, events=["trail.status_changed"],
+                actor=Actor("faults", Via.WEB_APP))
+print(json.dumps({"hung": {"system": hung.pk, "trail": hung_trail.pk, "owner": hung.owner.uid},
+                  "quick": {"system": quick.pk, "trails": [t.pk for t in trails],
+                            "owner": quick.owner.uid}}))
+"""
+# Each trail followed by a rider of its own, whose endpoint ends with the trail's id.
+FOLLOW_EACH_TRAIL = """
+import json
+from alerts.services import follow
+from trails.models import TrailSystem
+system = TrailSystem.objects.get(pk=%(system)r)
+for trail_id, subscription in %(followers)r:
+    follow(system=system, fields={"channel": "push", "subscription": subscription,
+                                  "rules": [{"trailId": trail_id, "on": ["closes"]}]})
+print(json.dumps({}))
+"""
+# The changes measured before the push service hangs, while it hangs, and after it answers.
+PUSH_CHANGES_PER_PHASE = 6
+
+
+class PushServiceOrigin:
+    """A receiver as a push service: subscriptions name endpoints under its origin."""
+
+    def __init__(self, receiver):
+        self.url = f"http://127.0.0.1:{receiver.server.server_port}"
+
+
+def closing_latencies(topology, quick: dict, trails: list[str], push, hook) -> dict:
+    """Each trail closed in turn through the API, one a second at most; for each, the time
+    from sending the write to its rider's push request (each trail has a follower of its own,
+    so none is coalesced), to its webhook, and to the first published file that shows it."""
+    session = requests.Session()
+    session.headers["Authorization"] = f"Bearer {mint_emulator_token(quick['owner'])}"
+    latencies = {"push": [], "webhook": [], "published": []}
+    for trail in trails:
+        pushes, hooks = len(push.received), len(hook.received)
+        sent = time.monotonic()
+        response = session.patch(
+            f"{topology.base_url}/api/v1/trails/{trail}", json={"status": "Closed"}, timeout=15
+        )
+        assert response.status_code == 200, response.text
+        published = None
+        deadline = sent + 60
+        while time.monotonic() < deadline:
+            if published is None and published_statuses(topology, quick["system"]).get(trail) == (
+                "Closed"
+            ):
+                published = time.monotonic()
+            if published and len(push.received) > pushes and len(hook.received) > hooks:
+                break
+            time.sleep(0.05)
+        assert published and len(push.received) > pushes and len(hook.received) > hooks, trail
+        assert push.received[pushes].path.endswith(f"/push/{trail}")
+        latencies["push"].append(push.received[pushes].at - sent)
+        latencies["webhook"].append(hook.received[hooks].at - sent)
+        latencies["published"].append(published - sent)
+        time.sleep(max(0.0, sent + 1.0 - time.monotonic()))
+    return latencies
+
+
+@pytest.mark.serial  # measures time
+def test_a_push_service_that_hangs_delays_no_other_alert_publishing_or_webhook(topology, receiver):
+    """20 riders of one system on a push service that takes every request and never answers
+    (each attempt gives up after 5 s, and its compartment backs off and tries again); another
+    system's riders on another push service, with a webhook. That system's trails close one
+    at a time before the hang, during it and after it: its alerts, webhooks and published
+    files come as quickly during the hang as around it (the baseline is the mean of before
+    and after, so a machine that got busier or quieter meanwhile does not decide it)."""
+    hanging, quick_push, hook = receiver(delay=600), receiver(), receiver()
+    trail_count = 3 * PUSH_CHANGES_PER_PHASE
+    hung = [Subscription.to(PushServiceOrigin(hanging)).json() for _ in range(20)]
+    world = topology.python(PUSH_SETUP % {"hung": hung, "trails": trail_count, "hook": hook.url})
+    trails = world["quick"]["trails"]
+    followers = [(t, Subscription.to(PushServiceOrigin(quick_push), t).json()) for t in trails]
+    topology.python(
+        FOLLOW_EACH_TRAIL % {"system": world["quick"]["system"], "followers": followers}
+    )
+    phases = [trails[n::3] for n in range(3)]
+
+    before = closing_latencies(topology, world["quick"], phases[0], quick_push, hook)
+    hung_session = requests.Session()
+    hung_session.headers["Authorization"] = f"Bearer {mint_emulator_token(world['hung']['owner'])}"
+    closed = hung_session.patch(
+        f"{topology.base_url}/api/v1/trails/{world['hung']['trail']}",
+        json={"status": "Closed"},
+        timeout=15,
+    )
+    assert closed.status_code == 200, closed.text
+    hanging.wait_for(1, 30)  # its first alert is in the hanging service's hands
+    during = closing_latencies(topology, world["quick"], phases[1], quick_push, hook)
+    tried = len(hanging.wait_for(2, 30))  # it was tried again meanwhile, and hung again
+    hanging.delay = 0  # it answers again
+    hanging.wait_for(tried + 20, 90)  # its riders get their alert after all
+    after = closing_latencies(topology, world["quick"], phases[2], quick_push, hook)
+
+    figures = {
+        kind: {
+            "before": p95(before[kind]),
+            "during": p95(during[kind]),
+            "after": p95(after[kind]),
+        }
+        for kind in before
+    }
+    print("a push service hangs:", figures, "attempts on it:", tried)
+    for kind, p in figures.items():
+        baseline = (p["before"] + p["after"]) / 2
+        assert p["during"] <= 1.5 * baseline + 0.5, (kind, figures)
 
 
 BIG_FAN_OUT = 2000

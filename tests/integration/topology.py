@@ -293,6 +293,11 @@ class Topology:
             # Webhook retries after 1 s, 3 s, 9 s, ... and swept every second.
             "WEBHOOK_RETRY_SECONDS": "1",
             "WEBHOOK_SWEEP_SECONDS": "1",
+            # Riders' alerts: push to the suite's stand-ins on 127.0.0.1 (VAPID keys come
+            # from tests.settings), retried after 1 s, 3 s, ... and swept every second.
+            "WEB_PUSH_EXTRA_HOSTS": "127.0.0.1",
+            "ALERTS_RETRY_SECONDS": "1",
+            "ALERTS_SWEEP_SECONDS": "1",
             "LOG_FORMAT": "text",
         }
         self.env.pop("FIREBASE_PROJECT_ID", None)
@@ -327,6 +332,16 @@ class Topology:
                 *("-n", "webhooks@%h"),
             ],
         )
+        # Alerts on a queue and a worker of their own, as in the Procfile.
+        self.alerts = self._service(
+            "alerts",
+            [
+                *(python, "-m", "celery", "-A", "config", "worker"),
+                *("--pool=threads", "--concurrency=8", "--loglevel=INFO"),
+                *("--without-gossip", "--without-mingle", "-Q", "trails-alerts"),
+                *("-n", "alerts@%h"),
+            ],
+        )
         self.beat = self._service(
             "beat",
             [
@@ -359,14 +374,14 @@ class Topology:
         self.redis.start()
         self.smtp.start()
         self.manage("migrate", "--no-input")
-        for service in (self.web, self.worker, self.webhooks, self.beat):
+        for service in (self.web, self.worker, self.webhooks, self.alerts, self.beat):
             service.start()
         wait_until(lambda: answers(self.web_port), 60, "gunicorn")
 
     def stop(self) -> None:
         """The services told to stop all at once, so that their shutdowns (a Celery worker's
         takes seconds) overlap, then waited for."""
-        services = (self.beat, self.webhooks, self.worker, self.web)
+        services = (self.beat, self.alerts, self.webhooks, self.worker, self.web)
         for service in services:
             service.terminate()
         for service in services:

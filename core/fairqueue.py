@@ -192,9 +192,11 @@ class FairQueue:
         due: Callable[[datetime, Collection[str] | None], list[tuple[str, str]]],
         task,
         limits: Callable[[], Limits],
+        quantum: float = QUANTUM,
     ):
+        """`quantum`: a run's share of a worker, shorter than its task's time limit."""
         self.channel, self.keys, self.due = channel, keys, due
-        self.task, self.limits = task, limits
+        self.task, self.limits, self.quantum = task, limits, quantum
         FairQueue.channels[channel] = self
 
     def _lock_channel(self, shared: bool = False) -> None:
@@ -287,7 +289,7 @@ class FairQueue:
                 row = self._start(key, claim) if held else None
                 if row is None:
                     return None
-                share = Share(slow=row.slow)
+                share = Share(quantum=self.quantum, slow=row.slow)
                 result = work(share)
         finally:
             if row is not None:

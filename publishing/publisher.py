@@ -32,6 +32,7 @@ from django.utils import timezone
 from closures.services import publish_closures
 from core import events, queueing
 from core.dates import iso_ms
+from core.locks import transaction_lock, try_transaction_lock
 from core.names import camel
 from publishing import metrics, storage
 from publishing.compile import (
@@ -145,6 +146,8 @@ class _KeptSystem:
 
 # The change log's rows are kept this long: far longer than any kept compile is trusted.
 CHANGE_LOG_KEPT = timedelta(days=1)
+# Held by the build of the all-systems file (one at a time).
+ALL_SYSTEMS_FILE_LOCK = "publishing:all-systems-file"
 
 
 class KeptCompiles:
@@ -463,10 +466,18 @@ def published_data(system_id: str, published: PublishedFile, done: datetime) -> 
     }
 
 
-def build_all_systems_file() -> bytes:
-    """The legacy GET /trail-systems file, stored under one name; returns its bytes."""
-    body = orjson.dumps(all_systems_collection(load_active_systems()))
-    storage.replace_file(storage.ALL_SYSTEMS_NAME, body)
+def build_all_systems_file(*, unless_busy: bool = False) -> bytes | None:
+    """The legacy GET /trail-systems file, stored under one name; returns its bytes. One build
+    at a time, so that a build that read the systems before a change never replaces the file
+    of one that read them after it. unless_busy: None at once while another builds."""
+    with transaction.atomic():
+        if unless_busy:
+            if not try_transaction_lock(ALL_SYSTEMS_FILE_LOCK):
+                return None
+        else:
+            transaction_lock(ALL_SYSTEMS_FILE_LOCK)
+        body = orjson.dumps(all_systems_collection(load_active_systems()))
+        storage.replace_file(storage.ALL_SYSTEMS_NAME, body)
     return body
 
 

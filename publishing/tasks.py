@@ -49,6 +49,11 @@ COPIES_MAX_WAIT_SECONDS = 3.0
 # While a system's copies are coming, its claim (in the cache) says so and its compiles queue
 # no other task; a lost task's claim lapses after this, and the next compile queues one again.
 COPIES_CLAIM_SECONDS = 60
+# One rebuild of the legacy all-systems file coming at a time (enqueue_listing_rebuild): its
+# claim (in the cache, per queue) lapses after this if its task is lost. A rebuild that finds
+# another writing the file runs again this much later.
+LISTING_REBUILD_CLAIM_SECONDS = 120
+LISTING_REBUILD_RETRY_SECONDS = 1.0
 
 
 @shared_task(acks_late=True)
@@ -120,9 +125,19 @@ def prune_trail_change_log() -> int:
 
 
 @shared_task(acks_late=True)
-def rebuild_all_systems_file() -> None:
-    """For the legacy list: every 3 hours (beat), and after a system is deleted."""
-    build_all_systems_file()
+def rebuild_all_systems_file() -> bool:
+    """For the legacy list: every 3 hours (beat), and after what it shows changed (a system
+    added, deleted, edited or moved by its compile). Releases the claim before it reads the
+    systems, so a change committed after that queues the next rebuild; while another rebuild
+    is writing the file, queues itself again a moment later. Returns whether it built."""
+    try:
+        cache.delete(_listing_rebuild_claim())
+    except Exception:  # the cache unreachable: the claim lapses
+        logger.exception("claim of the all-systems file's rebuild not released")
+    if build_all_systems_file(unless_busy=True) is None:
+        enqueue_listing_rebuild(countdown=LISTING_REBUILD_RETRY_SECONDS)
+        return False
+    return True
 
 
 @shared_task(acks_late=True)
@@ -173,9 +188,22 @@ def enqueue_unpublish(system_id: str) -> None:
     enqueue_listing_rebuild()
 
 
-def enqueue_listing_rebuild() -> None:
-    """If it is not queued, the all-systems file waits for its 3-hourly rebuild."""
-    queue(rebuild_all_systems_file)
+def _listing_rebuild_claim() -> str:
+    return f"publishing:listing-rebuild-coming:{settings.CELERY_TASK_DEFAULT_QUEUE}"
+
+
+def enqueue_listing_rebuild(countdown: float = 0.0) -> None:
+    """Queue a rebuild of the all-systems file unless one is coming that has not started
+    (its claim held): 50 systems compiled at once queue one or two, not 50. If it is not
+    queued, the all-systems file waits for its 3-hourly rebuild."""
+    claim = _listing_rebuild_claim()
+    try:
+        if not cache.add(claim, True, LISTING_REBUILD_CLAIM_SECONDS):
+            return
+    except Exception:  # the cache unreachable: a rebuild too many rather than one lost
+        logger.exception("claim of the all-systems file's rebuild not taken")
+    if not queue(rebuild_all_systems_file, countdown=countdown):
+        cache.delete(claim)
 
 
 @shared_task

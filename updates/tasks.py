@@ -5,7 +5,7 @@ from celery import shared_task
 from django.conf import settings
 
 from core import queueing
-from core.fairqueue import FairQueue, Limits, dispatch_at
+from core.fairqueue import QUANTUM, FairQueue, Limits, dispatch_at
 from updates import confirmations
 from updates.models import Delivery, NotificationShare, Update
 from updates.notifications import delivery, recipients, shares
@@ -22,6 +22,12 @@ def queue_fan_out(update_id: str) -> None:
     """Hand the fan-out to the broker, then record that it was (the outbox's mark)."""
     if queueing.queue(fan_out_update, update_id):
         recipients.mark_fan_out_queued(update_id)
+
+
+# A share still running at this age is killed, so its claims are dead before their lease ends;
+# a share is a quarter of that at most, so that its last chunk ends well before.
+CHUNK_TIME_LIMIT = int(settings.DELIVERY_LEASE.total_seconds() / 2)
+SHARE_SECONDS = min(QUANTUM, CHUNK_TIME_LIMIT / 4)
 
 
 def notification_limits() -> Limits:
@@ -65,10 +71,6 @@ def send_in_process(update_id: str) -> None:
             delivery.send_chunk(update_id, channel, ids)
 
 
-# A share still running at this age is killed, so its claims are dead before their lease ends.
-CHUNK_TIME_LIMIT = int(settings.DELIVERY_LEASE.total_seconds() / 2)
-
-
 @shared_task(acks_late=True, time_limit=CHUNK_TIME_LIMIT)
 def send_notifications(key: str, claim: str = "") -> int:
     """The claimed key's due deliveries (a system's e-mail or SMS), for one share of a
@@ -83,7 +85,7 @@ def send_notifications(key: str, claim: str = "") -> int:
 
 fair_queue = FairQueue(
     channel=shares.CHANNEL, keys=NotificationShare, due=shares.due_keys,
-    task=send_notifications, limits=notification_limits,
+    task=send_notifications, limits=notification_limits, quantum=SHARE_SECONDS,
 )  # fmt: skip
 
 

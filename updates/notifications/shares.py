@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
-from core.fairqueue import QUANTUM, Share, joined_key, joined_keys_due, key_lock, split_key
+from core.fairqueue import Share, joined_key, joined_keys_due, key_lock, split_key
 from updates.models import Delivery
 from updates.notifications.delivery import send_chunk
 from updates.notifications.recipients import CHUNK_SIZE
@@ -55,7 +55,7 @@ def batch_size(share: Share) -> int:
     if not share.units:
         return least
     pace = max(share.seconds / share.units, 0.0001)
-    left = max(QUANTUM - share.elapsed, 0.0)
+    left = max(share.quantum - share.elapsed, 0.0)
     return max(least, min(CHUNK_SIZE, int(left / pace)))
 
 

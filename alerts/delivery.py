@@ -6,7 +6,7 @@ when it answers gets shorter shares and rests between them. A slow or failing pu
 holds up only its own compartment, never another's, nor publishing or webhooks (their own
 Celery queue too).
 
-A key's due alerts go oldest first, a batch at a time over one kept-alive connection, for one
+A key's due alerts go oldest first, a batch at a time, over one kept-alive connection for one
 share of a worker. A 404 or 410 means the subscription is gone (as does a mail server's or
 SMS provider's permanent refusal of the address or number): the follower is deleted. A 429,
 a 5xx or no answer within 5 s (a mail server or SMS provider that fails) makes the whole
@@ -28,7 +28,7 @@ from django.utils import timezone
 from alerts import tally
 from alerts.models import Alert, AlertQueue, Follower
 from alerts.outcomes import Outcome
-from alerts.senders import sender_for
+from alerts.senders import Sender, sender_for
 from core import retries
 from core.fairqueue import Share, joined_key, joined_keys_due, key_lock, split_key
 
@@ -84,10 +84,14 @@ def send_due(key: str, now: datetime | None = None) -> Run:
 def send_share(key: str, share: Share, now: datetime | None = None) -> Run:
     """What send_due does once it holds the key's lock (as the fair queue's task does)."""
     run = Run()
-    while share.more() and _send_batch(key, run, share, now or timezone.now()):
-        pass
-    now = now or timezone.now()
     system_id, queue = split_key(key)
+    sender = sender_for(queue)  # one connection for the whole share
+    try:
+        while share.more() and _send_batch(key, sender, run, share, now or timezone.now()):
+            pass
+    finally:
+        sender.close()
+    now = now or timezone.now()
     backoff = AlertQueue.objects.filter(name=queue, backoff_until__gt=now).first()
     upcoming = (
         Alert.objects.filter(queue=queue, follower__trail_system_id=system_id, state=PENDING)
@@ -100,7 +104,7 @@ def send_share(key: str, share: Share, now: datetime | None = None) -> Run:
     return run
 
 
-def _send_batch(key: str, run: Run, share: Share, now: datetime) -> bool:
+def _send_batch(key: str, sender: Sender, run: Run, share: Share, now: datetime) -> bool:
     """One batch of the key's due alerts; False when there was nothing more to send, the
     share was spent, or a failure made the compartment back off."""
     _, queue = split_key(key)
@@ -114,7 +118,6 @@ def _send_batch(key: str, run: Run, share: Share, now: datetime) -> bool:
     )
     if not batch:
         return False
-    sender = sender_for(queue)
     outcomes: list[tuple[Alert, Outcome]] = []
     try:
         for alert in batch:
@@ -128,7 +131,6 @@ def _send_batch(key: str, run: Run, share: Share, now: datetime) -> bool:
             if outcome.retryable:
                 break
     finally:
-        sender.close()
         _record(queue, state, outcomes, now)
     return bool(outcomes) and not outcomes[-1][1].retryable
 

@@ -25,8 +25,8 @@ logger = logging.getLogger(__name__)
 
 
 class WebPushSender:
-    def __init__(self) -> None:
-        self.pusher = PushSender()
+    def __init__(self, origin: str) -> None:
+        self.pusher = PushSender(origin)
 
     def send(self, alert: Alert) -> Outcome:
         follower = alert.follower
@@ -133,4 +133,4 @@ def sender_for(queue: str) -> Sender:
         return EmailSender()
     if queue == Channel.SMS:
         return SmsSender()
-    return WebPushSender()
+    return WebPushSender(queue)

@@ -8,7 +8,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.conf import settings
 from django.http import HttpRequest, JsonResponse
 from django.urls import resolve, reverse
 
@@ -92,7 +91,7 @@ def discovery_document(system: TrailSystem) -> dict:
         "trail_system_id": system.pk,
         "name": system.name,
         "language": system.language,
-        "license_url": system.license_url or settings.FEEDS_LICENSE_URL,
+        "license_url": system.feeds_license_url,
     }
     if system.attribution_name:
         data["attribution_organization_name"] = system.attribution_name

@@ -6,7 +6,7 @@ whose validator still holds (Django's ConditionalGetMiddleware, as `conditional_
 
 The ETag is a digest of the body, so it changes exactly when the feed does. Most feeds are
 computed per request and cannot say when they last changed, so Last-Modified is when this
-URL first answered its current body (kept in the cache beside the ETag it belongs to): a body
+path first answered its current body (kept in the cache beside the ETag it belongs to): a body
 that changes back to an earlier one gets a new date, and a change within the same second
 still moves the date on. Without the cache (Redis down) a feed answers without it; the ETag
 alone still validates.
@@ -35,7 +35,10 @@ View = Callable[..., HttpResponse]
 
 
 def _memory_key(request: HttpRequest) -> str:
-    digest = hashlib.sha256(request.get_full_path().encode()).hexdigest()
+    """By path, not query: one key per feed whatever readers put in their query strings (a
+    feed's filtered answers share it, and each change between them only moves the date on,
+    which costs a reader one more full answer, never a missed change)."""
+    digest = hashlib.sha256(request.path.encode()).hexdigest()
     return f"feeds:first-answered:{digest}"
 
 

@@ -140,7 +140,7 @@ def _in_format_asked(request: HttpRequest, system: TrailSystem, build) -> HttpRe
 def _jurisdiction_document(system: TrailSystem) -> dict:
     contact = Contact(
         email=settings.FEEDS_CONTACT_EMAIL,
-        license_url=settings.FEEDS_LICENSE_URL,
+        license_url=system.feeds_license_url,
         geography_url=absolute("feed-open511-geography", system.pk),
         phone=system.phone_number,
         description=system.description,

@@ -221,6 +221,11 @@ class TrailSystem(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    @property
+    def feeds_license_url(self) -> str:
+        """The licence every feed of the system states: its own, else the service's."""
+        return self.license_url or settings.FEEDS_LICENSE_URL
+
 
 class Membership(models.Model):
     """A user's role on one system: the system's `users` list and `permissions` map in one."""

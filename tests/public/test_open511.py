@@ -274,6 +274,15 @@ def test_the_jurisdiction_names_the_system_its_licence_and_contact(system, ridge
     assert error["message"].startswith("format: ")
 
 
+def test_the_jurisdiction_states_the_systems_own_licence(system, ridge):
+    system.license_url = "https://opendatacommons.org/licenses/odbl/1-0/"
+    system.save()
+    body = orjson.loads(
+        Client().get(f"/feeds/{system.pk}/open511/jurisdiction?format=json").content
+    )
+    assert body["jurisdictions"][0]["license_url"] == system.license_url
+
+
 def test_the_default_contact_is_a_valid_address_on_a_host_without_a_domain(demo):
     system, *_ = demo
     valid_xml(Client().get(f"/feeds/{system.pk}/open511/jurisdiction").content)

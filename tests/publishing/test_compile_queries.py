@@ -24,9 +24,10 @@ pytestmark = [
 ]
 
 # Lock, pending requests, snapshot/changes/language/digests, the trail's activities and row,
-# closures, closures file, system columns, derived location, requests served, the event's
+# the closures file's lock (closure writes rewrite it too), closures, the stored closures file
+# (unchanged: not written), system columns, derived location, requests served, the event's
 # endpoints, BEGIN and COMMIT; after the commit, the files replaced (one statement).
-ONE_TRAIL_CHANGE_STATEMENTS = 14
+ONE_TRAIL_CHANGE_STATEMENTS = 15
 # In a statement that reads the points' or updates' rows (their digest reads versions only).
 POINT_ROWS = '"trails_point"."name"'
 UPDATE_ROWS = '"updates_update"."description"'

@@ -71,6 +71,20 @@ class CapAtomFeed(SystemAtomFeed):
         return message.sent
 
 
+def message_xml(message: CapMessage) -> bytes:
+    """A message's CAP 1.2 document, as its URL answers it."""
+    return alert_document(message, earlier_messages(message))
+
+
+def listed_message_documents(system: TrailSystem) -> list[tuple[str, bytes]]:
+    """The URL and CAP document of each message cap.atom lists now, whether the system is on
+    the public map or not (manage.py check_feeds)."""
+    return [
+        (absolute("feed-cap-message", system.pk, message.identifier), message_xml(message))
+        for message in listed_messages(system.pk, timezone.now())
+    ]
+
+
 cap_atom_view = public_feed(ttl=FEED_MAX_AGE)(of_public_system(CapAtomFeed()))
 
 
@@ -80,5 +94,4 @@ def cap_message_view(request: HttpRequest, system: TrailSystem, identifier: str)
     message = message_of(system.pk, identifier)
     if message is None:
         raise Http404("No such message.")
-    body = alert_document(message, earlier_messages(message))
-    return HttpResponse(body, content_type=CAP_CONTENT_TYPE)
+    return HttpResponse(message_xml(message), content_type=CAP_CONTENT_TYPE)

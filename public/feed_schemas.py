@@ -30,7 +30,8 @@ SCHEMAS = {
 
 
 class Problem(NamedTuple):
-    path: str  # the JSON path of the wrong value in the file ("$" for the whole file)
+    path: str  # where the wrong value is: its JSON path ("$": the whole file), or in XML its
+    # line and element path
     message: str
 
 

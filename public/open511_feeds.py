@@ -5,6 +5,7 @@ contact and licence) and /feeds/<id>/open511/jurisdiction/geography (its area). 
 are closures.open511's; a bad filter gets 400 with the error envelope. A system that is not on
 the public map has none: 404, as its other feeds."""
 
+from datetime import datetime
 from urllib.parse import urlencode, urlsplit
 
 from django.conf import settings
@@ -14,6 +15,7 @@ from django.utils import timezone
 from closures.open511 import (
     Contact,
     EventFacts,
+    EventFilters,
     Jurisdiction,
     check_version,
     closure_facts,
@@ -90,21 +92,35 @@ def _self_url(request: HttpRequest, url_name: str, system: TrailSystem) -> str:
     return f"{url}?{request.GET.urlencode()}" if request.GET else url
 
 
+def _events_document(
+    system: TrailSystem, format: str, now: datetime, filters: EventFilters | None, url: str
+) -> dict:
+    """The events feed's document at `url`, with the events `filters` keep (all: None)."""
+    jurisdiction = _jurisdiction(system)
+    feed = absolute(f"feed-open511-{format}", system.pk)
+    events = [
+        event(facts, jurisdiction, f"{feed}?{urlencode({'id': event_id(facts, jurisdiction)})}")
+        for facts in _events(system, jurisdiction.zone, now)
+        if filters is None or filters.keep(facts, jurisdiction)
+    ]
+    return events_document(events, url)
+
+
 def _events_view(request: HttpRequest, system: TrailSystem, format: str) -> HttpResponse:
     now = timezone.now()
     try:
         filters = event_filters(request.GET, now)
     except Invalid as error:
         return refusal_response(error)
-    jurisdiction = _jurisdiction(system)
-    feed = absolute(f"feed-open511-{format}", system.pk)
-    events = [
-        event(facts, jurisdiction, f"{feed}?{urlencode({'id': event_id(facts, jurisdiction)})}")
-        for facts in _events(system, jurisdiction.zone, now)
-        if filters.keep(facts, jurisdiction)
-    ]
-    document = events_document(events, _self_url(request, f"feed-open511-{format}", system))
-    return _answer(document, format, system.language)
+    url = _self_url(request, f"feed-open511-{format}", system)
+    return _answer(_events_document(system, format, now, filters, url), format, system.language)
+
+
+def events_xml(system: TrailSystem) -> bytes:
+    """open511.xml as it answers without a filter now, whether the system is on the public map
+    or not (manage.py check_feeds)."""
+    url = absolute("feed-open511-xml", system.pk)
+    return xml_document(_events_document(system, "xml", timezone.now(), None, url), system.language)
 
 
 @public_feed(ttl=FEED_MAX_AGE)
@@ -147,6 +163,11 @@ def _jurisdiction_document(system: TrailSystem) -> dict:
         website=system.website if is_http_url(system.website) else "",
     )
     return jurisdiction_document(system.name, _jurisdiction(system), contact)
+
+
+def jurisdiction_xml(system: TrailSystem) -> bytes:
+    """The jurisdiction document in XML, as it answers now (manage.py check_feeds)."""
+    return xml_document(_jurisdiction_document(system), system.language)
 
 
 @public_feed(ttl=FEED_MAX_AGE)

@@ -1,5 +1,6 @@
 """The JSON Schemas of our own feeds (/feeds/schema/) hold every file the compile writes, and
-`manage.py check_feeds` tells an operator what in a stored file is wrong, and where."""
+`manage.py check_feeds` checks every feed (the Open511 XML against Open511's RelaxNG, each CAP
+message against CAP 1.2's XSD) and tells an operator what in a stored file is wrong, and where."""
 
 from datetime import timedelta
 from io import StringIO
@@ -15,9 +16,12 @@ from django.test import Client
 from django.utils import timezone
 from jsonschema import Draft202012Validator
 
+from cap.models import CapMessage
+from cap.services import issue_messages
 from closures.reasons import Reason
 from closures.services import create_closure
 from core.actors import Actor, Via
+from core.links import absolute
 from demo.loader import DEMO_SYSTEM_ID, load_demo
 from public.feed_schemas import SCHEMAS, problems, schema
 from publishing.scheduling import record_compile_request
@@ -30,6 +34,7 @@ from tests.factories import (
 )
 from trails.enums import Difficulty
 from trails.models import TrailSystem
+from updates.services import create_update
 
 pytestmark = pytest.mark.django_db
 
@@ -76,7 +81,56 @@ def test_the_demo_is_valid_and_check_feeds_says_so(django_capture_on_commit_call
     assert problems("closures", closures(system)) == []
     out = check_feeds(DEMO_SYSTEM_ID)
     assert "published-map" in out and "closures" in out
+    assert f"open511_xml ({absolute('feed-open511-xml', system.pk)}): valid" in out
+    assert (
+        f"open511_jurisdiction ({absolute('feed-open511-jurisdiction', system.pk)}): valid" in out
+    )
+    assert f"cap ({absolute('feed-cap', system.pk)}): lists no message" in out
+    assert f"ical ({absolute('feed-calendar', system.pk)}): no schema to check against" in out
     assert f"Every feed of {DEMO_SYSTEM_ID} is valid." in out
+
+
+def danger_message(system: TrailSystem) -> CapMessage:
+    """A CAP Alert of a danger notice, as cap.atom lists it."""
+    create_update(
+        system=system,
+        actor=MANAGER,
+        type="notice",
+        description="Cornices unstable on the ridge",
+        severity="danger",
+    )
+    (message,) = issue_messages(system=system)
+    return message
+
+
+def test_each_cap_message_listed_is_checked_against_cap_1_2(django_capture_on_commit_callbacks):
+    system = TrailSystemFactory()
+    TrailFactory(trail_system=system)
+    message = danger_message(system)
+    out = check_feeds(system.pk)
+    url = absolute("feed-cap-message", system.pk, message.identifier)
+    assert f"cap ({url}): valid" in out
+    assert f"open511_xml ({absolute('feed-open511-xml', system.pk)}): valid" in out
+    assert f"Every feed of {system.pk} is valid." in out
+
+
+def test_a_cap_message_altered_by_hand_is_named_with_its_line_and_element():
+    system = TrailSystemFactory()
+    TrailFactory(trail_system=system)
+    message = danger_message(system)
+    CapMessage.objects.filter(pk=message.pk).update(info={**message.info, "urgency": "Whenever"})
+    out = StringIO()
+    with pytest.raises(CommandError, match="1 feed"):
+        call_command("check_feeds", system.pk, stdout=out)
+    report = out.getvalue()
+    url = absolute("feed-cap-message", system.pk, message.identifier)
+    assert f"cap ({url}): 1 problem(s)" in report
+    assert (
+        "  line 14 /alert/info/urgency: Element '{urn:oasis:names:tc:emergency:cap:1.2}urgency'"
+        in report
+    )
+    assert "The value 'Whenever' is not an element of the set" in report
+    assert f"open511_xml ({absolute('feed-open511-xml', system.pk)}): valid" in report
 
 
 def test_an_empty_system_publishes_valid_files(publish):

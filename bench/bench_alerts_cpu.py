@@ -1,0 +1,72 @@
+"""The alerts worker's CPU per push message, in-process: MESSAGES alerts of one trail's
+followers on one push service, fanned out and then sent by this process as the alerts worker
+sends a key's share (alerts.delivery), to a push service stand-in in a process of its own
+(the webhook tests' receiver, answering at once on a kept-alive connection). The sending
+thread's CPU time alone: a figure the machine's other load barely moves, quick to repeat
+after a change (`bench/run.py bench_alerts_cpu`)."""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bench.bench_alerts import _close, _followers
+
+MESSAGES = int(os.environ.get("BENCH_ALERTS_CPU_MESSAGES", "2000"))
+STAND_IN = (
+    "import time\n"
+    "from tests.webhooks.receiver import Receiver\n"
+    "print(Receiver().server.server_port, flush=True)\n"
+    "time.sleep(3600)\n"
+)
+
+
+def measure() -> dict[str, dict]:
+    from django.test import override_settings
+
+    from alerts import delivery, fanout
+    from alerts.models import Alert
+    from alerts.services import manage_url
+    from alerts.vapid import generate_keys
+    from core.fairqueue import Share
+    from tests.factories import TrailFactory, TrailSystemFactory
+
+    root = Path(__file__).resolve().parent.parent
+    push_service = subprocess.Popen(
+        [sys.executable, "-c", STAND_IN], cwd=root, stdout=subprocess.PIPE, text=True
+    )
+    origin = f"http://127.0.0.1:{push_service.stdout.readline().strip()}"
+    private_key, public_key = generate_keys()
+    keys = {"VAPID_PRIVATE_KEY": private_key, "VAPID_PUBLIC_KEY": public_key}
+    try:
+        with override_settings(WEB_PUSH_EXTRA_HOSTS=["127.0.0.1"], **keys):
+            system = TrailSystemFactory(name="Bench Alerts CPU")
+            trail = TrailFactory(trail_system=system, status="Open")
+            _followers(system, [(f"{origin}/cpu/{n}", trail.pk) for n in range(MESSAGES)])
+            _close(trail)
+            cpu = time.thread_time()
+            fanout.fan_out(system.pk)
+            fan_out_cpu = time.thread_time() - cpu
+            manage_url("warm")  # the URL resolver, built once per process
+            key = delivery.share_key(system.pk, origin)
+            started, cpu = time.monotonic(), time.thread_time()
+            while delivery.send_share(key, Share(quantum=3600.0)).attempts:
+                pass
+            send_cpu, wall = time.thread_time() - cpu, time.monotonic() - started
+    finally:
+        push_service.terminate()
+        push_service.wait()
+    sent = Alert.objects.filter(follower__trail_system=system, state=Alert.State.SENT).count()
+    return {
+        "alerts worker CPU per push message (in-process)": {
+            "messages sent": sent,
+            "fan-out CPU per message (ms)": round(1000 * fan_out_cpu / MESSAGES, 3),
+            "sending CPU per message (ms)": round(1000 * send_cpu / MESSAGES, 3),
+            "messages per second, one sending thread": round(sent / wall),
+        }
+    }
+
+
+def run() -> dict[str, dict]:
+    return measure()

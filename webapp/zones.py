@@ -5,6 +5,7 @@ from collections.abc import Callable, Iterable
 from datetime import tzinfo
 from zoneinfo import ZoneInfo
 
+from django.contrib.admin.utils import unquote
 from django.http import HttpResponse
 from django.template.response import SimpleTemplateResponse
 from django.utils import timezone
@@ -54,7 +55,34 @@ def in_system_zone(system: TrailSystem, answer: Callable[[], HttpResponse]) -> H
     return response
 
 
-class ListedInSystemZone:
+class ChangedInSystemZone:
+    """An admin row's page in the zone of the row's system: its stored times are shown, and its
+    forms read, in that zone, named under the page's title ("Times are in America/Boise.")."""
+
+    system_of_row = "trail_system"  # the lookup from a row to its system ("": the row is one)
+
+    def page_system(self, request, object_id: str | None) -> TrailSystem | None:
+        """The system of the row the page is for; None on an add page or for a row not found."""
+        row = self.get_object(request, unquote(object_id)) if object_id else None
+        for name in filter(None, self.system_of_row.split("__")):
+            row = getattr(row, name, None)
+        return row
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        system = self.page_system(request, object_id)
+        if system is None:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        said = _("Times are in %(zone)s.") % {"zone": zone_name(system)}
+        context = {"times_in": said, **(extra_context or {})}
+        return in_system_zone(
+            system,
+            lambda: super(ChangedInSystemZone, self).changeform_view(
+                request, object_id, form_url, context
+            ),
+        )
+
+
+class ListedInSystemZone(ChangedInSystemZone):
     """An admin list whose times are shown in the zone of the systems it lists when they share
     one (the system picked in its filter, or every system of the person), and named above it
     ("Times are in America/Boise."); in UTC, named, when they do not."""

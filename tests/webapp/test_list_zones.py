@@ -65,3 +65,17 @@ def test_schedules_of_systems_in_several_zones_name_each_rows_zone(client):
     assert "21:00 \u2192 08:30 (Europe/Paris)" in every
     assert "Times are in America/Boise." in one
     assert "(America/Boise)" not in one
+
+
+def test_a_subscribers_page_shows_its_times_in_the_systems_zone_named(client):
+    system = TrailSystemFactory(time_zone="America/Boise")
+    subscriber = SubscriberFactory(trail_system=system)
+    Subscriber.objects.filter(pk=subscriber.pk).update(created_on=SIGNED_UP)
+    super_admin = UserFactory(is_super_admin=True)
+
+    page = signed_in(client, super_admin).get(f"{SUBSCRIBERS}{subscriber.pk}/change/")
+    text = page.content.decode()
+
+    assert "Times are in America/Boise." in text
+    assert shown(SIGNED_UP, "America/Boise") in text
+    assert shown(SIGNED_UP, "UTC") not in text

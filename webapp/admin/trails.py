@@ -65,6 +65,7 @@ from webapp.trail_admin import (
     activity_label,
 )
 from webapp.twins import TWIN_FIELDS, twin_details
+from webapp.zones import ChangedInSystemZone
 
 
 class MembershipForm(forms.ModelForm):
@@ -154,8 +155,9 @@ def time_zone_field(system: TrailSystem | None) -> forms.ChoiceField:
 
 
 @admin.register(TrailSystem)
-class TrailSystemAdmin(StatusHistoryMixin, DeleteThroughService, ServiceAdmin):
+class TrailSystemAdmin(ChangedInSystemZone, StatusHistoryMixin, DeleteThroughService, ServiceAdmin):
     row_name = "system"
+    system_of_row = ""
     form = TrailSystemForm
     delete_function = staticmethod(services.delete_trail_system)
     list_display = [
@@ -489,7 +491,7 @@ def closures_link(obj) -> str:
 
 
 @admin.register(Trail)
-class TrailAdmin(StatusHistoryMixin, ToTrashAdmin, ServiceAdmin):
+class TrailAdmin(ChangedInSystemZone, StatusHistoryMixin, ToTrashAdmin, ServiceAdmin):
     """Saved by one service call (create_trail or change_trail) with the inline's activities,
     so the web app applies the API's rules: Closed closes every activity, a new geometry gets
     new elevations, every status change is recorded. Open or Caution also opens the Closed
@@ -591,7 +593,7 @@ class PointForm(forms.ModelForm):
 
 
 @admin.register(Point)
-class PointAdmin(StatusHistoryMixin, ToTrashAdmin, ServiceAdmin):
+class PointAdmin(ChangedInSystemZone, StatusHistoryMixin, ToTrashAdmin, ServiceAdmin):
     row_name = "point"
     rows_name = "points"
     delete_function = staticmethod(trash.trash_point)
@@ -616,7 +618,7 @@ class PointAdmin(StatusHistoryMixin, ToTrashAdmin, ServiceAdmin):
         self.stand_for(obj, point)
 
 
-class TrashAdmin(SystemLinkOnViewMixin, BulkDeleteThroughService):
+class TrashAdmin(ChangedInSystemZone, SystemLinkOnViewMixin, BulkDeleteThroughService):
     """Trashed rows, read-only; restore puts them back, delete removes them for good."""
 
     restore_function = None

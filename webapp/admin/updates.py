@@ -35,7 +35,7 @@ from webapp.admin.base import (
     system_overview_link,
 )
 from webapp.trail_admin import TrailPickerMixin, surface_condition_choices
-from webapp.zones import ListedInSystemZone, in_system_zone, zone_now
+from webapp.zones import ListedInSystemZone, zone_now
 
 
 class UpdateForm(forms.ModelForm):
@@ -144,24 +144,12 @@ class UpdateAdmin(ListedInSystemZone, TrailPickerMixin, DeleteThroughService, Se
                 return TemplateResponse(request, "webapp/update_notify_question.html", context)
         return super().add_view(request, form_url, extra_context)
 
-    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
-        """In the zone of the update's system (the one its page is for, or the one picked on
-        an add page), which the expiry is read in and said in."""
-
-        def answer():
-            return super(UpdateAdmin, self).changeform_view(
-                request, object_id, form_url, extra_context
-            )
-
+    def page_system(self, request, object_id: str | None) -> TrailSystem | None:
+        """On an add page, the system picked: the expiry is read in its zone and said in it."""
+        if object_id:
+            return super().page_system(request, object_id)
         picked = request.POST.get("trail_system") or request.GET.get("trail_system")
-        system = (
-            TrailSystem.objects.filter(updates__pk=object_id).first()
-            if object_id
-            else TrailSystem.objects.filter(pk=picked).first()
-            if picked
-            else None
-        )
-        return in_system_zone(system, answer) if system else answer()
+        return TrailSystem.objects.filter(pk=picked).first() if picked else None
 
     def get_queryset(self, request):
         """With each update's system, whose name is in its title (Update.__str__): on the
@@ -345,6 +333,8 @@ class SubscriberAdmin(
 @admin.register(Delivery)
 class DeliveryAdmin(ListedInSystemZone, ReadOnlyAdmin):
     """What was sent to whom; written only by the notification task."""
+
+    system_of_row = "update__trail_system"
 
     list_display = ["update", "subscriber", "channel", "state", "attempts", "sent_on"]
     list_filter = ["channel", "state"]

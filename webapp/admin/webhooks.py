@@ -285,6 +285,8 @@ ATTEMPT_COLUMNS = (_("Time"), _("Response code"), _("Duration (ms)"), _("Error")
 class WebhookDeliveryAdmin(ListedInSystemZone, ReadOnlyAdmin):
     """Each endpoint's deliveries, written only by the sending task; "Send again"."""
 
+    system_of_row = "endpoint__trail_system"
+
     list_display = ["created_on", "event", "endpoint", "state", "code", "duration", "attempts"]
     list_filter = ["endpoint", "state", EventFilter]
     list_select_related = ["message", "endpoint"]

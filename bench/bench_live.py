@@ -376,21 +376,29 @@ def _key() -> str:
 
 
 @contextmanager
-def demo_topology(prefix: str) -> Iterator[tuple[Topology, object, str, str]]:
-    """The Procfile's topology on the demo system: (topology, demo system, bench_legacy's
-    500-trail system id, an API key), stopped afterwards."""
+def demo_on_topology(prefix: str) -> Iterator[tuple[Topology, object]]:
+    """The Procfile's topology, once it answers, on the demo system, with a queue and media
+    folder of its own: (topology, demo system), stopped afterwards."""
     from demo.loader import load_demo  # Django is set up by the runner
 
-    legacy_id = _seed()
-    key = _key()
     with real_broker(prefix) as queue, tempfile.TemporaryDirectory(prefix=f"{prefix}-") as folder:
         topology = Topology(queue, Path(folder))
         try:
             system, _ = load_demo()
             topology.wait_until_up(system.pk)
-            yield topology, system, legacy_id, key
+            yield topology, system
         finally:
             topology.stop()
+
+
+@contextmanager
+def demo_topology(prefix: str) -> Iterator[tuple[Topology, object, str, str]]:
+    """demo_on_topology with bench_legacy's 500-trail system and an API key: (topology, demo
+    system, the 500-trail system's id, the key)."""
+    legacy_id = _seed()
+    key = _key()
+    with demo_on_topology(prefix) as (topology, system):
+        yield topology, system, legacy_id, key
 
 
 def run() -> dict[str, dict]:

@@ -10,19 +10,16 @@ Needs Redis (REDIS_URL, default redis://127.0.0.1:6379/15) and Debian's chromium
 """
 
 import os
-import tempfile
 from contextlib import ExitStack
-from pathlib import Path
 
 from bench.bench_live import (
     BASE,
     CPU_SLOWDOWN,
     THROTTLE,
-    Topology,
     _chromium,
+    demo_on_topology,
     throttled_phone_page,
 )
-from bench.common import real_broker
 
 RUNS = 5
 TRAILS_DRAWN = 20
@@ -55,16 +52,9 @@ def _cold_run(browser, url: str) -> tuple[float, int]:
 def run() -> dict[str, dict]:
     from playwright.sync_api import sync_playwright
 
-    from demo.loader import load_demo  # Django is set up by the runner
-
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # Playwright's loop in this thread
     with ExitStack() as stack:
-        queue = stack.enter_context(real_broker("bench-phone"))
-        folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-phone-"))
-        topology = Topology(queue, Path(folder))
-        stack.callback(topology.stop)
-        system, _ = load_demo()
-        topology.wait_until_up(system.pk)
+        _, system = stack.enter_context(demo_on_topology("bench-phone"))
         playwright = stack.enter_context(sync_playwright())
         browser = _chromium(playwright)
         runs = [_cold_run(browser, f"{BASE}/map/{system.pk}") for _ in range(RUNS)]

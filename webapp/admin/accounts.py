@@ -122,6 +122,8 @@ class ApiKeyAdmin(ServiceAdmin):
         "last_used_on", "revoked", "revoked_on",
     ]  # fmt: skip
     actions = ["revoke"]
+    # The form offers one system or every one (spec section 5), the service takes a list of
+    # them: `trail_system` is the one pick, not the list, so a refusal of the list lands on it.
     form_field_of = {"trail_system_ids": "trail_system"}
 
     @admin.display(description=_("Access"))

@@ -269,17 +269,25 @@ def load_paths_replaced_since_previous(
         _publications(system_id).filter(done_on__lt=done).order_by("-done_on").values("done_on")[:1]
     )
     since = ExpressionWrapper(previous - Value(grace), output_field=DateTimeField())
+    last_before = Subquery(
+        _publications(system_id)
+        .filter(done_on__lte=since)
+        .order_by("-done_on")
+        .values("done_on")[:1]
+    )
+    # The union's parts are neither ordered nor sliced (SQLite allows neither there); UNION
+    # makes a compile's rows one.
     replacing = (
         _publications(system_id)
         .filter(done_on__gt=since, done_on__lte=done - grace)
         .annotate(replacing=Value(True))
-        .distinct()
+        .order_by()
     )
     before = (
         _publications(system_id)
-        .filter(done_on__lte=since)
+        .filter(done_on=last_before)
         .annotate(replacing=Value(False))
-        .order_by("-done_on")[:1]
+        .order_by()
     )
     rows = list(before.union(replacing).order_by("done_on"))
     if not any(replacing for _, _, replacing in rows):

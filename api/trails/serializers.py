@@ -251,7 +251,7 @@ class TrailSystemChangeSerializer(serializers.Serializer):
         "unconfirmed on the public map and the embeds; null (the default) turns it off.",
     )
 
-    license_url = StrictCharField(
+    license_url = HttpUrlField(
         max_length=TEXT_LIMIT,
         required=False,
         allow_blank=True,
@@ -264,7 +264,7 @@ class TrailSystemChangeSerializer(serializers.Serializer):
         allow_blank=True,
         help_text="Whom readers of the feeds must credit, such as the map data's source.",
     )
-    attribution_url = StrictCharField(
+    attribution_url = HttpUrlField(
         max_length=TEXT_LIMIT,
         required=False,
         allow_blank=True,

@@ -131,13 +131,11 @@
   trailMap.onStream("closures", function (data) {
     if (data.version !== version) read();
   });
-  // The stream back after a break may have missed an event: read again then, and at the
-  // polls' pace while there is none.
-  var wentLive = false;
+  // The stream, live at last or again after a break, may have missed an event (a closure
+  // written between the first read and the stream's start, or during the break): read again
+  // then, and at the polls' pace while there is none.
   document.addEventListener("trailmap:connection", function (event) {
-    if (event.detail !== "live") return;
-    if (wentLive) read();
-    wentLive = true;
+    if (event.detail === "live") read();
   });
   window.setInterval(function () {
     if (trailMap.connection() !== "live") read();

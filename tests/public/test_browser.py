@@ -294,9 +294,7 @@ def test_subscribing_from_the_map_completes_by_email_link_and_sms_code(
     sms.outbox.clear()
 
 
-def test_a_trail_tapped_in_the_list_on_a_phone_shows_its_popup_clear_of_the_controls(
-    live, browser
-):
+def test_a_trail_tapped_in_the_list_on_a_phone_shows_its_popup_clear_of_the_controls(live, browser):
     """390 x 844, the list below the map: a tapped trail brings the map back into view with its
     popup, whose name and Follow are not under the zoom buttons, "Live" or the view switch,
     and whose close button is a thumb's size."""

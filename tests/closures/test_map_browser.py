@@ -15,6 +15,7 @@ from core.actors import Actor, Via
 from publishing.scheduling import record_compile_request
 from tests.factories import TrailFactory, TrailSystemFactory
 from tests.grooming.geo import path
+from trails.models import Trail
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -23,17 +24,22 @@ PATROL = Actor("patrol-uid", Via.ID_TOKEN)
 EVENTS = re.compile(r".*/map/[^/]+/events$")
 
 
-def test_a_closed_stretch_on_the_public_map_and_in_the_lists(
-    live_server, page, screenshot, settings
-):
-    settings.PUBLIC_BASE_URL = live_server.url
-    system = TrailSystemFactory(name="Pine Hill Nordic", time_zone="America/Denver")
-    ridge = TrailFactory(
+def ridge_loop(system) -> Trail:
+    """A 3 km trail, open, whose middle kilometre the tests close."""
+    return TrailFactory(
         trail_system=system,
         name="Ridge Loop",
         status="Open",
         geometry={"type": "LineString", "coordinates": path([(0, 0), (3000, 600)], step=50)},
     )
+
+
+def test_a_closed_stretch_on_the_public_map_and_in_the_lists(
+    live_server, page, screenshot, settings
+):
+    settings.PUBLIC_BASE_URL = live_server.url
+    system = TrailSystemFactory(name="Pine Hill Nordic", time_zone="America/Denver")
+    ridge = ridge_loop(system)
     TrailFactory(
         trail_system=system,
         name="Meadow",
@@ -94,12 +100,7 @@ def test_the_embedded_list_catches_up_with_a_closure_written_before_its_stream_w
     settings.PUBLIC_BASE_URL = live_server.url
     settings.MAP_POLL_SECONDS = 600  # what shows within seconds came from going live
     system = TrailSystemFactory(name="Pine Hill Nordic")
-    ridge = TrailFactory(
-        trail_system=system,
-        name="Ridge Loop",
-        status="Open",
-        geometry={"type": "LineString", "coordinates": path([(0, 0), (3000, 600)], step=50)},
-    )
+    ridge = ridge_loop(system)
     with transaction.atomic():
         record_compile_request(system, reason="test")
     page.route(EVENTS, lambda route: route.abort("connectionreset"))

@@ -121,7 +121,8 @@
   // Hooks for the add-ons loaded beside this script (grooming_view.js, report.js): the map,
   // the file's features, each trail's drawn lines, the words, extra lines under a trail's
   // details, a redraw, other events of the live stream (registered before it opens), and the
-  // stream's state (also told as a "trailmap:connection" event) with the polling pace.
+  // stream's state (also told as a "trailmap:connection" event, and its going live as
+  // "trailmap:live") with the polling pace.
   var detailHooks = [];
   var streamEvents = {};
   window.trailMap = {
@@ -870,6 +871,9 @@
         state.connection = connection;
         showStatus();
         document.dispatchEvent(new CustomEvent("trailmap:connection", { detail: connection }));
+      },
+      onLive: function () {
+        document.dispatchEvent(new CustomEvent("trailmap:live"));
       },
     });
   });

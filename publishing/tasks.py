@@ -43,14 +43,16 @@ SETTLE_SECONDS = 0.05
 # under a steady stream: a file replaced before its turn is never compressed. The task looks
 # again when the newest file will have been quiet that long if no write comes, so the last
 # write's copies follow it by about COPIES_QUIET_SECONDS however long the maximum wait; that
-# wait only sets how often a steady stream is compressed: the 5,102-trail system's copies
-# cost about 0.13 s of CPU (in-process, 2026-11-29), 5 ms per write at 5 writes a second
-# every 5 s instead of 9 ms every 3 s. They are made on a queue of their own,
+# wait only sets how often a stream that never pauses is compressed, and such copies serve
+# little: at 5 writes a second the file they are made of is replaced before they are done.
+# The 5,102-trail system's copies cost about 0.13 s of CPU (in-process, 2026-11-29): at 5
+# writes a second, 2.6 ms per write every 10 s, 9 ms every 3 s. They are made on a queue of
+# their own,
 # `<CELERY_QUEUE>-copies` (config.celery), which a worker of their own consumes at a lower CPU
 # priority (Procfile's `copies`), so no compile waits behind them. Readers get the file as
 # written meanwhile.
 COPIES_QUIET_SECONDS = 1.0
-COPIES_MAX_WAIT_SECONDS = 5.0
+COPIES_MAX_WAIT_SECONDS = 10.0
 # While a system's copies are coming, its claim (in the cache) says so and its compiles queue
 # no other task; a lost task's claim lapses after this, and the next compile queues one again.
 COPIES_CLAIM_SECONDS = 60

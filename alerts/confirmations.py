@@ -25,7 +25,7 @@ from core.links import absolute
 from core.messages import render_message, send_email
 from trails.models import TrailSystem
 from updates import sms, sms_budget
-from updates.confirmations import clean_sign_up
+from updates.confirmations import clean_sign_up, refusal_words
 from updates.notifications.rendering import public_map_url
 from updates.notifications.sms_text import sms_name
 
@@ -46,7 +46,8 @@ def confirmation_url(follower_id: str, token: str) -> str:
 
 
 def clean_address(system: TrailSystem, channel: str, address) -> str:
-    """The normalized e-mail address or E.164 mobile number, or Invalid naming `address`."""
+    """The normalized e-mail address or E.164 mobile number, or Invalid naming `address`
+    whose message, in the active language, is the one the map's sign-up form gives."""
     if not isinstance(address, str) or not address.strip() or len(address) > 254:
         what = "an e-mail address" if channel == Channel.EMAIL else "a phone number"
         raise Invalid("missing_field", f"{what} is required.", field="address")
@@ -54,7 +55,7 @@ def clean_address(system: TrailSystem, channel: str, address) -> str:
     try:
         email, phone = clean_sign_up(system=system, **given)
     except ValidationError as refused:
-        raise Invalid("invalid_field", refused.messages[0], field="address") from None
+        raise Invalid("invalid_field", refusal_words(refused, system)[0], field="address") from None
     return email or phone
 
 

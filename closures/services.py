@@ -143,7 +143,7 @@ def _check_times(closure: Closure, now: datetime) -> None:
     if closure.ends_at is None:
         return
     if closure.ends_at <= closure.starts_at:
-        raise Invalid("invalid_field", "must be after startsAt.", field="ends_at")
+        raise Invalid("invalid_field", "must be after the start.", field="ends_at")
     if closure.ends_at <= now:
         raise Invalid("invalid_field", "must be in the future.", field="ends_at")
 

@@ -408,6 +408,9 @@ EMAIL_PORT = env_int("EMAIL_PORT", 25)
 EMAIL_HOST_USER = env_text("EMAIL_HOST_USER", "")
 EMAIL_HOST_PASSWORD = env_text("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_flag("EMAIL_USE_TLS")
+# Seconds an SMTP server may leave a step unanswered (Django waits for ever without it): a
+# sign-up's confirmation is sent in the rider's own request.
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
 DEFAULT_FROM_EMAIL = env_text("DEFAULT_FROM_EMAIL", "Trail status <no-reply@localhost>")
 SMS_BACKEND = env_text("SMS_BACKEND", "updates.sms.console.SmsBackend")
 SMS_FILE_PATH = env_text("SMS_FILE_PATH", str(VAR_DIR / "sms"))

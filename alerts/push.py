@@ -219,15 +219,16 @@ def _head(reader: BinaryIO) -> tuple[bytes, int, dict[bytes, bytes]]:
 def _chunks(reader: BinaryIO, limit: int) -> tuple[bytes, bool]:
     """A chunked body's first `limit` bytes, and whether it was read to its end."""
     body = b""
-    while len(body) <= limit:
+    while True:
         size = int(_line(reader).partition(b";")[0], 16)
         if size == 0:
             while _line(reader):  # trailer fields
                 pass
             return body, True
+        if len(body) + size > limit:
+            return body + reader.read(limit - len(body)), False
         body += reader.read(size)
         _line(reader)
-    return body, False
 
 
 def _answer(reader: BinaryIO, limit: int) -> tuple[int, dict[bytes, bytes], bytes, bool]:
@@ -235,7 +236,9 @@ def _answer(reader: BinaryIO, limit: int) -> tuple[int, dict[bytes, bytes], byte
     may carry the next request (the body read to its end, and not closed by the service)."""
     version, status, fields = _head(reader)
     length = fields.get(b"content-length")
-    if b"chunked" in fields.get(b"transfer-encoding", b"").lower():
+    if status in (204, 304):  # never a body
+        body, whole = b"", True
+    elif b"chunked" in fields.get(b"transfer-encoding", b"").lower():
         body, whole = _chunks(reader, limit)
     elif length is not None:
         size = int(length)

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
@@ -25,7 +25,7 @@ from core.links import absolute
 from core.messages import render_message, send_email
 from trails.models import TrailSystem
 from updates import sms, sms_budget
-from updates.confirmations import clean_sign_up
+from updates.confirmations import clean_sign_up, refusal_words
 from updates.notifications.rendering import public_map_url
 from updates.notifications.sms_text import sms_name
 
@@ -46,7 +46,8 @@ def confirmation_url(follower_id: str, token: str) -> str:
 
 
 def clean_address(system: TrailSystem, channel: str, address) -> str:
-    """The normalized e-mail address or E.164 mobile number, or Invalid naming `address`."""
+    """The normalized e-mail address or E.164 mobile number, or Invalid naming `address`
+    whose message, in the active language, is the one the map's sign-up form gives."""
     if not isinstance(address, str) or not address.strip() or len(address) > 254:
         what = "an e-mail address" if channel == Channel.EMAIL else "a phone number"
         raise Invalid("missing_field", f"{what} is required.", field="address")
@@ -54,13 +55,14 @@ def clean_address(system: TrailSystem, channel: str, address) -> str:
     try:
         email, phone = clean_sign_up(system=system, **given)
     except ValidationError as refused:
-        raise Invalid("invalid_field", refused.messages[0], field="address") from None
+        raise Invalid("invalid_field", refusal_words(refused, system)[0], field="address") from None
     return email or phone
 
 
 def pending_follower(*, system: TrailSystem, channel: str, address: str) -> Follower:
-    """The address's follower waiting for confirmation (a new one, or the one an earlier
-    sign-up left, given a new link or code), its confirmation sent after the commit. Past
+    """A new follower of the address waiting for confirmation, its link or code sent after
+    the commit. One an earlier sign-up left goes: anyone may sign up an address, and the
+    manage URL that sign-up got must not come to manage the alerts its owner confirms. Past
     the day's SMS budget no code is sent: TooMany, and nothing is stored."""
     if channel == Channel.SMS and not sms_budget.take(system):
         raise TooMany(
@@ -70,9 +72,7 @@ def pending_follower(*, system: TrailSystem, channel: str, address: str) -> Foll
             retry_after=sms_budget.seconds_to_tomorrow(),
         )
     now = timezone.now()
-    follower, _ = Follower.objects.get_or_create(
-        trail_system=system, channel=channel, address=address, confirmed_on=None
-    )
+    follower = _new_pending(system, channel, address)
     secret = (
         secrets.token_urlsafe(32)
         if channel == Channel.EMAIL
@@ -88,6 +88,21 @@ def pending_follower(*, system: TrailSystem, channel: str, address: str) -> Foll
     )
     queueing.on_commit(lambda: _send_confirmation(follower, secret))
     return follower
+
+
+def _new_pending(system: TrailSystem, channel: str, address: str) -> Follower:
+    """The address's pending follower, in place of any earlier one; a sign-up of the same
+    address committed meanwhile (a double click) is replaced as well, not a failure."""
+    earlier = Follower.objects.filter(
+        trail_system=system, channel=channel, address=address, confirmed_on=None
+    )
+    try:
+        with transaction.atomic():
+            earlier.delete()
+            return Follower.objects.create(trail_system=system, channel=channel, address=address)
+    except IntegrityError:
+        earlier.delete()
+        return Follower.objects.create(trail_system=system, channel=channel, address=address)
 
 
 def _send_confirmation(follower: Follower, secret: str) -> None:

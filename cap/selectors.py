@@ -101,7 +101,7 @@ def listed_messages(system_id: str, now: datetime) -> list[CapMessage]:
 def message_of(system_id: str, identifier: str) -> CapMessage | None:
     """The message of this CAP identifier (`<thread>-<sequence>`), if the system issued it."""
     thread, _, sequence = identifier.rpartition("-")
-    if not sequence.isdigit():
+    if not (sequence.isascii() and sequence.isdigit()):
         return None
     return CapMessage.objects.filter(
         trail_system_id=system_id, thread=thread, sequence=int(sequence)

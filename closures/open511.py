@@ -352,7 +352,7 @@ def _in_effect_on(value: str, now: datetime) -> tuple[datetime, datetime | None]
     if not second:
         return start, None
     end = _time("in_effect_on", second)
-    if not start <= end <= start + timedelta(days=IN_EFFECT_DAYS_MAX):
+    if not timedelta(0) <= end - start <= timedelta(days=IN_EFFECT_DAYS_MAX):
         raise _refused(
             "in_effect_on",
             f"the end must follow the start, within {IN_EFFECT_DAYS_MAX} days of it.",

@@ -143,7 +143,7 @@ def _check_times(closure: Closure, now: datetime) -> None:
     if closure.ends_at is None:
         return
     if closure.ends_at <= closure.starts_at:
-        raise Invalid("invalid_field", "must be after startsAt.", field="ends_at")
+        raise Invalid("invalid_field", "must be after the start.", field="ends_at")
     if closure.ends_at <= now:
         raise Invalid("invalid_field", "must be in the future.", field="ends_at")
 
@@ -348,8 +348,8 @@ def closure_event(closure: Closure, actor: Actor, at: datetime) -> dict:
         "activities": list(closure.activities),
         "reason": closure.reason,
         "note": closure.note,
-        "from_meters": round(closure.from_meters, 1),
-        "to_meters": None if closure.to_meters is None else round(closure.to_meters, 1),
+        "fromMeters": round(closure.from_meters, 1),
+        "toMeters": None if closure.to_meters is None else round(closure.to_meters, 1),
         "startsAt": iso_ms(closure.starts_at),
         "endsAt": iso_ms(closure.ends_at) if closure.ends_at else None,
         "at": iso_ms(at),

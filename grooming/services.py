@@ -180,8 +180,8 @@ def record_grooming_track(
     if groomed_at > timezone.now() + CLOCK_SKEW:
         raise Invalid(
             "invalid_field",
-            f"{iso_ms(groomed_at)} is in the future (send groomedAt, or check the "
-            "clock of the device that recorded the track).",
+            f"{iso_ms(groomed_at)} is in the future (say when it was groomed, or check "
+            "the clock of the device that recorded the track).",
             field="groomed_at",
         )
     with transaction.atomic():

@@ -29,6 +29,7 @@ from core.clients import counted_client
 from core.errors import DomainError, Invalid, TooLarge, envelope, refusal_response
 from public.pages import of_public_system
 from trails.models import TrailSystem
+from updates.sms_budget import sms_sign_up_state
 
 BODY_MAX = 64 * 1024
 MINUTE = 60
@@ -90,7 +91,8 @@ def follow_view(request: HttpRequest, system: TrailSystem) -> JsonResponse:
         response["Retry-After"] = str(MINUTE)
         return response
     try:
-        following = follow(system=system, fields=_json_body(request))
+        with translation.override(system.language):  # an address refused in the map's words
+            following = follow(system=system, fields=_json_body(request))
     except DomainError as error:
         return _refused(error)
     return JsonResponse({"manageUrl": following.manage_url}, status=201)
@@ -223,9 +225,11 @@ def confirm_email_view(request: HttpRequest, key: str) -> HttpResponse:
 
 
 def map_config(system) -> dict:
-    """What alerts.js needs on the map: the addresses, and its words in the system's language."""
+    """What alerts.js needs on the map: the addresses, whether text messages are offered
+    today (`sms`: open, paused or off), and its words in the system's language."""
     return {
         "systemId": system.pk,
+        "sms": sms_sign_up_state(system),
         "followUrl": reverse("alerts-follow", args=[system.pk]),
         "keyUrl": reverse("alerts-vapid-key"),
         "serviceWorkerUrl": reverse("service-worker"),
@@ -262,5 +266,62 @@ def map_config(system) -> dict:
             "snow_invalid": gettext(
                 "Give the new snow as a whole number, or leave it empty for any."
             ),
+            "options": gettext("Quiet hours and limits"),
+            "quiet_from": gettext("Quiet from"),
+            "quiet_to": gettext("until"),
+            "quiet_hint": gettext(
+                "Alerts wait until the quiet hours end, except a closure for danger. "
+                "Leave both empty for none."
+            ),
+            "quiet_invalid": gettext(
+                "Give both times of the quiet hours, different from each other, or neither."
+            ),
+            "once_per_day": gettext("At most one alert a day per rule"),
+            "channel": gettext("How to tell you"),
+            "channel_push": gettext("Notifications on this device"),
+            "channel_email": gettext("E-mail"),
+            "channel_sms": gettext("Text message"),
+            "email_label": gettext("Your e-mail address"),
+            "phone_label": gettext("Mobile phone (with country code, e.g. +1 406 555 0123)"),
+            "sms_paused": gettext(
+                "Sign-up by text message is paused for today. You can sign up by e-mail now, "
+                "or by text again tomorrow."
+            ),
+            "send_email": gettext("E-mail me a link to confirm"),
+            "send_sms": gettext("Text me a code"),
+            "sending": gettext("Sending…"),
+            "address_missing_email": gettext("Type your e-mail address."),
+            "address_missing_sms": gettext("Type your mobile phone number."),
+            "pick_first": gettext("Press Follow on a trail, or follow the whole system, first."),
+            "added": gettext(
+                "Added to your alerts. To start them, send them from the Alerts panel."
+            ),
+            "check_inbox": gettext(
+                "Check your inbox to confirm: we sent a link to {address}. Your alerts start "
+                "when you open it, within 24 hours."
+            ),
+            "code_sent": gettext(
+                "We sent a 6-digit code to {address}. Type it here within 30 minutes to start "
+                "these alerts."
+            ),
+            "code": gettext("Code"),
+            "confirm": gettext("Confirm"),
+            "code_missing": gettext("Type the 6-digit code from the text message."),
+            "code_elsewhere": gettext("Or type it on your alerts page"),
+            "confirmed_sms": gettext("Confirmed: your alerts by text message have started."),
+            "confirmed_email": gettext("Confirmed: your alerts by e-mail have started."),
+            "offline": gettext(
+                "Not sent: this device is offline. What you typed is kept here; "
+                "try again once you are connected."
+            ),
+            "too_many": gettext(
+                "Not sent: too many sign-ups just now. What you typed is kept here; "
+                "try again after {time}."
+            ),
+            "sms_paused_now": gettext(
+                "Not sent: sign-up by text message is paused for today. Choose e-mail or "
+                "notifications on this device, or try again tomorrow."
+            ),
+            "alerts_off": gettext("This trail system does not send alerts."),
         },
     }

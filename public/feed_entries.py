@@ -18,6 +18,7 @@ from django.utils.translation import gettext
 from closures.models import Closure
 from closures.selectors import closures_of_system
 from closures.selectors import shown as shown_closures
+from core.names import camel
 from grooming.models import GroomingPass
 from public import texts
 from schedules.models import Action, Schedule
@@ -106,7 +107,7 @@ def _update_entry(update: Update, system: TrailSystem, zone) -> Entry | None:
         labels = texts.snow_labels()
         unit = DEPTH_UNITS.get(system.depth_measurement, system.depth_measurement)
         figures = [
-            f"{labels[_camel(name)]} {getattr(update, name):g} {unit}"
+            f"{labels[camel(name)]} {getattr(update, name):g} {unit}"
             for name in SNOW_DEPTHS
             if getattr(update, name) is not None
         ]
@@ -126,11 +127,6 @@ def _update_entry(update: Update, system: TrailSystem, zone) -> Entry | None:
         published=update.created_on,
         updated=update.updated_on,
     )
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
 
 
 def _updates(system: TrailSystem) -> list[Update]:

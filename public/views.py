@@ -7,7 +7,6 @@ site; every other page keeps the site-wide X-Frame-Options.
 
 from urllib.parse import urlsplit
 
-import phonenumbers
 from csp.decorators import csp_replace, csp_update
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -26,7 +25,6 @@ from django.views.decorators.cache import cache_control, never_cache
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from phonenumbers import geocoder
 
 from closures.documents import closures_version
 from closures.selectors import closed_stretches
@@ -45,7 +43,6 @@ from public.texts import (
     unconfirmed_text,
 )
 from publishing.storage import absolute_public_url, public_url
-from trails.countries import sms_countries
 from trails.models import TrailSystem
 from trails.selectors import unconfirmed_statuses
 from trails.timezones import zone_name
@@ -55,11 +52,12 @@ from updates.confirmations import (
     clean_sign_up,
     confirm_email,
     confirm_phone,
+    refusal_words,
     request_subscription,
 )
 from updates.enums import GROOMING_CONDITIONS
 from updates.selectors import email_sign_up, subscriber_by_unsubscribe_token
-from updates.sms_budget import seconds_to_tomorrow, sms_sign_up_open
+from updates.sms_budget import seconds_to_tomorrow, sms_sign_up_state
 from updates.subscribers import unsubscribe
 
 # Sign-ups: per client address and per contact (e-mail or phone), per hour.
@@ -294,79 +292,6 @@ def events_view(request: HttpRequest, system_id: str) -> HttpResponse:
 # Subscribing
 
 
-def _refusal_words(code: str) -> str:
-    """The form's words for a refusal of updates.confirmations.clean_sign_up (by its code),
-    with %(email)s, %(phone)s and %(countries)s to fill; an empty form gets the form's intro."""
-    words = {
-        "email_invalid": gettext("%(email)s is not a valid e-mail address."),
-        "email_not_public": gettext(
-            "We cannot write to %(email)s: give a mailbox on a public domain, such as "
-            "name@example.com."
-        ),
-        "email_too_long": gettext(
-            "The part of %(email)s before the @ is too long: mail servers take at most 64 "
-            "characters."
-        ),
-        "phone_invalid": gettext(
-            "%(phone)s is not a phone number we recognise. Give it with its country code, "
-            "e.g. +1 406 555 0123."
-        ),
-        "phone_not_mobile": gettext(
-            "%(phone)s cannot get our text messages: only mobile numbers can (not "
-            "premium-rate, shared-cost, personal, pager, voicemail or satellite numbers). "
-            "You can sign up by e-mail instead."
-        ),
-        "phone_abroad": gettext(
-            "Sign-up by text message is open to mobile numbers of %(countries)s only, and "
-            "%(phone)s is not one. You can sign up by e-mail instead."
-        ),
-        "sms_off": gettext(
-            "Sign-up by text message is not offered here. You can sign up by e-mail."
-        ),
-    }
-    return words.get(code) or gettext(
-        "Notices and conditions by e-mail or text message. We send a confirmation first; "
-        "nothing is sent until you confirm."
-    )
-
-
-def sms_sign_up_state(system: TrailSystem) -> str:
-    """What the form offers for text messages today: open, paused (the day's budget is
-    spent) or off (no budget, or no country to take numbers from)."""
-    if not system.sms_confirmations_per_day:
-        return "off"
-    return "open" if sms_sign_up_open(system) else "paused"
-
-
-def country_names(codes: list[str], language: str) -> str:
-    """`Canada, United States` for [CA, US], in the page's language (phonenumbers' names)."""
-    names = [
-        geocoder.country_name_for_number(phonenumbers.example_number(code), language) or code
-        for code in codes
-    ]
-    return ", ".join(names)
-
-
-def _refusals(error: ValidationError, system: TrailSystem) -> list[str]:
-    """Each refusal in the active language, naming the contact refused."""
-    words = []
-    for refusal in error.error_list:
-        params = refusal.params or {}
-        code = refusal.code or ""
-        countries = sms_countries(system) if code == "phone_abroad" else []
-        if code == "phone_abroad" and not countries:
-            code = "sms_off"
-        words.append(
-            _refusal_words(code)
-            % {
-                "email": params.get("email", ""),
-                "phone": params.get("phone", ""),
-                "countries": country_names(countries, system.language),
-            }
-        )
-    return words
-
-
 def _too_many(request: HttpRequest, system: TrailSystem) -> HttpResponse:
     with translation.override(system.language):
         context = {"system": system, "state": "too_many"}
@@ -386,7 +311,7 @@ def subscribe_view(request: HttpRequest, system: TrailSystem) -> HttpResponse:
     except ValidationError as error:
         context |= {
             "state": "invalid",
-            "errors": _refusals(error, system),
+            "errors": refusal_words(error, system),
             "sms": sms_sign_up_state(system),
         }
         return render(request, "public/subscribe.html", context, status=400)

@@ -15,10 +15,11 @@ import hashlib
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Collection
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from itertools import chain
 from operator import attrgetter
 
 import orjson
@@ -178,24 +179,17 @@ class KeptCompiles:
             return None
         return kept
 
-    def keep(
-        self,
-        system_id: str,
-        trails: list[TrailRow],
-        read: "_ReadTrails",
-        plan: Plan,
-        rows: SystemRows,
-        points: EncodedPoints,
-    ) -> None:
-        size = sum(len(p.reused.features) for p in plan.trails if p.reused)
-        size += len(points.features)
-        size += self.ROW_BYTES * (len(trails) + len(points.rows) + len(rows.updates))
+    def keep(self, system_id: str, read: "_ReadTrails", rows: SystemRows, compiled: Compiled):
+        """The file's bytes are the features kept, and a comma between each two."""
+        points = compiled.encoded_points
+        size = len(compiled.body)
+        size += self.ROW_BYTES * (len(read.trails) + len(points.rows) + len(rows.updates))
         kept = _KeptSystem(
-            {t.id: t for t in trails},
+            read.by_id,
             read.places,
             read.state.snapshot,
             time.monotonic(),
-            plan,
+            compiled.plan,
             points,
             rows.updates,
             read.state,
@@ -219,9 +213,11 @@ kept_compiles = KeptCompiles()
 @dataclass(slots=True)
 class _ReadTrails:
     trails: list[TrailRow]  # the live trails in list order
+    by_id: dict[str, TrailRow]  # the same trails by id
     places: dict[str, tuple]
     state: SystemState
     changed: set[str] | None  # the trails read again; None: all of them
+    fresh: Collection[TrailRow]  # the rows read with their geometry
 
 
 def _current_trails(system_id: str, now: datetime, kept: _KeptSystem | None) -> _ReadTrails:
@@ -233,33 +229,41 @@ def _current_trails(system_id: str, now: datetime, kept: _KeptSystem | None) -> 
     if kept is None:
         state = load_system_state(system_id, now)
         places, rows = load_live_trails(system_id)
-        return _read(places, rows.get, state, None)
+        return _read(places, rows, state, None, rows.values())
     state = load_system_state(system_id, now, kept.snapshot)
     changed = state.changed
     if not changed:
-        return _ReadTrails([kept.trails[t] for t in kept.places], kept.places, state, changed)
+        trails = [kept.trails[t] for t in kept.places]
+        return _ReadTrails(trails, kept.trails, kept.places, state, changed, ())
     live, fresh = load_live_trails(system_id, list(changed))
     if any(kept.places.get(t) != place for t, place in live.items()):
         places = load_trail_places(system_id)
+    elif len(live) == len(changed):  # every trail changed still in its place
+        places = kept.places
     else:
         places = {t: place for t, place in kept.places.items() if t not in changed or t in live}
-    return _read(
-        places, lambda t: fresh.get(t) if t in changed else kept.trails.get(t), state, changed
-    )
+    rows = dict(kept.trails)
+    for trail_id in changed:
+        rows.pop(trail_id, None)
+    rows.update(fresh)
+    return _read(places, rows, state, changed, fresh.values())
 
 
 def _read(
     places: dict[str, tuple],
-    row: Callable[[str], TrailRow | None],
+    rows: dict[str, TrailRow],
     state: SystemState,
     changed: set[str] | None,
+    fresh: Collection[TrailRow],
 ) -> _ReadTrails:
     """The trails placed that have a row: one deleted, or added, after the log was read has
     none here (the log names it to the next compile)."""
-    trails = [found for t in places if (found := row(t))]
+    trails = [found for t in places if (found := rows.get(t))]
     if len(trails) < len(places):
         places = {t.id: places[t.id] for t in trails}
-    return _ReadTrails(trails, places, state, changed)
+    if len(trails) < len(rows):
+        rows = {t.id: t for t in trails}
+    return _ReadTrails(trails, rows, places, state, changed, fresh)
 
 
 def _system_rows(system_id: str, now: datetime, read: _ReadTrails, kept: _KeptSystem | None):
@@ -298,9 +302,9 @@ def compile_incrementally(system_id: str, now: datetime) -> tuple[SystemRows, Co
         for trail in lacking:
             trail.geometry = geometries.get(trail.id)
     compiled = compile_rows(rows, now, plan)
-    for trail in rows.trails:
+    for trail in chain(read.fresh, lacking):
         trail.geometry = None
-    kept_compiles.keep(system_id, rows.trails, read, compiled.plan, rows, compiled.encoded_points)
+    kept_compiles.keep(system_id, read, rows, compiled)
     return rows, compiled
 
 

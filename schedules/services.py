@@ -110,8 +110,7 @@ def _assign(schedule: Schedule, fields: Mapping) -> set[str]:
             if repeat != Repeat.ONCE:
                 raise Invalid(
                     "invalid_field",
-                    "only for schedules that repeat once; a daily schedule takes startTime "
-                    "and endTime.",
+                    "only for a one-off schedule; a daily one takes its times of day.",
                     field=name,
                 )
             day_name, time_name = ONCE_FIELDS[name]
@@ -121,7 +120,7 @@ def _assign(schedule: Schedule, fields: Mapping) -> set[str]:
             if repeat != Repeat.DAILY:
                 raise Invalid(
                     "invalid_field",
-                    "only for daily schedules; a one-off schedule takes startsAt and endsAt.",
+                    "only for a daily schedule; a one-off one takes the day and time of its start.",
                     field=name,
                 )
             setattr(schedule, name, value)
@@ -161,15 +160,15 @@ def _check_times(schedule: Schedule, changed: set[str], now: datetime) -> None:
         if schedule.has_end:
             end = timing.instant(schedule.end_date, schedule.end_time, zone)
             if end <= start:
-                raise Invalid("invalid_field", "must be after startsAt.", field="ends_at")
+                raise Invalid("invalid_field", "must be after the start.", field="ends_at")
             if changed & {"end_date", "end_time"} and end <= now:
                 raise Invalid("invalid_field", f"must be in the future {where}.", field="ends_at")
         return
     if schedule.has_end and schedule.end_time == schedule.start_time:
-        raise Invalid("invalid_field", "must differ from startTime.", field="end_time")
+        raise Invalid("invalid_field", "must differ from the start time.", field="end_time")
     first, last = schedule.first_date, schedule.last_date
     if first and last and last < first:
-        raise Invalid("invalid_field", "must not be before firstDate.", field="last_date")
+        raise Invalid("invalid_field", "must not be before the first day.", field="last_date")
     if last and changed & {"last_date", "repeat"} and last < local_now.date():
         raise Invalid("invalid_field", f"must not be in the past {where}.", field="last_date")
     if first and first > latest_start.astimezone(zone).date():

@@ -11,9 +11,11 @@ from django.test import RequestFactory
 from django.urls import reverse
 from django.utils import timezone
 
+from apikeys.models import ApiKey
 from core.actors import Actor, Via
 from core.errors import Invalid
 from publishing.models import CompileRequest
+from schedules.models import Schedule
 from tests.factories import (
     PointFactory,
     TrailActivityFactory,
@@ -227,7 +229,7 @@ def test_an_update_touches_the_trails_it_attaches_to_on_every_path(path, system,
             "type": "surfaceConditions",
             "expiration_date_0": "2099-01-01",
             "expiration_date_1": "12:00:00",
-            "trails": [trail.pk],
+            "trail_ids": [trail.pk],
             "conditions": ["icy"],
         }
         response = staff.post(reverse("admin:updates_update_add"), form)
@@ -261,16 +263,24 @@ def test_a_refused_new_update_shows_the_error_on_its_field_with_the_input(system
     assert not Update.objects.filter(trail_system=system).exists()
 
 
-def test_a_refusal_naming_the_services_field_shows_on_the_form_field(system):
-    """The services name the update's trails `trail_ids`; the page's field is `trails`, and
-    the refusal is shown there."""
-    request = RequestFactory().post(reverse("admin:updates_update_add"))
+@pytest.mark.parametrize(
+    ("model", "field"),
+    [
+        (Update, "trail_ids"),
+        (Schedule, "trail_ids"),
+        (Schedule, "starts_at"),
+        (Schedule, "ends_at"),
+        (ApiKey, "trail_system_ids"),
+    ],
+)
+def test_a_refusal_naming_the_services_field_shows_on_the_form_field(system, model, field):
+    """The web app's forms name their fields as the services do (`trail_ids`, `starts_at`,
+    `trail_system_ids`): a refusal is shown on the field it names, with no map between."""
+    request = RequestFactory().post("/")
     request.user = UserFactory(is_staff=True, is_superuser=True)
-    request.service_refusal = Invalid(
-        "missing_field", "surface conditions need trails.", field="trail_ids"
-    )
-    form = admin.site._registry[Update].get_form(request)(data=past_notice(system))
-    assert form.errors["trails"] == ["Surface conditions need trails."]
+    request.service_refusal = Invalid("invalid_field", "refused here.", field=field)
+    form = admin.site._registry[model].get_form(request)(data=past_notice(system))
+    assert "Refused here." in form.errors[field]
     assert "__all__" not in form.errors
 
 

@@ -2,7 +2,7 @@
 interfaces shows each one. The API's shapes, the web app's forms, the legacy documents and the
 published file list their fields from here, in this order, so adding a field is one edit here
 (plus its model column, and the API body's validation where the API may set it). Names are the
-models'; the interfaces' camelCase comes from the camel-case library (`core.names.camel`)
+models'; the interfaces' camelCase is `core.names.camel`'s (the API renderer's spelling)
 except where the spec spells a name otherwise (`shown_as`).
 
 tests/test_field_descriptions.py checks that every model field is described or excluded here.

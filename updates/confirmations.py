@@ -12,10 +12,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
+import phonenumbers
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
+from django.utils.translation import gettext
+from phonenumbers import geocoder
 
 from core import queueing
 from core.links import absolute
@@ -84,6 +87,72 @@ def clean_sign_up(*, system: TrailSystem, email: str = "", phone: str = "") -> t
             sms_confirmations_refused.labels(reason=reason).inc()
             raise
     return email, phone
+
+
+def _words_of(code: str) -> str:
+    """The form's words for a refusal of updates.confirmations.clean_sign_up (by its code),
+    with %(email)s, %(phone)s and %(countries)s to fill; an empty form gets the form's intro."""
+    words = {
+        "email_invalid": gettext("%(email)s is not a valid e-mail address."),
+        "email_not_public": gettext(
+            "We cannot write to %(email)s: give a mailbox on a public domain, such as "
+            "name@example.com."
+        ),
+        "email_too_long": gettext(
+            "The part of %(email)s before the @ is too long: mail servers take at most 64 "
+            "characters."
+        ),
+        "phone_invalid": gettext(
+            "%(phone)s is not a phone number we recognise. Give it with its country code, "
+            "e.g. +1 406 555 0123."
+        ),
+        "phone_not_mobile": gettext(
+            "%(phone)s cannot get our text messages: only mobile numbers can (not "
+            "premium-rate, shared-cost, personal, pager, voicemail or satellite numbers). "
+            "You can sign up by e-mail instead."
+        ),
+        "phone_abroad": gettext(
+            "Sign-up by text message is open to mobile numbers of %(countries)s only, and "
+            "%(phone)s is not one. You can sign up by e-mail instead."
+        ),
+        "sms_off": gettext(
+            "Sign-up by text message is not offered here. You can sign up by e-mail."
+        ),
+    }
+    return words.get(code) or gettext(
+        "Notices and conditions by e-mail or text message. We send a confirmation first; "
+        "nothing is sent until you confirm."
+    )
+
+
+def country_names(codes: list[str], language: str) -> str:
+    """`Canada, United States` for [CA, US], in the page's language (phonenumbers' names)."""
+    names = [
+        geocoder.country_name_for_number(phonenumbers.example_number(code), language) or code
+        for code in codes
+    ]
+    return ", ".join(names)
+
+
+def refusal_words(error: ValidationError, system: TrailSystem) -> list[str]:
+    """Each refusal of clean_sign_up in the active language, naming the contact refused: the
+    map's sign-up form and its Alerts panel say them."""
+    words = []
+    for refusal in error.error_list:
+        params = refusal.params or {}
+        code = refusal.code or ""
+        countries = sms_countries(system) if code == "phone_abroad" else []
+        if code == "phone_abroad" and not countries:
+            code = "sms_off"
+        words.append(
+            _words_of(code)
+            % {
+                "email": params.get("email", ""),
+                "phone": params.get("phone", ""),
+                "countries": country_names(countries, system.language),
+            }
+        )
+    return words
 
 
 @transaction.atomic

@@ -131,7 +131,7 @@ def create_update(
         _require(fields, "conditions", "at least one surface condition.")
     related = _trails(system, kind, data)
     if kind == UpdateType.SURFACE_CONDITIONS and related is None:
-        raise Invalid("missing_field", "send trailIds or allTrails: true.", field="trail_ids")
+        raise Invalid("missing_field", "name the trails, or all trails.", field="trail_ids")
     trails, all_trails = related or ([], False)
     with transaction.atomic():
         update = Update.objects.create(

@@ -52,6 +52,14 @@ def sms_sign_up_open(system: TrailSystem) -> bool:
     )
 
 
+def sms_sign_up_state(system: TrailSystem) -> str:
+    """What the form offers for text messages today: open, paused (the day's budget is
+    spent) or off (no budget, or no country to take numbers from)."""
+    if not system.sms_confirmations_per_day:
+        return "off"
+    return "open" if sms_sign_up_open(system) else "paused"
+
+
 def take(system: TrailSystem) -> bool:
     """Count one confirmation SMS for `system` today; False (and nothing may be sent) once
     its budget or the site's is spent. The first refusal of the day e-mails the system's

@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from core.errors import DomainError
 from trails.activities import CATALOG
 from trails.enums import TrailStatus
+from trails.models import Trail
 from trails.services import set_trails_status
 from updates.enums import SURFACE_CONDITIONS
 from updates.types import SURFACE_CONDITION_CATALOG
@@ -189,15 +190,36 @@ class TrailChoiceField(forms.ModelMultipleChoiceField):
         return f"{trail.name} ({' · '.join(detail for detail in details if detail)})"
 
 
-class TrailPickerMixin:
-    """A model admin whose `trails` many-to-many is a TrailPicker, except for a superAdmin,
-    who searches every system's trails with the admin's autocomplete."""
+class TrailIdsForm(forms.ModelForm):
+    """The form of a row with trails (an update, a schedule): its trails are `trail_ids`, the
+    services' name for them, so that a service's refusal of them lands on that field. The
+    field is declared for the admin to accept the name; its choices and widget are the
+    person's (TrailPickerMixin)."""
 
-    def formfield_for_dbfield(self, db_field, request, **kwargs):
-        field = super().formfield_for_dbfield(db_field, request, **kwargs)
-        if db_field.name != "trails" or db_field.name in self.get_autocomplete_fields(request):
-            return field
+    trail_ids = forms.ModelMultipleChoiceField(Trail.objects.none(), required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk is not None:
+            self.initial.setdefault("trail_ids", [trail.pk for trail in self.instance.trails.all()])
+
+
+class TrailPickerMixin:
+    """A model admin whose form's `trail_ids` (TrailIdsForm) lists the trails the role allows
+    in a TrailPicker, except for a superAdmin, who searches every system's trails with the
+    admin's autocomplete (`trails` among the autocomplete fields)."""
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change, **kwargs)
+        if "trail_ids" in form.base_fields:
+            form.base_fields["trail_ids"] = self.trail_ids_field(request)
+        return form
+
+    def trail_ids_field(self, request) -> forms.ModelMultipleChoiceField:
         # The queryset the role allows (scoping), not the admin's "+" pop-up of a <select>.
+        field = self.formfield_for_dbfield(self.model._meta.get_field("trails"), request)
+        if "trails" in self.get_autocomplete_fields(request):
+            return field
         return TrailChoiceField(
             field.queryset.order_by("name", "pk"),
             required=field.required,

@@ -174,6 +174,22 @@ def test_signing_up_a_confirmed_address_again_changes_nothing_until_confirmed(
     assert Follower.objects.get().rules.get().trail_id == other.pk
 
 
+def test_whoever_signed_an_address_up_before_its_owner_cannot_manage_its_alerts(
+    client, follow, system, trail
+):
+    """Someone else may sign up a rider's address first; the rider's own sign-up and
+    confirmation must not hand that person the page of the rider's alerts."""
+    rules = [{"trailId": trail.pk, "on": ["closes"]}]
+    strangers_url = follow(system, "email", "rider@example.test", rules).json()["manageUrl"]
+    riders_url = follow(system, "email", "rider@example.test", rules).json()["manageUrl"]
+    client.post(confirm_link(mail.outbox[-1]))
+
+    assert client.get(riders_url, HTTP_ACCEPT="application/json").json()["active"] is True
+    assert client.get(strangers_url, HTTP_ACCEPT="application/json").status_code == 404
+    assert client.delete(strangers_url).status_code == 404
+    assert Follower.objects.get().confirmed_on
+
+
 def test_a_burst_by_email_is_two_messages(client, follow, system, manager, settings):
     settings.ALERTS_COALESCE_SECONDS = 60
     trails = [

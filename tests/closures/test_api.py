@@ -268,6 +268,8 @@ def test_a_planned_closure_starts_and_ends_by_itself_with_the_schedules_pass(
     assert [m.type for m in messages] == ["closure.started", "closure.ended"]
     data = json.loads(messages[0].payload)["data"]
     assert data["closureId"] == planned["id"] and data["trailId"] == trail.pk
+    # As docs/developers/webhooks.md names them, camel-cased as every other key of the data.
+    assert (data["fromMeters"], data["toMeters"]) == (planned["fromMeters"], planned["toMeters"])
 
 
 def test_reopening_ends_the_closure_now_and_keeps_it(system, trail, manager, compiles):

@@ -2,6 +2,7 @@
 closed style over its trail while the rest keeps its own colour, its popup, "Partly closed" in
 the list and in the embedded list, and the stretch gone once it is reopened."""
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -14,11 +15,23 @@ from core.actors import Actor, Via
 from publishing.scheduling import record_compile_request
 from tests.factories import TrailFactory, TrailSystemFactory
 from tests.grooming.geo import path
+from trails.models import Trail
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PHONE = {"width": 390, "height": 844}
 PATROL = Actor("patrol-uid", Via.ID_TOKEN)
+EVENTS = re.compile(r".*/map/[^/]+/events$")
+
+
+def ridge_loop(system) -> Trail:
+    """A 3 km trail, open, whose middle kilometre the tests close."""
+    return TrailFactory(
+        trail_system=system,
+        name="Ridge Loop",
+        status="Open",
+        geometry={"type": "LineString", "coordinates": path([(0, 0), (3000, 600)], step=50)},
+    )
 
 
 def test_a_closed_stretch_on_the_public_map_and_in_the_lists(
@@ -26,12 +39,7 @@ def test_a_closed_stretch_on_the_public_map_and_in_the_lists(
 ):
     settings.PUBLIC_BASE_URL = live_server.url
     system = TrailSystemFactory(name="Pine Hill Nordic", time_zone="America/Denver")
-    ridge = TrailFactory(
-        trail_system=system,
-        name="Ridge Loop",
-        status="Open",
-        geometry={"type": "LineString", "coordinates": path([(0, 0), (3000, 600)], step=50)},
-    )
+    ridge = ridge_loop(system)
     TrailFactory(
         trail_system=system,
         name="Meadow",
@@ -82,3 +90,27 @@ def test_a_closed_stretch_on_the_public_map_and_in_the_lists(
     end_closure(closure=closure, actor=PATROL)
     expect(stretch).to_have_count(0, timeout=10_000)
     expect(item.locator(".partly-closed")).to_have_count(0)
+
+
+def test_the_embedded_list_catches_up_with_a_closure_written_before_its_stream_was_live(
+    live_server, page, settings
+):
+    """The stream's `closures` event of a closure written while the list was not yet live is
+    never seen: going live, the list reads its page again."""
+    settings.PUBLIC_BASE_URL = live_server.url
+    settings.MAP_POLL_SECONDS = 600  # what shows within seconds came from going live
+    system = TrailSystemFactory(name="Pine Hill Nordic")
+    ridge = ridge_loop(system)
+    with transaction.atomic():
+        record_compile_request(system, reason="test")
+    page.route(EVENTS, lambda route: route.abort("connectionreset"))
+    page.goto(f"{live_server.url}/embed/{system.pk}/list")
+    status = page.locator("#list-status")
+    expect(status).to_have_attribute("data-connection", "reconnecting")
+    row = page.locator(f'tr[data-trail-id="{ridge.pk}"]')
+    create_closure(trail=ridge, actor=PATROL, start=1000.0, end=2000.0, reason="grooming")
+
+    page.unroute(EVENTS)
+
+    expect(status).to_have_attribute("data-connection", "live", timeout=10_000)
+    expect(row.locator(".partly-closed")).to_have_text("Partly closed")

@@ -227,6 +227,8 @@ def test_unknown_or_inactive_systems_and_messages_are_not_found(system, ridge):
     assert client.get("/feeds/nope/cap.atom").status_code == 404
     assert client.get(f"/feeds/{system.pk}/cap/closure-nope-1.xml").status_code == 404
     assert client.get(f"/feeds/{system.pk}/cap/junk.xml").status_code == 404
+    # Digits of other scripts are no sequence number (int() refuses a superscript two).
+    assert client.get(f"/feeds/{system.pk}/cap/closure-nope-\u00b2.xml").status_code == 404
     system.inactive = True
     system.save()
     assert client.get(f"/feeds/{system.pk}/cap.atom").status_code == 404

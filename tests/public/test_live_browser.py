@@ -174,7 +174,7 @@ def test_the_map_on_a_phone(live, browser):
     expect(legend.locator("ul")).to_be_visible()
     save_screenshot(page, "map-phone-legend", docs=True, full_page=False)
     alerts.tap()
-    expect(page.get_by_label("E-mail")).to_be_in_viewport()
+    expect(page.locator("#subscribe").get_by_label("E-mail")).to_be_in_viewport()
     save_screenshot(page, "map-phone-alerts", docs=True, full_page=False)
     context.close()
 

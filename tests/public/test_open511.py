@@ -234,6 +234,7 @@ def test_the_filters_choose_events(system, ridge):
         ("?updated=>2026-11-29T08:00:00", "updated"),  # no offset
         ("?updated>2026-11-29T08:00:00Z", "updated"),  # Open511 writes updated=>...
         ("?in_effect_on=2026-01-01T00:00Z,2026-06-01T00:00Z", "in_effect_on"),
+        ("?in_effect_on=2026-06-01T00:00Z,2026-01-01T00:00Z", "in_effect_on"),
     ],
 )
 def test_a_bad_filter_is_a_clear_400(system, query, named):
@@ -241,6 +242,12 @@ def test_a_bad_filter_is_a_clear_400(system, query, named):
         error = orjson.loads(feed(system, suffix, query, status=400).content)["error"]
         assert error["code"] == "invalid_filter"
         assert error["message"].startswith(f"{named}: ")
+
+
+def test_a_window_at_the_end_of_the_calendar_is_answered(system, ridge):
+    """Its length is measured, not its end moved forty days past the last date there is."""
+    query = "?in_effect_on=9999-12-31T23:00:00Z,9999-12-31T23:30:00Z"
+    assert events_of(system, query) == {}
 
 
 def test_another_version_is_refused(system):

@@ -198,7 +198,7 @@ def test_a_key_is_created_and_its_plaintext_shown_once(live_server, page, screen
     page.goto(f"{live_server.url}/admin/apikeys/apikey/add/")
     page.fill("#id_name", "Grooming tablet")
     page.select_option("#id_access", "read")
-    page.select_option("#id_trail_system", system.pk)
+    page.select_option("#id_trail_system_ids", system.pk)
     page.select_option("#id_expires_in_days", "90")
     page.click("input[name=_save]")
     plaintext = page.input_value("#new-key")

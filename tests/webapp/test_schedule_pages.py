@@ -37,14 +37,16 @@ def local_day(days: int) -> str:
 def form(system, trails, **fields) -> dict:
     return {
         "trail_system": system.pk,
-        "trails": [trail.pk for trail in trails],
+        "trail_ids": [trail.pk for trail in trails],
         "activity": "",
         "status": "Closed",
         "repeat": "once",
-        "start_date": local_day(3),
-        "start_time": "16:00",
-        "end_date": local_day(4),
-        "end_time": "08:00",
+        "starts_at_0": local_day(3),
+        "starts_at_1": "16:00",
+        "ends_at_0": local_day(4),
+        "ends_at_1": "08:00",
+        "start_time": "",
+        "end_time": "",
         "end_status": "",
         "reason": "Giant slalom race",
         **fields,
@@ -71,11 +73,11 @@ def test_a_trustee_schedules_a_one_off_closure(client, trustee):
 def test_a_start_in_the_past_is_refused_on_its_field(client, trustee):
     system = trustee.trail_system
     trail = TrailFactory(trail_system=system)
-    response = client.post(f"{SCHEDULES}add/", form(system, [trail], start_date=local_day(-2)))
+    response = client.post(f"{SCHEDULES}add/", form(system, [trail], starts_at_0=local_day(-2)))
     assert response.status_code == 200
     errors = response.context["adminform"].form.errors
-    assert list(errors) == ["start_date"]
-    assert errors["start_date"][0].startswith("Must be in the future")
+    assert list(errors) == ["starts_at"]
+    assert errors["starts_at"][0].startswith("Must be in the future")
     assert not Schedule.objects.exists()
 
 
@@ -84,10 +86,46 @@ def test_a_daily_schedule_with_a_day_of_a_one_off_is_refused_by_name(client, tru
     trail = TrailFactory(trail_system=system)
     response = client.post(
         f"{SCHEDULES}add/",
-        form(system, [trail], repeat="daily", start_time="21:00", end_date="", end_time="08:30"),
+        form(system, [trail], repeat="daily", start_time="21:00", ends_at_0="", ends_at_1=""),
     )
     assert response.status_code == 200
-    assert "start_date" in response.context["adminform"].form.errors
+    errors = response.context["adminform"].form.errors
+    assert list(errors) == ["starts_at"]
+    assert errors["starts_at"][0].startswith("Only for a one-off schedule")
+
+
+def test_an_end_without_its_time_is_refused_on_its_field(client, trustee):
+    system = trustee.trail_system
+    trail = TrailFactory(trail_system=system)
+    response = client.post(f"{SCHEDULES}add/", form(system, [trail], ends_at_1=""))
+    assert response.context["adminform"].form.errors == {
+        "ends_at": ["Give the time as well as the day."]
+    }
+
+
+def test_an_end_before_the_start_is_refused_in_words(client, trustee):
+    system = trustee.trail_system
+    trail = TrailFactory(trail_system=system)
+    response = client.post(f"{SCHEDULES}add/", form(system, [trail], ends_at_0=local_day(2)))
+    assert response.context["adminform"].form.errors == {"ends_at": ["Must be after the start."]}
+
+
+def test_a_one_off_shows_its_start_and_end_in_their_fields_and_saves_unchanged(client, trustee):
+    system = trustee.trail_system
+    trail = TrailFactory(trail_system=system)
+    assert client.post(f"{SCHEDULES}add/", form(system, [trail])).status_code == 302
+    schedule = Schedule.objects.get()
+    page = client.get(f"{SCHEDULES}{schedule.pk}/change/").content.decode()
+    assert f'name="starts_at_0" value="{local_day(3)}"' in page
+    assert 'name="starts_at_1" value="16:00"' in page
+    assert 'name="start_time" value=' not in page  # a daily schedule's
+    body = form(system, [trail], reason="Giant slalom race, moved")
+    assert client.post(f"{SCHEDULES}{schedule.pk}/change/", body).status_code == 302
+    schedule.refresh_from_db()
+    assert (schedule.reason, schedule.end_time.strftime("%H:%M")) == (
+        "Giant slalom race, moved",
+        "08:00",
+    )
 
 
 def test_a_daily_night_closure_and_a_change_of_its_time(client, trustee):
@@ -97,9 +135,11 @@ def test_a_daily_night_closure_and_a_change_of_its_time(client, trustee):
         system,
         [trail],
         repeat="daily",
-        start_date="",
+        starts_at_0="",
+        starts_at_1="",
+        ends_at_0="",
+        ends_at_1="",
         start_time="21:00",
-        end_date="",
         end_time="08:30",
         end_status="Open",
     )

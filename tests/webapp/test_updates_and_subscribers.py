@@ -1,9 +1,18 @@
 """Updates with notify ask for confirmation naming the audience; subscribers' list, unsubscribe
 and CSV export by role."""
 
+import re
+
 import pytest
 
-from tests.factories import MembershipFactory, SubscriberFactory, TrailSystemFactory, UpdateFactory
+from tests.factories import (
+    MembershipFactory,
+    SubscriberFactory,
+    TrailFactory,
+    TrailSystemFactory,
+    UpdateFactory,
+    UserFactory,
+)
 from updates.models import Subscriber, Update
 
 pytestmark = pytest.mark.django_db
@@ -156,3 +165,41 @@ def test_an_update_page_is_titled_with_its_system_name(client):
 
     assert "Notice on Lost Trail Powder Mountain until" in page
     assert f"Notice on {system.pk}" not in page
+
+
+def test_a_super_admin_finds_the_trails_of_an_update_by_search_under_the_services_name(client):
+    """Every system's trails are too many to list: a superAdmin's `trail_ids` field searches
+    them (the admin's autocomplete, over the update's `trails`), and saves like the picker."""
+    system = TrailSystemFactory()
+    trail = TrailFactory(trail_system=system, name="Aspen Loop")
+    signed_in(client, UserFactory(uid="operator", is_super_admin=True))
+    page = client.get(f"{UPDATES}add/").content.decode()
+    field = re.search(r'<select name="trail_ids"[^>]*>', page).group(0)
+    assert "admin-autocomplete" in field and 'data-field-name="trails"' in field
+    found = client.get(
+        "/admin/autocomplete/",
+        {"app_label": "updates", "model_name": "update", "field_name": "trails", "term": "aspen"},
+    ).json()
+    assert [result["id"] for result in found["results"]] == [trail.pk]
+    body = notice(system, type="surfaceConditions", conditions=["icy"], trail_ids=[trail.pk])
+    assert client.post(f"{UPDATES}add/", body).status_code == 302
+    assert list(Update.objects.get().trails.all()) == [trail]
+
+
+def test_an_updates_page_shows_its_trails_ticked_and_a_change_of_them_is_saved(client):
+    system = TrailSystemFactory()
+    kept, added = TrailFactory(trail_system=system), TrailFactory(trail_system=system)
+    update = UpdateFactory(trail_system=system, type="surfaceConditions", conditions=["icy"])
+    update.trails.set([kept])
+    signed_in(client, system.owner)
+    page = client.get(f"{UPDATES}{update.pk}/change/").content.decode()
+    ticked = re.findall(r'<input type="checkbox" name="trail_ids" value="(\w+)"[^>]*checked', page)
+    assert ticked == [kept.pk]
+    body = {
+        "expiration_date_0": "2099-01-01",
+        "expiration_date_1": "12:00:00",
+        "trail_ids": [kept.pk, added.pk],
+        "conditions": ["icy"],
+    }
+    assert client.post(f"{UPDATES}{update.pk}/change/", body).status_code == 302
+    assert set(update.trails.values_list("pk", flat=True)) == {kept.pk, added.pk}

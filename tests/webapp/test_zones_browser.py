@@ -48,8 +48,9 @@ def test_the_date_and_time_forms_name_their_zone_and_its_time_now(live_server, b
     sign_in(page, live_server, User.objects.get(pk=DEMO_OWNER_UID))
 
     page.goto(f"{live_server.url}/admin/schedules/schedule/add/?trail_system={system.pk}")
-    expect_zone(page.locator("#id_start_time_helptext, .field-start_time .help").first, zone)
-    page.locator("#id_start_time").scroll_into_view_if_needed()
+    expect_zone(page.locator(".field-starts_at .help").first, zone)
+    expect_zone(page.locator(".field-start_time .help").first, zone)
+    page.locator("#id_starts_at_0").scroll_into_view_if_needed()
     save_screenshot(page, "zones-schedule", full_page=False)
 
     page.goto(f"{live_server.url}/admin/updates/update/add/?trail_system={system.pk}")

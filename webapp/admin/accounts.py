@@ -1,5 +1,7 @@
 """Web app for accounts (the superAdmin flag) and each person's own API keys."""
 
+from copy import deepcopy
+
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.views.main import ChangeList
@@ -59,6 +61,17 @@ class UserAdmin(DeleteThroughService, ServiceAdmin):
 ACCESS_LABELS = {"write": _("Read and write"), "read": _("Read only")}
 
 
+class OneSystemOrEvery(forms.ModelChoiceField):
+    """The systems a new key is for, picked as spec section 5 has the form offer them: one
+    system, or (empty) every one its account manages. Cleaned as apikeys.services takes them,
+    a list of system ids or None, so the field is `trail_system_ids` like the service's
+    parameter and a refusal of that parameter lands on it."""
+
+    def clean(self, value) -> list[str] | None:
+        system = super().clean(value)
+        return [system.pk] if system is not None else None
+
+
 class ApiKeyForm(forms.ModelForm):
     """The key form of spec section 5: access, an optional single system, an expiry."""
 
@@ -67,7 +80,7 @@ class ApiKeyForm(forms.ModelForm):
         choices=list(ACCESS_LABELS.items()),
         initial="write",
     )
-    trail_system = forms.ModelChoiceField(
+    trail_system_ids = OneSystemOrEvery(
         label=_("Only for this trail system"),
         queryset=TrailSystem.objects.none(),
         required=False,
@@ -122,9 +135,6 @@ class ApiKeyAdmin(ServiceAdmin):
         "last_used_on", "revoked", "revoked_on",
     ]  # fmt: skip
     actions = ["revoke"]
-    # The form offers one system or every one (spec section 5), the service takes a list of
-    # them: `trail_system` is the one pick, not the list, so a refusal of the list lands on it.
-    form_field_of = {"trail_system_ids": "trail_system"}
 
     @admin.display(description=_("Access"))
     def access(self, key) -> str:
@@ -154,7 +164,10 @@ class ApiKeyAdmin(ServiceAdmin):
         if obj is not None:
             return super().get_form(request, obj, change, **kwargs)
         form = super().get_form(request, obj, change, form=ApiKeyForm, fields=["name"])
-        form.base_fields["trail_system"].queryset = managed_systems(request.user)
+        # A copy: the declared field is the form class's, shared by every person's page.
+        systems = deepcopy(form.base_fields["trail_system_ids"])
+        systems.queryset = managed_systems(request.user)
+        form.base_fields["trail_system_ids"] = systems
         return form
 
     def get_readonly_fields(self, request, obj=None):
@@ -163,7 +176,7 @@ class ApiKeyAdmin(ServiceAdmin):
     def get_fields(self, request, obj=None):
         if obj is not None:
             return self.readonly_fields
-        return ["name", "access", "trail_system", "expires_in_days"]
+        return ["name", "access", "trail_system_ids", "expires_in_days"]
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False
@@ -173,12 +186,11 @@ class ApiKeyAdmin(ServiceAdmin):
 
     def save_model(self, request, obj, form, change):
         data = form.cleaned_data
-        system = data.get("trail_system")
         new = create_key(
             user=request.user,
             name=data["name"],
             scopes=["read", data["access"]],
-            trail_system_ids=[system.pk] if system else None,
+            trail_system_ids=data["trail_system_ids"],
             expires_in_days=data.get("expires_in_days"),
         )
         obj.pk, obj.prefix = new.key.pk, new.key.prefix

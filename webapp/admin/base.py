@@ -57,10 +57,6 @@ class ServiceAdmin(RoleScopedAdmin):
     on the form, which shows again with the person's input; nothing of the refused save is kept
     (the admin's transaction is rolled back)."""
 
-    # The services' name of a field (snake_case of the name their refusals carry) -> the
-    # form's name of it, where the two differ: a refusal of `trailIds` belongs on `trails`.
-    form_field_of: dict[str, str] = {}
-
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
         try:
             return super().changeform_view(request, object_id, form_url, extra_context)
@@ -75,11 +71,7 @@ class ServiceAdmin(RoleScopedAdmin):
         refusal = getattr(request, "service_refusal", None)
         if refusal is None:
             return form
-        return type(
-            form.__name__,
-            (RefusedForm, form),
-            {"refusal": refusal, "form_field_of": self.form_field_of},
-        )
+        return type(form.__name__, (RefusedForm, form), {"refusal": refusal})
 
     def changed_fields(self, form) -> dict:
         """What the person changed, as the services take it."""
@@ -98,11 +90,10 @@ class RefusedForm(forms.BaseForm):
     """A form a service refused: the refusal is its error (webapp.refusals), so it is invalid."""
 
     refusal: DomainError
-    form_field_of: dict[str, str]
 
     def clean(self):
         cleaned = super().clean()
-        add_refusal(self, self.refusal, self.form_field_of)
+        add_refusal(self, self.refusal)
         return cleaned
 
 

@@ -1,7 +1,8 @@
 """The web app for scheduled status changes: created, changed and deleted through
 schedules.services, as the API does. Times are in the trail system's time zone."""
 
-from datetime import datetime
+from copy import copy
+from datetime import UTC, datetime
 
 from django import forms
 from django.contrib import admin
@@ -18,7 +19,7 @@ from trails.models import TrailSystem
 from trails.timezones import zone_names, zone_of
 from webapp.actors import web_actor
 from webapp.admin.base import DeleteThroughService, ServiceAdmin
-from webapp.trail_admin import TrailPickerMixin, page_language
+from webapp.trail_admin import TrailIdsForm, TrailPickerMixin, page_language
 from webapp.zones import ZONES_LISTED, ListedInSystemZone, zone_now, zones_now
 
 
@@ -33,7 +34,31 @@ def activity_choices() -> list[tuple[str, str]]:
     ]
 
 
-class ScheduleForm(forms.ModelForm):
+class LocalMomentField(forms.SplitDateTimeField):
+    """A day and a time on the system's wall clock, as the services take them: naive, read in
+    the system's zone by the service, never in the page's."""
+
+    def __init__(self, **kwargs):
+        widget = forms.SplitDateTimeWidget(
+            date_attrs={"type": "date"}, time_attrs={"type": "time"}, time_format="%H:%M"
+        )
+        errors = {
+            "invalid_date": _("Give the day as well as the time."),
+            "invalid_time": _("Give the time as well as the day."),
+        }
+        super().__init__(required=False, widget=widget, error_messages=errors, **kwargs)
+
+    def compress(self, data_list) -> datetime | None:
+        with timezone.override(UTC):  # no zone's gaps or repeats: the service reads them
+            moment = super().compress(data_list)
+        return moment.replace(tzinfo=None) if moment is not None else None
+
+
+class ScheduleForm(TrailIdsForm):
+    """Named as schedules.services names a schedule's fields: a one-off's `starts_at` and
+    `ends_at` (a day and a time each), a daily one's `start_time`, `end_time`, `first_date`
+    and `last_date`; a refusal lands on the field it names."""
+
     activity = forms.ChoiceField(
         label=_("Change"),
         choices=activity_choices,
@@ -49,6 +74,8 @@ class ScheduleForm(forms.ModelForm):
             "Every day: give the times, and the first and last days if you want."
         ),
     )
+    starts_at = LocalMomentField(label=_("Start"))
+    ends_at = LocalMomentField(label=_("End"))
     end_status = forms.ChoiceField(
         label=_("Status at the end"),
         choices=[("", _("Back to what it was")), *TrailStatus.choices],
@@ -63,13 +90,10 @@ class ScheduleForm(forms.ModelForm):
         model = Schedule
         fields = [
             "trail_system",
-            "trails",
             "activity",
             "status",
             "repeat",
-            "start_date",
             "start_time",
-            "end_date",
             "end_time",
             "first_date",
             "last_date",
@@ -77,48 +101,57 @@ class ScheduleForm(forms.ModelForm):
             "reason",
         ]
         widgets = {
-            "start_date": forms.DateInput(attrs={"type": "date"}),
-            "end_date": forms.DateInput(attrs={"type": "date"}),
-            "first_date": forms.DateInput(attrs={"type": "date"}),
-            "last_date": forms.DateInput(attrs={"type": "date"}),
             "start_time": forms.TimeInput(attrs={"type": "time"}, format="%H:%M"),
             "end_time": forms.TimeInput(attrs={"type": "time"}, format="%H:%M"),
+            "first_date": forms.DateInput(attrs={"type": "date"}),
+            "last_date": forms.DateInput(attrs={"type": "date"}),
             "reason": forms.TextInput(attrs={"size": 60}),
+        }
+
+    def __init__(self, *args, **kwargs):
+        """A saved schedule's times in the fields of its kind: a one-off's day and time of
+        start and end in `starts_at` and `ends_at`, a daily one's in its own."""
+        super().__init__(*args, **kwargs)
+        self.fields["start_time"].required = False  # a one-off starts at `starts_at`
+        schedule = self.instance
+        if schedule.pk is None or schedule.repeat != Repeat.ONCE:
+            return
+        self.initial |= {
+            "starts_at": _combined(schedule.start_date, schedule.start_time),
+            "ends_at": _combined(schedule.end_date, schedule.end_time),
+            "start_time": None,
+            "end_time": None,
         }
 
     def clean(self):
         cleaned = super().clean()
-        system, trails = cleaned.get("trail_system"), cleaned.get("trails")
+        system, trails = cleaned.get("trail_system"), cleaned.get("trail_ids")
         if system and trails and any(t.trail_system_id != system.pk for t in trails):
-            self.add_error("trails", _("Every trail must belong to the schedule's trail system."))
-        once = cleaned.get("repeat") == Repeat.ONCE
-        if once and (cleaned.get("end_date") is None) != (cleaned.get("end_time") is None):
-            self.add_error("end_time", _("Give both the day and the time of the end."))
+            self.add_error(
+                "trail_ids", _("Every trail must belong to the schedule's trail system.")
+            )
         return cleaned
 
 
 def service_fields(cleaned: dict) -> dict:
-    """The form's values as schedules.services takes them: a one-off's start and end as
-    local date-times, a daily schedule's times and days. A field of the other kind that was
-    filled in is passed on, for the service to refuse by name."""
+    """The form's values as schedules.services takes them, under the same names: the fields
+    of the schedule's kind, and those of the other kind that were filled in, for the service
+    to refuse on their field."""
     fields = {
-        "trail_ids": [trail.pk for trail in cleaned["trails"]],
+        "trail_ids": [trail.pk for trail in cleaned["trail_ids"]],
         "activity": cleaned.get("activity") or "",
         "status": cleaned["status"],
         "end_status": cleaned.get("end_status") or "",
         "repeat": cleaned["repeat"],
         "reason": cleaned.get("reason") or "",
     }
-    if cleaned["repeat"] == Repeat.ONCE:
-        fields["starts_at"] = _combined(cleaned.get("start_date"), cleaned.get("start_time"))
-        fields["ends_at"] = _combined(cleaned.get("end_date"), cleaned.get("end_time"))
-        fields |= {name: cleaned[name] for name in ("first_date", "last_date") if cleaned.get(name)}
-        return fields
-    fields |= {name: cleaned.get(name) for name in ("start_time", "end_time")}
-    fields |= {name: cleaned.get(name) for name in ("first_date", "last_date")}
-    for day_name, name in (("start_date", "starts_at"), ("end_date", "ends_at")):
-        if cleaned.get(day_name):
-            fields[name] = datetime.combine(cleaned[day_name], cleaned["start_time"])
+    once = cleaned["repeat"] == Repeat.ONCE
+    for name in services.ONCE_FIELDS:
+        if once or cleaned.get(name):
+            fields[name] = cleaned.get(name)
+    for name in services.DAILY_FIELDS:
+        if not once or cleaned.get(name):
+            fields[name] = cleaned.get(name)
     return fields
 
 
@@ -130,7 +163,6 @@ def _combined(day, at) -> datetime | None:
 class ScheduleAdmin(ListedInSystemZone, TrailPickerMixin, DeleteThroughService, ServiceAdmin):
     row_name = "schedule"
     delete_function = staticmethod(services.delete_schedule)
-    form_field_of = {"trail_ids": "trails", "starts_at": "start_date", "ends_at": "end_date"}
 
     form = ScheduleForm
     list_display = ["__str__", "trail_system", "trail_names", "when", "reason", "in_effect"]
@@ -139,20 +171,10 @@ class ScheduleAdmin(ListedInSystemZone, TrailPickerMixin, DeleteThroughService, 
     search_fields = ["reason", "id"]
     readonly_fields = ["times_in", "next_change", "recent_runs"]
     fieldsets = [
-        (None, {"fields": ["trail_system", "trails", "activity", "status", "reason"]}),
-        (
-            _("When"),
-            {
-                "fields": [
-                    "times_in",
-                    "repeat",
-                    ("start_date", "start_time"),
-                    ("end_date", "end_time"),
-                    ("first_date", "last_date"),
-                    "end_status",
-                ]
-            },
-        ),
+        (None, {"fields": ["trail_system", "trail_ids", "activity", "status", "reason"]}),
+        (_("When"), {"fields": ["times_in", "repeat", "end_status"]}),
+        (_("Once"), {"fields": ["starts_at", "ends_at"]}),
+        (_("Every day"), {"fields": [("start_time", "end_time"), ("first_date", "last_date")]}),
         (_("What happened"), {"fields": ["next_change", "recent_runs"]}),
     ]
 
@@ -161,9 +183,9 @@ class ScheduleAdmin(ListedInSystemZone, TrailPickerMixin, DeleteThroughService, 
 
     def get_fieldsets(self, request, obj=None):
         if obj is None:  # nothing happened yet; the times' help says their zone
-            (main, when) = self.fieldsets[:2]
+            (main, when, *kinds, _happened) = self.fieldsets
             fields = [name for name in when[1]["fields"] if name != "times_in"]
-            return [main, (when[0], {"fields": fields})]
+            return [main, (when[0], {"fields": fields}), *kinds]
         return self.fieldsets
 
     def get_form(self, request, obj=None, change=False, **kwargs):
@@ -178,7 +200,9 @@ class ScheduleAdmin(ListedInSystemZone, TrailPickerMixin, DeleteThroughService, 
             systems = choices.filter(pk=chosen) if chosen else choices.none()
             systems = (systems or choices).order_by("name")[: ZONES_LISTED * 5]
         said = _("Times are in %(zones)s.") % {"zones": zones_now(systems)}
-        for name in ("start_time", "end_time"):
+        for name in ("starts_at", "start_time"):
+            # A copy: the declared `starts_at` is the form class's, shared by every page.
+            form.base_fields[name] = copy(form.base_fields[name])
             form.base_fields[name].help_text = said
         return form
 

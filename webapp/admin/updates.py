@@ -34,11 +34,11 @@ from webapp.admin.base import (
     SystemLinkOnViewMixin,
     system_overview_link,
 )
-from webapp.trail_admin import TrailPickerMixin, surface_condition_choices
+from webapp.trail_admin import TrailIdsForm, TrailPickerMixin, surface_condition_choices
 from webapp.zones import ListedInSystemZone, zone_now
 
 
-class UpdateForm(forms.ModelForm):
+class UpdateForm(TrailIdsForm):
     """With notify ticked, the first save asks, on a page of its own, whether to send it to
     the N subscribers: there is no preview or undo once it is sent."""
 
@@ -62,7 +62,6 @@ class UpdateForm(forms.ModelForm):
             "trail_system",
             "type",
             "expiration_date",
-            "trails",
             "all_trails",
             *chain.from_iterable(TYPE_FIELDS.values()),
         ]
@@ -75,11 +74,11 @@ class UpdateForm(forms.ModelForm):
         if kind == "surfaceConditions":
             if not cleaned.get("conditions"):
                 self.add_error("conditions", _("Choose at least one surface condition."))
-            if not cleaned.get("trails") and not cleaned.get("all_trails"):
-                self.add_error("trails", _("Choose trails, or tick all trails."))
-        system, trails = cleaned.get("trail_system"), cleaned.get("trails")
+            if not cleaned.get("trail_ids") and not cleaned.get("all_trails"):
+                self.add_error("trail_ids", _("Choose trails, or tick all trails."))
+        system, trails = cleaned.get("trail_system"), cleaned.get("trail_ids")
         if system and trails and any(t.trail_system_id != system.pk for t in trails):
-            self.add_error("trails", _("Every trail must belong to the update's trail system."))
+            self.add_error("trail_ids", _("Every trail must belong to the update's trail system."))
         return cleaned
 
     def needs_confirmation(self) -> bool:
@@ -89,10 +88,10 @@ class UpdateForm(forms.ModelForm):
 
 def service_fields(cleaned: dict, names) -> dict:
     """The form's values as updates.services takes them: trails by id."""
-    skipped = ("trails", "trail_system", "confirm_notify")
+    skipped = ("trail_system", "confirm_notify")
     fields = {name: cleaned[name] for name in names if name not in skipped}
-    if "trails" in names:
-        fields["trail_ids"] = [trail.pk for trail in cleaned["trails"]]
+    if "trail_ids" in names:
+        fields["trail_ids"] = [trail.pk for trail in cleaned["trail_ids"]]
     return fields
 
 
@@ -102,7 +101,6 @@ class UpdateAdmin(ListedInSystemZone, TrailPickerMixin, DeleteThroughService, Se
 
     row_name = "update"
     delete_function = staticmethod(services.delete_update)
-    form_field_of = {"trail_ids": "trails"}
 
     form = UpdateForm
     list_display = ["type", "trail_system", "expiration_date", "notify", "source", "updated_on"]
@@ -185,8 +183,8 @@ class UpdateAdmin(ListedInSystemZone, TrailPickerMixin, DeleteThroughService, Se
         # A snow report is the whole system's: its form has no trails to choose.
         about_trails = [f"update-type-{kind}" for kind in kinds if kind != UpdateType.SNOW_REPORT]
         if about_trails:
-            trails = {"fields": ["trails", "all_trails"], "classes": ["update-type", *about_trails]}
-            sections.append((_("Trails"), trails))
+            trails = {"fields": ["trail_ids", "all_trails"]}
+            sections.append((_("Trails"), trails | {"classes": ["update-type", *about_trails]}))
         sections += [
             (
                 UpdateType(kind).label,

@@ -1,11 +1,18 @@
 /*
  * Following trails from the public map (riders' alerts): "Follow" in a trail's popup, and the
- * "Alerts" section of the side panel, which lists what this browser follows on this system. Notification
- * permission is asked only when Follow is pressed; the service worker (/service-worker.js,
- * scope /) is registered then, the browser's push subscription made with the service's VAPID
- * key, and the rules posted to POST /alerts/<id>. What is followed and the manage URL are
- * kept in this browser (localStorage). A map opened at ?trail=<id> (a tapped notification)
- * shows that trail. Text is set as text, never parsed as HTML.
+ * "Alerts" section of the side panel, which lists what this browser follows on this system,
+ * its quiet hours and "at most one a day", and how to be told: notifications on this device
+ * (Web Push), e-mail or text message (only where the system takes numbers today).
+ *
+ * Push: notification permission is asked only when Follow is pressed; the service worker
+ * (/service-worker.js, scope /) is registered then, the browser's push subscription made with
+ * the service's VAPID key, and the rules posted to POST /alerts/<id>; each change is posted
+ * at once. E-mail and text: changes stay here until the rider sends them; the answer is a
+ * link by e-mail ("check your inbox") or a 6-digit code by text, typed here (or on the alerts
+ * page). A refusal is said next to its field, in the system's words; what was typed stays.
+ * What is followed and the manage URLs are kept in this browser (localStorage). A map opened
+ * at ?trail=<id> (a tapped notification) shows that trail. Text is set as text, never parsed
+ * as HTML.
  */
 (function () {
   "use strict";
@@ -16,6 +23,7 @@
   var config = JSON.parse(configNode.textContent);
   var t = config.texts;
   var el = trailMap.el;
+  var format = trailMap.format;
   var map = trailMap.map;
   var storeKey = "trail-alerts:" + config.systemId;
   var KINDS = ["opens", "closes", "caution", "groomed", "notices", "snow"];
@@ -23,13 +31,23 @@
   // A snow rule's depth is kept in cm; a system that reports in inches shows inches.
   var CM_PER_UNIT = config.snowUnit === "in" ? 2.54 : 1;
   var pushable = "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
+  var channels = (pushable ? ["push"] : []).concat(["email"], config.sms === "open" ? ["sms"] : []);
+  // What is being typed, kept across the panel's redrawing and any refusal: the addresses by
+  // channel, the code, quiet hours not taken yet, and the words of each field's refusal.
+  var draft = { email: "", sms: "", code: "", quiet: null, errors: {} };
 
   function saved() {
+    var state;
     try {
-      return JSON.parse(window.localStorage.getItem(storeKey)) || { rules: [], manageUrl: "" };
+      state = JSON.parse(window.localStorage.getItem(storeKey));
     } catch (error) {
-      return { rules: [], manageUrl: "" };
+      state = null;
     }
+    state = state || {};
+    state.rules = state.rules || [];
+    state.manageUrl = state.manageUrl || "";
+    if (channels.indexOf(state.channel) === -1) state.channel = channels[0];
+    return state;
   }
 
   function keep(state) {
@@ -76,23 +94,63 @@
     });
   }
 
+  // A refusal in the system's words: an address or a code as the service words it (in the
+  // system's language, after the field's name), a limit with the time to try again.
+  function refusal(response, answer) {
+    var error = (answer && answer.error) || {};
+    var refused = new Error(t.failed);
+    refused.field = error.field === "address" || error.field === "code" ? error.field : "";
+    if (refused.field) {
+      refused.message = error.message.replace(error.field + ": ", "");
+    } else if (error.code === "sms_paused") {
+      refused.message = t.sms_paused_now;
+    } else if (response.status === 429) {
+      var wait = Number(response.headers.get("Retry-After")) || 60;
+      var time = new Date(Date.now() + wait * 1000).toLocaleTimeString(document.documentElement.lang || undefined, {
+        hour: "2-digit", minute: "2-digit",
+      });
+      refused.message = format(t.too_many, { time: time });
+    } else if (error.code === "alerts_off") {
+      refused.message = t.alerts_off;
+    } else if (error.code === "push_unavailable") {
+      refused.message = t.unavailable;
+    }
+    return refused;
+  }
+
+  // POST or PUT `body` as JSON: the answer's JSON, or a refusal; offline, "not sent".
+  function post(url, body) {
+    if (navigator.onLine === false) return Promise.reject(new Error(t.offline));
+    return fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      body: JSON.stringify(body),
+    }).then(function (response) {
+      return response.json().catch(function () { return null; }).then(function (answer) {
+        if (!response.ok) throw refusal(response, answer);
+        return answer;
+      });
+    }, function () {
+      throw new Error(t.offline);
+    });
+  }
+
+  function following(state, channel) {
+    var body = { channel: channel, rules: state.rules, oncePerDay: Boolean(state.oncePerDay) };
+    if (state.quietHours) body.quietHours = state.quietHours;
+    return body;
+  }
+
   function send(state) {
     if (!state.rules.length) return unfollowAll(state);
     return subscription().then(function (pushSubscription) {
-      var body = { channel: "push", subscription: pushSubscription.toJSON(), rules: state.rules };
-      if (state.quietHours) body.quietHours = state.quietHours;
-      return fetch(config.followUrl, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Accept: "application/json" },
-        body: JSON.stringify(body),
-      });
-    }).then(function (response) {
-      return response.json().then(function (answer) {
-        if (!response.ok) throw new Error(answer.error ? answer.error.message : t.failed);
-        state.manageUrl = answer.manageUrl;
-        keep(state);
-        return state;
-      });
+      var body = following(state, "push");
+      body.subscription = pushSubscription.toJSON();
+      return post(config.followUrl, body);
+    }).then(function (answer) {
+      state.manageUrl = answer.manageUrl;
+      keep(state);
+      return state;
     });
   }
 
@@ -103,6 +161,21 @@
       keep(state);
       return state;
     });
+  }
+
+  // A change of the rules or options: by push it is posted at once once this browser follows
+  // (or the rider asked, `said` the words of success) and kept when taken; by e-mail or text
+  // it is kept here until the rider sends it.
+  function changed(state, said) {
+    if (state.channel === "push" && (state.manageUrl || said)) {
+      return send(state).then(function () {
+        renderPanel();
+        if (said) say(said);
+      }, function (error) { say(error.message); });
+    }
+    keep(state);
+    renderPanel();
+    return Promise.resolve();
   }
 
   // The Alerts section of the side panel (the full map; the embed has Follow only).
@@ -145,7 +218,7 @@
             return k === kind ? box.checked : kept.on.indexOf(k) !== -1;
           });
           if (!kept.on.length) current.rules.splice(current.rules.indexOf(kept), 1);
-          send(current).then(renderPanel, function (error) { say(error.message); });
+          changed(current);
         });
         label.appendChild(box);
         label.appendChild(document.createTextNode(t[kind]));
@@ -162,13 +235,227 @@
       whole.addEventListener("click", function () { follow(null); });
       panel.appendChild(whole);
     }
-    if (state.manageUrl) {
+    panel.appendChild(options(state));
+    panel.appendChild(channelChoice(state));
+    if (state.channel !== "push") panel.appendChild(addressForm(state));
+    if (state.sent && state.sent.channel === state.channel) panel.appendChild(sentBox(state));
+    if (state.manageUrl && state.channel === "push") {
       var manage = el("a", "alerts-manage", t.manage);
       manage.href = state.manageUrl;
       panel.appendChild(manage);
     }
     message.textContent = said;
     panel.appendChild(message);
+  }
+
+  // A field's refusal, said under it and tied to it for screen readers.
+  function fieldError(input, name) {
+    var words = el("p", "alerts-field-error", draft.errors[name] || "");
+    words.id = "alerts-" + name + "-error";
+    input.setAttribute("aria-describedby", words.id);
+    if (draft.errors[name]) input.setAttribute("aria-invalid", "true");
+    return words;
+  }
+
+  // Quiet hours (both times or neither) and "at most one alert a day per rule".
+  function options(state) {
+    var box = el("fieldset", "alerts-options");
+    box.appendChild(el("legend", null, t.options));
+    var quiet = el("div", "alerts-quiet");
+    var bounds = {};
+    [["from", t.quiet_from], ["to", t.quiet_to]].forEach(function (pair) {
+      var label = el("label", null, pair[1] + " ");
+      var input = el("input");
+      input.type = "time";
+      input.name = "quiet-" + pair[0];
+      input.value = (draft.quiet || state.quietHours || {})[pair[0]] || "";
+      input.addEventListener("change", function () {
+        var from = bounds.from.value;
+        var to = bounds.to.value;
+        var current = saved();
+        draft.quiet = { from: from, to: to };
+        if ((from === "") !== (to === "") || (from && from === to)) {
+          draft.errors.quiet = t.quiet_invalid;
+          words.textContent = t.quiet_invalid;
+          return;
+        }
+        draft.quiet = null;
+        draft.errors.quiet = "";
+        current.quietHours = from ? { from: from, to: to } : null;
+        changed(current);
+      });
+      bounds[pair[0]] = input;
+      label.appendChild(input);
+      quiet.appendChild(label);
+    });
+    box.appendChild(quiet);
+    var words = fieldError(bounds.to, "quiet");
+    bounds.from.setAttribute("aria-describedby", words.id);
+    box.appendChild(words);
+    box.appendChild(el("p", "alerts-hint", t.quiet_hint));
+    var once = el("label", "alerts-once");
+    var onceBox = el("input");
+    onceBox.type = "checkbox";
+    onceBox.name = "once-per-day";
+    onceBox.checked = Boolean(state.oncePerDay);
+    onceBox.addEventListener("change", function () {
+      var current = saved();
+      current.oncePerDay = onceBox.checked;
+      changed(current);
+    });
+    once.appendChild(onceBox);
+    once.appendChild(document.createTextNode(t.once_per_day));
+    box.appendChild(once);
+    return box;
+  }
+
+  function channelChoice(state) {
+    var box = el("fieldset", "alerts-channel");
+    box.appendChild(el("legend", null, t.channel));
+    channels.forEach(function (channel) {
+      var label = el("label", null);
+      var radio = el("input");
+      radio.type = "radio";
+      radio.name = "alerts-channel";
+      radio.value = channel;
+      radio.checked = state.channel === channel;
+      radio.addEventListener("change", function () {
+        var current = saved();
+        current.channel = channel;
+        keep(current);
+        say("");
+        renderPanel();
+      });
+      label.appendChild(radio);
+      label.appendChild(document.createTextNode(t["channel_" + channel]));
+      box.appendChild(label);
+    });
+    if (config.sms === "paused") box.appendChild(el("p", "alerts-note", t.sms_paused));
+    return box;
+  }
+
+  // A form of one field (its label, its refusal under it) and one button; what is typed is
+  // kept in `draft[key]`.
+  function oneFieldForm(name, key, properties, labelText, buttonText, submit) {
+    var form = el("form", "alerts-" + name + "-form");
+    form.noValidate = true; // refusals are said in the system's words, under the field
+    var input = el("input");
+    input.id = "alerts-" + name;
+    input.name = name;
+    Object.keys(properties).forEach(function (property) { input[property] = properties[property]; });
+    input.value = draft[key];
+    input.addEventListener("input", function () { draft[key] = input.value; });
+    var label = el("label", null, labelText);
+    label.htmlFor = input.id;
+    var button = el("button", "alerts-send", buttonText);
+    button.type = "submit";
+    form.appendChild(label);
+    form.appendChild(input);
+    form.appendChild(fieldError(input, name));
+    form.appendChild(button);
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      submit(button);
+    });
+    return form;
+  }
+
+  // The address or number, and the button that sends the rules for confirmation.
+  function addressForm(state) {
+    var channel = state.channel;
+    var email = channel === "email";
+    var kind = email ? "email" : "tel";
+    return oneFieldForm(
+      "address", channel, { type: kind, autocomplete: kind },
+      email ? t.email_label : t.phone_label, email ? t.send_email : t.send_sms,
+      function (button) { signUp(channel, button); }
+    );
+  }
+
+  function signUp(channel, button) {
+    var state = saved();
+    draft.errors.address = "";
+    if (!state.rules.length) {
+      draft.errors.address = t.pick_first;
+    } else if (!draft[channel].trim()) {
+      draft.errors.address = channel === "email" ? t.address_missing_email : t.address_missing_sms;
+    }
+    if (draft.errors.address) {
+      renderPanel();
+      document.getElementById("alerts-address").focus();
+      return;
+    }
+    var body = following(state, channel);
+    body.address = draft[channel];
+    button.disabled = true;
+    button.textContent = t.sending;
+    post(config.followUrl, body).then(function (answer) {
+      var current = saved();
+      current.sent = { channel: channel, address: draft[channel].trim(), manageUrl: answer.manageUrl };
+      keep(current);
+      draft.code = "";
+      draft.errors.code = "";
+      say("");
+      renderPanel();
+      var next = document.getElementById(channel === "sms" ? "alerts-code" : "alerts-sent");
+      if (next) next.focus();
+    }, function (error) {
+      draft.errors.address = error.message;
+      renderPanel();
+      document.getElementById("alerts-address").focus();
+    });
+  }
+
+  // After a sign-up: "check your inbox", or the code's field; then "confirmed".
+  function sentBox(state) {
+    var sent = state.sent;
+    var box = el("div", "alerts-sent");
+    box.id = "alerts-sent";
+    box.tabIndex = -1;
+    box.setAttribute("role", "status");
+    if (sent.confirmed) {
+      box.appendChild(el("p", null, sent.channel === "email" ? t.confirmed_email : t.confirmed_sms));
+      var page = el("a", "alerts-manage", t.manage);
+      page.href = sent.manageUrl;
+      box.appendChild(page);
+      return box;
+    }
+    if (sent.channel === "email") {
+      box.appendChild(el("p", null, format(t.check_inbox, { address: sent.address })));
+      return box;
+    }
+    box.appendChild(el("p", null, format(t.code_sent, { address: sent.address })));
+    var form = oneFieldForm(
+      "code", "code", { inputMode: "numeric", autocomplete: "one-time-code", maxLength: 7 },
+      t.code, t.confirm, confirmCode
+    );
+    box.appendChild(form);
+    var elsewhere = el("a", "alerts-manage", t.code_elsewhere);
+    elsewhere.href = sent.manageUrl;
+    box.appendChild(elsewhere);
+    return box;
+  }
+
+  function confirmCode(button) {
+    draft.errors.code = draft.code.trim() ? "" : t.code_missing;
+    if (draft.errors.code) {
+      renderPanel();
+      document.getElementById("alerts-code").focus();
+      return;
+    }
+    button.disabled = true;
+    post(saved().sent.manageUrl + "/code", { code: draft.code }).then(function () {
+      var current = saved();
+      current.sent.confirmed = true;
+      keep(current);
+      draft.code = "";
+      renderPanel();
+      document.getElementById("alerts-sent").focus();
+    }, function (error) {
+      draft.errors.code = error.message;
+      renderPanel();
+      document.getElementById("alerts-code").focus();
+    });
   }
 
   // "At least N cm in 24 hours" of a rule with snow (empty: any new snow).
@@ -191,10 +478,7 @@
       var current = saved();
       var kept = ruleOf(current, rule.trailId);
       kept.snowCm = depth.value === "" ? null : Number(depth.value) * CM_PER_UNIT;
-      send(current).then(function () {
-        renderPanel();
-        say(t.following);
-      }, function (error) { say(error.message); });
+      changed(current, t.following);
     });
     label.appendChild(document.createTextNode(t.snow_at_least));
     label.appendChild(depth);
@@ -204,19 +488,16 @@
 
   function follow(trailId) {
     var state = saved();
-    if (!pushable) {
-      say(t.no_push);
+    if (!ruleOf(state, trailId)) state.rules.push({ trailId: trailId, on: DEFAULT_KINDS.slice() });
+    if (state.channel !== "push") {
+      keep(state);
+      renderPanel();
+      say(t.added);
+      updateButtons();
       return Promise.resolve();
     }
-    if (!ruleOf(state, trailId)) state.rules.push({ trailId: trailId, on: DEFAULT_KINDS.slice() });
     say(t.asking);
-    return send(state).then(function () {
-      renderPanel();
-      say(t.following);
-      updateButtons();
-    }, function (error) {
-      say(error.message || t.failed);
-    });
+    return changed(state, t.following).then(updateButtons);
   }
 
   function updateButtons() {
@@ -228,7 +509,30 @@
     });
   }
 
+  // A sign-up sent earlier: confirmed since (the link opened elsewhere), or removed.
+  function checkSent() {
+    var sent = saved().sent;
+    if (!sent || sent.confirmed) return;
+    fetch(sent.manageUrl, { headers: { Accept: "application/json" } }).then(function (response) {
+      if (response.status !== 404 && !response.ok) return;
+      return (response.ok ? response.json() : Promise.resolve(null)).then(function (followed) {
+        var current = saved();
+        if (!current.sent || current.sent.manageUrl !== sent.manageUrl) return;
+        if (followed) current.sent.confirmed = Boolean(followed.active);
+        else delete current.sent;
+        keep(current);
+        if (!panel.contains(document.activeElement)) renderPanel();
+      });
+    }).catch(function () {});
+  }
+
   renderPanel();
+  checkSent();
+  // The rules' trail names come with the map's file; the panel is not redrawn under the
+  // rider's fingers.
+  document.addEventListener("trailmap:drawn", function () {
+    if (!panel.contains(document.activeElement)) renderPanel();
+  });
 
   function trailOfLayer(layer) {
     var groups = trailMap.lines();

@@ -134,9 +134,7 @@
   // The stream, live at last or again after a break, may have missed an event (a closure
   // written between the first read and the stream's start, or during the break): read again
   // then, and at the polls' pace while there is none.
-  document.addEventListener("trailmap:connection", function (event) {
-    if (event.detail === "live") read();
-  });
+  document.addEventListener("trailmap:live", read);
   window.setInterval(function () {
     if (trailMap.connection() !== "live") read();
   }, trailMap.pollSeconds * 1000);

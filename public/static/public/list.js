@@ -15,7 +15,6 @@
     updatedAt: config.compiledOn ? new Date(config.compiledOn) : new Date(),
     connection: "connecting",
   };
-  var wentLive = false;
   var loads = 0; // the newest load shown, so a slow older one never replaces it
   var shownLoad = 0;
 
@@ -63,11 +62,12 @@
       return reload("");
     },
     onState: function (connection) {
-      // Live again after a break: a `closures` event may have been missed.
-      if (connection === "live" && wentLive) reload("").catch(function () {});
-      if (connection === "live") wentLive = true;
       state.connection = connection;
       showStatus();
+    },
+    // A `closures` event sent before the stream was live (at first or after a break) was missed.
+    onLive: function () {
+      reload("").catch(function () {});
     },
     // A closure changes no map file: its "Partly closed" comes with the page read again.
     events: {

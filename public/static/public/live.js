@@ -10,6 +10,9 @@
  *                                        // page compares the version with what it shows
  *     poll: function () { return promise; },  // re-read the data the old way
  *     onState: function (state) {},      // "connecting", "live", "reconnecting" or "polling"
+ *     onLive: function () {},            // the stream is live, at first or again after a break:
+ *                                        // events sent before it were missed, so re-read what
+ *                                        // they would have changed (a closure's `closures`)
  *     events: { groomers: function (data) {} },  // other events of the stream, by name
  *   });
  *
@@ -35,6 +38,7 @@
       if (next === state) return;
       state = next;
       options.onState(state);
+      if (state === "live" && options.onLive) options.onLive();
       schedulePoll();
     }
 

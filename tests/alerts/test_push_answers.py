@@ -84,8 +84,9 @@ def raw_push_service():
     ids=["length", "chunked", "interim", "connection-close", "until-closed"],
 )
 def test_every_follower_gets_the_message_however_the_answer_is_framed(
-    client, system, manager, raw_push_service, answer, closes, connections
+    client, system, manager, raw_push_service, settings, answer, closes, connections
 ):
+    settings.ALERTS_LANES = 1  # the three messages in one share, over one connection
     service = raw_push_service(answer, closes=closes)
     trail = TrailFactory(trail_system=system, status="Open")
     for _ in range(3):

@@ -79,7 +79,8 @@ def due_keys(now: datetime, among: Collection[str] | None = None) -> list[tuple[
 @dataclass
 class Run:
     attempts: int = 0
-    # When the key has something to send next (a retry, or a coalesced message).
+    # When the key has something to send next, later (a retry, or a coalesced message); not
+    # what is due already: the fair queue gives the freed slot to what is due as the run ends.
     next_due: datetime | None = None
 
 
@@ -106,7 +107,8 @@ def send_share(key: str, share: Share, now: datetime | None = None) -> Run:
     backoff = AlertQueue.objects.filter(name=queue, backoff_until__gt=now).first()
     upcoming = _of_key(key).order_by("due_on").values_list("due_on", flat=True).first()
     if upcoming is not None:
-        run.next_due = max(upcoming, backoff.backoff_until) if backoff else upcoming
+        next_due = max(upcoming, backoff.backoff_until) if backoff else upcoming
+        run.next_due = next_due if next_due > now else None
     return run
 
 

@@ -1,12 +1,13 @@
 """Sending the alerts that are due, through the alerts channel's fair queue
-(core.fairqueue): a *key* is a system's alerts through one compartment (`queue`: a push
-service's origin, or the e-mail or SMS channel; alerts.senders sends each alert), so a
-system's fan-out is served in turn with every other system's, and a compartment slow even
-when it answers gets shorter shares and rests between them. A slow or failing push service
-holds up only its own compartment, never another's, nor publishing or webhooks (their own
-Celery queue too).
+(core.fairqueue): a *key* is a lane of a system's alerts through one compartment (`queue`: a
+push service's origin, or the e-mail or SMS channel; alerts.senders sends each alert; `lane`:
+alerts.fanout.lane_of the follower), so a system's fan-out is served in turn with every other
+system's, up to ALERTS_SLOTS_PER_SYSTEM of its lanes at once (in as many worker processes),
+and a compartment slow even when it answers gets shorter shares and rests between them. A
+slow or failing push service holds up only its own compartment, never another's, nor
+publishing or webhooks (their own Celery queue too).
 
-A key's due alerts go oldest first, a batch at a time, over one kept-alive connection for one
+A lane's due alerts go oldest first, a batch at a time, over one kept-alive connection for one
 share of a worker. A 404 or 410 means the subscription is gone (as does a mail server's or
 SMS provider's permanent refusal of the address or number): the follower is deleted. A 429,
 a 5xx or no answer within 5 s (a mail server or SMS provider that fails) makes the whole
@@ -40,9 +41,22 @@ PENDING = Alert.State.PENDING
 CHANNEL = "alerts"
 
 
-def share_key(system_id: str, queue: str) -> str:
-    """The fair queue's key of a system's alerts through one compartment."""
-    return joined_key(system_id, queue)
+def share_key(system_id: str, queue: str, lane: int) -> str:
+    """The fair queue's key of a lane of a system's alerts through one compartment."""
+    return joined_key(system_id, queue, lane)
+
+
+def _parts(key: str) -> tuple[str, str, str]:
+    """The system, the compartment and the lane of a key."""
+    system_id, queue, lane = split_key(key, 2)
+    return system_id, queue, lane
+
+
+def _of_key(key: str):
+    system_id, queue, lane = _parts(key)
+    return Alert.objects.filter(
+        queue=queue, lane=lane, follower__trail_system_id=system_id, state=PENDING
+    )
 
 
 def retry_delay(failures: int) -> timedelta:
@@ -51,10 +65,7 @@ def retry_delay(failures: int) -> timedelta:
 
 
 def due(key: str, now: datetime):
-    system_id, queue = split_key(key)
-    return Alert.objects.filter(
-        queue=queue, follower__trail_system_id=system_id, state=PENDING, due_on__lte=now
-    )
+    return _of_key(key).filter(due_on__lte=now)
 
 
 def due_keys(now: datetime, among: Collection[str] | None = None) -> list[tuple[str, str]]:
@@ -62,13 +73,14 @@ def due_keys(now: datetime, among: Collection[str] | None = None) -> list[tuple[
     compartment not backing off."""
     backing_off = AlertQueue.objects.filter(backoff_until__gt=now).values("name")
     alerts = Alert.objects.filter(state=PENDING, due_on__lte=now).exclude(queue__in=backing_off)
-    return joined_keys_due(alerts, among, "follower__trail_system_id", "queue")
+    return joined_keys_due(alerts, among, "follower__trail_system_id", "queue", "lane")
 
 
 @dataclass
 class Run:
     attempts: int = 0
-    # When the key has something to send next (a retry, or a coalesced message).
+    # When the key has something to send next, later (a retry, or a coalesced message); not
+    # what is due already: the fair queue gives the freed slot to what is due as the run ends.
     next_due: datetime | None = None
 
 
@@ -84,7 +96,7 @@ def send_due(key: str, now: datetime | None = None) -> Run:
 def send_share(key: str, share: Share, now: datetime | None = None) -> Run:
     """What send_due does once it holds the key's lock (as the fair queue's task does)."""
     run = Run()
-    system_id, queue = split_key(key)
+    _, queue, _ = _parts(key)
     sender = sender_for(queue)  # one connection for the whole share
     try:
         while share.more() and _send_batch(key, sender, run, share, now or timezone.now()):
@@ -93,21 +105,17 @@ def send_share(key: str, share: Share, now: datetime | None = None) -> Run:
         sender.close()
     now = now or timezone.now()
     backoff = AlertQueue.objects.filter(name=queue, backoff_until__gt=now).first()
-    upcoming = (
-        Alert.objects.filter(queue=queue, follower__trail_system_id=system_id, state=PENDING)
-        .order_by("due_on")
-        .values_list("due_on", flat=True)
-        .first()
-    )
+    upcoming = _of_key(key).order_by("due_on").values_list("due_on", flat=True).first()
     if upcoming is not None:
-        run.next_due = max(upcoming, backoff.backoff_until) if backoff else upcoming
+        next_due = max(upcoming, backoff.backoff_until) if backoff else upcoming
+        run.next_due = next_due if next_due > now else None
     return run
 
 
 def _send_batch(key: str, sender: Sender, run: Run, share: Share, now: datetime) -> bool:
     """One batch of the key's due alerts; False when there was nothing more to send, the
     share was spent, or a failure made the compartment back off."""
-    _, queue = split_key(key)
+    _, queue, _ = _parts(key)
     state = AlertQueue.objects.filter(name=queue).first()
     if state is not None and state.backoff_until and state.backoff_until > now:
         return False

@@ -7,31 +7,50 @@ Quiet hours (in the system's zone) hold changes until they end, all in one messa
 closure for danger or a danger notice, which goes at once. With "once a day", a rule gives at
 most one message per day (in the system's zone).
 
-One fan-out per system at a time (a PostgreSQL session lock), so two commits a moment apart
-cannot both send "at once"."""
+One fan-out per system at a time (a PostgreSQL session lock, held from its first follower to
+its last), so two commits a moment apart cannot both send "at once". It goes through the
+system's followers in id order, CHUNK at a time, each chunk's messages committed with how far
+it got (AlertEvent.fanned_out_to): they are sent while the next chunk is made, and a fan-out
+that stopped (its worker lost) goes on from there, telling no follower twice. Each message
+goes in its follower's lane (lane_of) of its compartment: the lanes are sent at once."""
 
+import zlib
 from collections import defaultdict
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
+from itertools import takewhile
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from alerts import push, tally
 from alerts.changes import Change, changes_of
 from alerts.models import Alert, AlertEvent, Channel, Follower, Rule, SystemAlerts
-from alerts.texts import CLOSES, GROOMED, SNOW
-from core.locks import try_transaction_lock
+from alerts.texts import CLOSES, GROOMED, SNOW, Item
+from core.locks import session_lock
 from trails.models import TrailSystem
 from trails.timezones import zone_of
 
 EVENTS_PER_RUN = 500
-CHUNK = 5000
+# Followers whose messages are made and committed at once (then sent while the next
+# chunk's are made).
+CHUNK = 2000
+# Followers given a message by one INSERT (within SQLite's bound on a statement's parameters).
+INSERT_BATCH = 500
+# (compartment, lane): the earliest time a message of it is due.
+Due = dict[tuple[str, int], datetime]
 
 
 def queue_of(follower: Follower) -> str:
     return push.origin(follower.endpoint) if follower.channel == Channel.PUSH else follower.channel
+
+
+def lane_of(follower_id: str) -> int:
+    """The follower's lane of its compartment: the same in every process (unlike hash())."""
+    return zlib.crc32(follower_id.encode()) % settings.ALERTS_LANES
 
 
 def wanted(rule: Rule, change: Change) -> bool:
@@ -61,84 +80,131 @@ def quiet_until(follower: Follower, now: datetime, zone: ZoneInfo) -> datetime |
     return datetime.combine(day, end, tzinfo=zone)
 
 
-def fan_out(system_id: str, now: datetime | None = None) -> dict[str, datetime] | None:
-    """Fan out the system's recorded events; returns each queue given messages, with the
-    earliest time one of them is due (None: another fan-out of the system holds its lock)."""
+def fan_out(
+    system_id: str,
+    now: datetime | None = None,
+    committed: Callable[[Due], object] | None = None,
+) -> Due | None:
+    """Fan out the system's recorded events; returns each lane given messages, with the
+    earliest time one of them is due (None: another fan-out of the system holds its lock).
+    `committed(due)` is told each chunk's, once it has committed."""
     now = now or timezone.now()
-    with transaction.atomic():
-        if not try_transaction_lock(f"alerts:{system_id}"):
+    with session_lock(f"alerts:{system_id}") as held:
+        if not held:
             return None
-        due: dict[str, datetime] = {}
-        while batch := list(
-            AlertEvent.objects.filter(trail_system_id=system_id, fanned_out_on=None).order_by("id")[
-                :EVENTS_PER_RUN
-            ]
-        ):
-            for queue, at in _fan_out_batch(system_id, batch, now).items():
-                due[queue] = min(at, due.get(queue, at))
-            AlertEvent.objects.filter(pk__in=[event.pk for event in batch]).update(
-                fanned_out_on=now
-            )
+        system = TrailSystem.objects.get(pk=system_id)
+        due: Due = {}
+        while events := _events_to_fan_out(system_id):
+            for chunk_due in _fan_out_events(system, events, now):
+                for lane, at in chunk_due.items():
+                    due[lane] = min(at, due.get(lane, at))
+                if committed is not None:
+                    committed(chunk_due)
     return due
 
 
-def _fan_out_batch(system_id: str, batch: list[AlertEvent], now: datetime) -> dict[str, datetime]:
-    system = TrailSystem.objects.get(pk=system_id)
-    if SystemAlerts.objects.filter(trail_system=system).exists():
-        return {}
-    changes = [change for event in batch for change in changes_of(event, system)]
-    if not changes:
-        return {}
-    rules = Rule.objects.filter(follower__trail_system=system, follower__confirmed_on__isnull=False)
-    by_follower: dict[str, list[tuple[Change, Rule]]] = defaultdict(list)
-    for rule in rules.only(
+def has_events_waiting(system_id: str) -> bool:
+    """Whether the system has events not fanned out, once its fan-out has let go of it: a
+    change's own fan-out that found the system held left its events to the holder."""
+    return AlertEvent.objects.filter(trail_system_id=system_id, fanned_out_on=None).exists()
+
+
+def _events_to_fan_out(system_id: str) -> list[AlertEvent]:
+    """The oldest events not fanned out yet that got as far as the oldest one (a fan-out
+    that stopped goes on with its own events first)."""
+    events = list(
+        AlertEvent.objects.filter(trail_system_id=system_id, fanned_out_on=None).order_by("id")[
+            :EVENTS_PER_RUN
+        ]
+    )
+    if not events:
+        return []
+    return list(takewhile(lambda event: event.fanned_out_to == events[0].fanned_out_to, events))
+
+
+def _fan_out_events(system: TrailSystem, events: list[AlertEvent], now: datetime) -> Iterator[Due]:
+    """The events' messages, a chunk of followers at a time (each committed with how far
+    the events got); then the events are fanned out."""
+    event_ids = [event.pk for event in events]
+    changes = []
+    if not SystemAlerts.objects.filter(trail_system=system).exists():
+        changes = [change for event in events for change in changes_of(event, system)]
+    followers = Follower.objects.filter(trail_system=system, confirmed_on__isnull=False).only(
+        "id", "channel", "endpoint", "quiet_from", "quiet_to", "once_per_day", "last_message_on"
+    )
+    after = events[0].fanned_out_to
+    zone = zone_of(system)
+    while True:
+        with transaction.atomic():
+            chunk = list(followers.filter(pk__gt=after).order_by("pk")[:CHUNK]) if changes else []
+            due = _make_alerts(system, chunk, changes, zone, now) if chunk else {}
+            done = len(chunk) < CHUNK
+            after = chunk[-1].pk if chunk else after
+            AlertEvent.objects.filter(pk__in=event_ids).update(
+                fanned_out_to=after, fanned_out_on=now if done else None
+            )
+        yield due
+        if done:
+            return
+
+
+def _rules_of(system: TrailSystem, chunk: list[Follower], changes: list[Change]):
+    """The rules of the chunk's followers that may want one of the changes."""
+    rules = Rule.objects.filter(
+        follower__trail_system=system,
+        follower__confirmed_on__isnull=False,
+        follower_id__gte=chunk[0].pk,
+        follower_id__lte=chunk[-1].pk,
+    )
+    if all(change.trail_ids is not None for change in changes):
+        concerned = set().union(*(change.trail_ids for change in changes))
+        rules = rules.filter(Q(trail_id__in=concerned) | Q(trail_id=None))
+    return rules.only(
         "id", "follower_id", "trail_id", "activity", "on", "condition", "snow_cm", "last_alert_on"
-    ).iterator(chunk_size=CHUNK):
+    )
+
+
+def _make_alerts(
+    system: TrailSystem,
+    chunk: list[Follower],
+    changes: list[Change],
+    zone: ZoneInfo,
+    now: datetime,
+) -> Due:
+    by_follower: dict[str, list[tuple[Change, Rule]]] = defaultdict(list)
+    for rule in _rules_of(system, chunk, changes):
         for change in changes:
             if wanted(rule, change):
                 by_follower[rule.follower_id].append((change, rule))
     if not by_follower:
         return {}
-    zone = zone_of(system)
-    return _make_alerts(system, by_follower, zone, now)
-
-
-def _make_alerts(
-    system: TrailSystem,
-    by_follower: dict[str, list[tuple[Change, Rule]]],
-    zone: ZoneInfo,
-    now: datetime,
-) -> dict[str, datetime]:
     window = timedelta(seconds=settings.ALERTS_COALESCE_SECONDS)
     waiting = {}
     for alert in Alert.objects.filter(
-        follower__trail_system=system, state=Alert.State.PENDING, due_on__gt=now, urgent=False
+        follower__trail_system=system,
+        follower_id__gte=chunk[0].pk,
+        follower_id__lte=chunk[-1].pk,
+        state=Alert.State.PENDING,
+        due_on__gt=now,
+        urgent=False,
     ).order_by("-due_on"):
         waiting[alert.follower_id] = alert
-    followers = Follower.objects.filter(trail_system=system, confirmed_on__isnull=False).only(
-        "id", "channel", "endpoint", "quiet_from", "quiet_to", "once_per_day", "last_message_on"
-    )
-    new, appended, messaged, rules_used = [], [], [], []
+    new = NewAlerts()
+    appended, messaged, rules_used = [], [], []
     counts: dict[tuple[str, str], int] = defaultdict(int)
-    due: dict[str, datetime] = {}
-
-    def add(alert: Alert) -> None:
-        new.append(alert)
-        due[alert.queue] = min(alert.due_on, due.get(alert.queue, alert.due_on))
-
-    for follower in followers.iterator(chunk_size=CHUNK):
+    for follower in chunk:
         pairs = by_follower.get(follower.pk)
         if not pairs:
             continue
-        changes = _changes_to_send(follower, pairs, zone, now, rules_used)
-        counts[follower.channel, tally.COALESCED] += len(pairs) - len(changes)
-        if not changes:
+        changes_now = _changes_to_send(follower, pairs, zone, now, rules_used)
+        counts[follower.channel, tally.COALESCED] += len(pairs) - len(changes_now)
+        if not changes_now:
             continue
-        queue = queue_of(follower)
-        danger = [change.item for change in changes if change.danger]
-        rest = [change.item for change in changes if not change.danger]
+        lane = (queue_of(follower), lane_of(follower.pk))
+        danger = [change.item for change in changes_now if change.danger]
+        rest = [change.item for change in changes_now if not change.danger]
         if danger:
-            add(Alert(follower=follower, queue=queue, items=danger, urgent=True, due_on=now))
+            new.add(follower.pk, lane, danger, urgent=True, due_on=now)
         if not rest:
             continue
         quiet = quiet_until(follower, now, zone)
@@ -149,7 +215,7 @@ def _make_alerts(
                 existing.items += rest
                 appended.append(existing)
             else:
-                add(Alert(follower=follower, queue=queue, items=rest, held=True, due_on=quiet))
+                new.add(follower.pk, lane, rest, held=True, due_on=quiet)
         elif existing is not None:
             counts[follower.channel, tally.COALESCED] += len(rest)
             existing.items += rest
@@ -157,28 +223,66 @@ def _make_alerts(
         elif follower.last_message_on and now - follower.last_message_on < window:
             counts[follower.channel, tally.COALESCED] += len(rest)
             later = follower.last_message_on + window
-            add(Alert(follower=follower, queue=queue, items=rest, follows=True, due_on=later))
+            new.add(follower.pk, lane, rest, follows=True, due_on=later)
         else:
             first, more = rest[0], rest[1:]
-            urgent = first["kind"] == CLOSES
-            add(Alert(follower=follower, queue=queue, items=[first], urgent=urgent, due_on=now))
+            new.add(follower.pk, lane, [first], urgent=first["kind"] == CLOSES, due_on=now)
             messaged.append(follower.pk)
             if more:
                 counts[follower.channel, tally.COALESCED] += len(more)
-                add(
-                    Alert(
-                        follower=follower, queue=queue, items=more, follows=True,
-                        due_on=now + window,
-                    )
-                )  # fmt: skip
-    Alert.objects.bulk_create(new, batch_size=CHUNK)
+                new.add(follower.pk, lane, more, follows=True, due_on=now + window)
+    new.insert(now)
     Alert.objects.bulk_update(appended, ["items"], batch_size=CHUNK)
-    for start in range(0, len(messaged), CHUNK):
-        Follower.objects.filter(pk__in=messaged[start : start + CHUNK]).update(last_message_on=now)
-    for start in range(0, len(rules_used), CHUNK):
-        Rule.objects.filter(pk__in=rules_used[start : start + CHUNK]).update(last_alert_on=now)
+    Follower.objects.filter(pk__in=messaged).update(last_message_on=now)
+    Rule.objects.filter(pk__in=rules_used).update(last_alert_on=now)
     tally.add(counts)
-    return due
+    return new.due
+
+
+class NewAlerts:
+    """A chunk's new messages, grouped by what they say and when: a group is one INSERT for
+    a batch of followers, however many they are (not a row of values for each)."""
+
+    def __init__(self) -> None:
+        self.groups: dict[tuple, tuple[list[Item], list[str]]] = {}
+        self.due: Due = {}
+
+    def add(
+        self,
+        follower_id: str,
+        lane: tuple[str, int],
+        items: list[Item],
+        *,
+        due_on: datetime,
+        urgent: bool = False,
+        follows: bool = False,
+        held: bool = False,
+    ) -> None:
+        # The items are the changes' own: the same objects for every follower told of them.
+        said = (lane, tuple(map(id, items)), urgent, follows, held, due_on)
+        self.groups.setdefault(said, (items, []))[1].append(follower_id)
+        self.due[lane] = min(due_on, self.due.get(lane, due_on))
+
+    def insert(self, now: datetime) -> None:
+        columns = ("queue", "lane", "items", "urgent", "follows", "held", "due_on", "created_on")
+        sql = (
+            f"INSERT INTO {Alert._meta.db_table} (follower_id, {', '.join(columns)}, state, "
+            f"attempts, error) SELECT id, {', '.join(['%s'] * len(columns))}, %s, 0, '' "
+            f"FROM {Follower._meta.db_table} WHERE id IN "
+        )
+        with connection.cursor() as cursor:
+            for (lane, _, urgent, follows, held, due_on), (items, ids) in self.groups.items():
+                values = (*lane, items, urgent, follows, held, due_on, now)
+                constants = [
+                    Alert._meta.get_field(name).get_db_prep_save(value, connection)
+                    for name, value in zip(columns, values, strict=True)
+                ]
+                for start in range(0, len(ids), INSERT_BATCH):
+                    batch = ids[start : start + INSERT_BATCH]
+                    cursor.execute(
+                        f"{sql}({', '.join(['%s'] * len(batch))})",
+                        [*constants, Alert.State.PENDING, *batch],
+                    )
 
 
 def _changes_to_send(

@@ -52,6 +52,13 @@ class Follower(models.Model):
         verbose_name_plural = _("followers")
         indexes = [
             models.Index(fields=["trail_system", "confirmed_on"]),
+            # A system's fan-out goes through its confirmed followers in id order, a chunk at
+            # a time (alerts.fanout).
+            models.Index(
+                fields=["trail_system", "id"],
+                condition=Q(confirmed_on__isnull=False),
+                name="confirmed_followers_in_order",
+            ),
             models.Index(
                 fields=["confirmation_expires_on"],
                 condition=Q(confirmed_on=None),
@@ -115,6 +122,8 @@ class AlertEvent(models.Model):
     data = models.JSONField()
     created_on = models.DateTimeField(default=timezone.now)
     fanned_out_on = models.DateTimeField(null=True, blank=True)
+    # How far its fan-out got: the last follower (in id order) whose messages are committed.
+    fanned_out_to = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         indexes = [
@@ -132,7 +141,8 @@ class AlertEvent(models.Model):
 class Alert(models.Model):
     """One message to one follower: one change, or several coalesced (a burst, or what quiet
     hours held), sent at due_on through the follower's channel's compartment (`queue`: the
-    push service's origin, or the channel's name)."""
+    push service's origin, or the channel's name), in the follower's lane of it (`lane`:
+    the lanes of one system's compartment are sent at once, by several workers)."""
 
     class State(models.TextChoices):
         PENDING = "pending", _("Pending")
@@ -141,6 +151,8 @@ class Alert(models.Model):
 
     follower = models.ForeignKey(Follower, on_delete=models.CASCADE, related_name="alerts")
     queue = models.CharField(max_length=300)
+    # alerts.fanout.lane_of(follower): every alert of a follower in one lane, in order.
+    lane = models.PositiveSmallIntegerField(default=0)
     state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
     # The changes it tells of (alerts.texts.Item as JSON), in order.
     items = models.JSONField(default=list)
@@ -158,10 +170,10 @@ class Alert(models.Model):
 
     class Meta:
         indexes = [
-            # In sending order, so that a batch of a queue holding 100,000 alerts due at the
+            # In sending order, so that a batch of a lane holding 100,000 alerts due at the
             # same moment is read from the index, not sorted from all of them.
             models.Index(
-                fields=["queue", "due_on", "id"],
+                fields=["queue", "lane", "due_on", "id"],
                 condition=Q(state="pending"),
                 name="pending_alerts_in_order",
             ),
@@ -185,10 +197,10 @@ class AlertQueue(models.Model):
 
 
 class AlertShare(ChannelKey):
-    """A system's alerts through one compartment (a push service, or the e-mail or SMS
-    channel): its place in the alerts channel's fair queue (core.fairqueue), so that a
-    system's fan-out is served in turn with every other's. Its key is
-    alerts.delivery.share_key(system, queue)."""
+    """A lane of a system's alerts through one compartment (a push service, or the e-mail or
+    SMS channel): its place in the alerts channel's fair queue (core.fairqueue), so that a
+    system's fan-out is served in turn with every other's, several of its lanes at once.
+    Its key is alerts.delivery.share_key(system, queue, lane)."""
 
     key = models.CharField(primary_key=True, max_length=365)
 

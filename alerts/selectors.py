@@ -67,6 +67,13 @@ def follower_document(follower: Follower) -> dict:
     }
 
 
+def followed_trail_names(follower: Follower) -> dict[str, str]:
+    """The names of the trails the follower's rules name, by id: a trail moved to the trash
+    too, whose rule stays (and comes back with it)."""
+    trail_ids = follower.rules.exclude(trail=None).values("trail_id")
+    return dict(Trail.all_objects.filter(pk__in=trail_ids).values_list("pk", "name"))
+
+
 def followers_of_trail(trail: Trail) -> int:
     """Riders following the trail itself (a count, never who)."""
     return (

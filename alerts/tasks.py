@@ -1,8 +1,8 @@
 """Background work of alerts, on a Celery queue of their own (`<CELERY_QUEUE>-alerts`,
 config.celery): fanning a system's recorded events out to its followers, sending a key's due
-alerts through the channel's fair queue (core.fairqueue: a system's alerts through one push
-service, or e-mail, or SMS), and the sweep that recovers what a lost task, a broker outage, a
-coalesced message or the end of quiet hours left due."""
+alerts through the channel's fair queue (core.fairqueue: a lane of a system's alerts through
+one push service, or e-mail, or SMS), and the sweep that recovers what a lost task, a broker
+outage, a coalesced message or the end of quiet hours left due."""
 
 from collections.abc import Collection
 from datetime import datetime, timedelta
@@ -18,7 +18,6 @@ from core.fairqueue import FairQueue, Limits, dispatch_at
 
 # An event not fanned out this long after it was recorded is taken as one whose task was lost.
 FAN_OUT_LOST_AFTER = timedelta(seconds=5)
-BUSY_RETRY_SECONDS = 0.5
 
 
 def alert_limits() -> Limits:
@@ -37,13 +36,20 @@ def queue_sending(keys: Collection[str]) -> int:
 
 @shared_task(acks_late=True)
 def fan_out_alerts(system_id: str) -> int:
-    due = fanout.fan_out(system_id)
-    if due is None:  # another fan-out holds the system: look again once it has committed
-        enqueue_fan_out(system_id, countdown=BUSY_RETRY_SECONDS)
-        return 0
+    """The system's recorded events to its followers; each chunk's lanes due now start
+    sending once it has committed, while the next chunk is made."""
     now = timezone.now()
-    queue_sending([delivery.share_key(system_id, queue) for queue, at in due.items() if at <= now])
+
+    def committed(due: fanout.Due) -> None:
+        lanes = [delivery.share_key(system_id, *lane) for lane, at in due.items() if at <= now]
+        queue_sending(lanes)
+
+    due = fanout.fan_out(system_id, now, committed)
+    if due is None:  # another fan-out holds the system: it looks again once it lets go
+        return 0
     dispatch_at(dispatch_alerts, [at for at in due.values() if at > now])
+    if fanout.has_events_waiting(system_id):  # from changes whose fan-out found it held
+        enqueue_fan_out(system_id)
     return len(due)
 
 
@@ -92,12 +98,12 @@ def sweep_alerts() -> int:
     return len(systems) + fair_queue.sweep()
 
 
-def enqueue_fan_out(system_id: str, countdown: float = 0.0) -> bool:
+def enqueue_fan_out(system_id: str) -> bool:
     """Never fails the caller (core.queueing): the sweep queues the work later. Without a
     broker (the embedded default) nothing runs here, inside a request."""
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return False
-    return queueing.queue(fan_out_alerts, system_id, countdown=countdown)
+    return queueing.queue(fan_out_alerts, system_id)
 
 
 def run_all_due(now: datetime | None = None) -> int:

@@ -1,5 +1,5 @@
 """Riders' alerts on the production topology's workers: a Celery worker (2 processes) for the
-default queue and the alerts worker (8 threads, as the Procfile runs it), pushing to a push
+default queue and the alerts worker (its pool as the Procfile runs it), pushing to a push
 service stand-in of the bench's own on 127.0.0.1 (it answers 201 at once), VAPID-signed and
 encrypted (aes128gcm) by pywebpush as for a real push service.
 
@@ -100,6 +100,7 @@ def measure() -> dict[str, dict]:
 
     from tests.factories import TrailFactory, TrailSystemFactory
     from tests.integration.conftest import Worker
+    from tests.integration.topology import procfile_pool
     from tests.webhooks.receiver import Receiver
 
     log_path = Path(tempfile.gettempdir()) / "bench-alerts.log"
@@ -145,7 +146,8 @@ def measure() -> dict[str, dict]:
         push_service.close()
     return {
         "alert latency, commit to push request": {
-            "set-up": f"celery worker 2 processes and alerts worker 8 threads, PostgreSQL, "
+            "set-up": f"celery worker 2 processes and alerts worker "
+            f"{' '.join(procfile_pool('alerts'))}, PostgreSQL, "
             f"Redis, push service stand-in on 127.0.0.1; {LATENCY_CHANGES} trail status "
             f"changes at {LATENCY_RATE:g}/s, a rider per trail; load average "
             f"{os.getloadavg()[0]:.1f} at the end",

@@ -408,6 +408,9 @@ EMAIL_PORT = env_int("EMAIL_PORT", 25)
 EMAIL_HOST_USER = env_text("EMAIL_HOST_USER", "")
 EMAIL_HOST_PASSWORD = env_text("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_flag("EMAIL_USE_TLS")
+# Seconds an SMTP server may leave a step unanswered (Django waits for ever without it): a
+# sign-up's confirmation is sent in the rider's own request.
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
 DEFAULT_FROM_EMAIL = env_text("DEFAULT_FROM_EMAIL", "Trail status <no-reply@localhost>")
 SMS_BACKEND = env_text("SMS_BACKEND", "updates.sms.console.SmsBackend")
 SMS_FILE_PATH = env_text("SMS_FILE_PATH", str(VAR_DIR / "sms"))
@@ -522,9 +525,13 @@ ALERTS_RETRY_SECONDS = max(env_float("ALERTS_RETRY_SECONDS", 5.0), 0.1)
 ALERTS_SIGNUPS_PER_CLIENT_MINUTE = env_int("ALERTS_SIGNUPS_PER_CLIENT_MINUTE", 5)
 ALERTS_SIGNUPS_PER_SYSTEM_MINUTE = env_int("ALERTS_SIGNUPS_PER_SYSTEM_MINUTE", 100)
 # Fair queuing of alerts (core.fairqueue), as WEBHOOK_SLOTS: sending tasks at once (the
-# threads of the alerts workers: the Procfile's 8), and of one trail system.
-ALERTS_SLOTS = max(env_int("ALERTS_SLOTS", 8), 1)
+# processes of the alerts workers less one, which stays free for fan-outs: the Procfile's
+# 4 processes, 3 slots), and of one trail system. A system's alerts through one push service
+# (or e-mail, or SMS) go in ALERTS_LANES lanes (by follower), each a key of the fair queue,
+# so that up to ALERTS_SLOTS_PER_SYSTEM processes send one big fan-out at once.
+ALERTS_SLOTS = max(env_int("ALERTS_SLOTS", 3), 1)
 ALERTS_SLOTS_PER_SYSTEM = max(env_int("ALERTS_SLOTS_PER_SYSTEM", 2), 1)
+ALERTS_LANES = max(env_int("ALERTS_LANES", 4), 1)
 CELERY_BEAT_SCHEDULE["sweep-alerts"] = {
     "task": "alerts.tasks.sweep_alerts",
     "schedule": timedelta(seconds=env_float("ALERTS_SWEEP_SECONDS", 10.0)),

@@ -138,31 +138,33 @@ def decayed(seconds: float, since: datetime | None, now: datetime) -> float:
     return seconds * 0.5 ** ((now - since) / USE_HALF_LIFE)
 
 
-def joined_key(tenant: str, name: str) -> str:
-    """A key made of its tenant and a name without spaces (a push service's origin, a
-    channel's name)."""
-    return f"{tenant} {name}"
+def joined_key(tenant: str, *names: object) -> str:
+    """A key made of its tenant and names without spaces (a push service's origin and a
+    lane, a channel's name)."""
+    return " ".join((tenant, *map(str, names)))
 
 
-def split_key(key: str) -> tuple[str, str]:
-    tenant, name = key.rsplit(" ", 1)
-    return tenant, name
+def split_key(key: str, names: int = 1) -> tuple[str, ...]:
+    """The tenant and the `names` names of a joined key (a tenant's id may hold a space)."""
+    return tuple(key.rsplit(" ", names))
 
 
 def joined_keys_due(
-    rows: QuerySet, among: Collection[str] | None, tenant_field: str, name_field: str
+    rows: QuerySet, among: Collection[str] | None, tenant_field: str, *name_fields: str
 ) -> list[tuple[str, str]]:
-    """A channel's `due` for joined keys: (tenant, key) of every distinct (tenant, name) of
+    """A channel's `due` for joined keys: (tenant, key) of every distinct (tenant, names) of
     the rows with work due (of the keys `among`, when given)."""
+    fields = (tenant_field, *name_fields)
     if among is not None:
         wanted = Q()
-        for tenant, name in map(split_key, among):
-            wanted |= Q(**{tenant_field: tenant, name_field: name})
+        for key in among:
+            parts = split_key(key, len(name_fields))
+            wanted |= Q(**dict(zip(fields, parts, strict=True)))
         if not wanted:
             return []
         rows = rows.filter(wanted)
-    pairs = rows.values_list(tenant_field, name_field).distinct()
-    return sorted((tenant, joined_key(tenant, name)) for tenant, name in pairs)
+    keys = rows.values_list(*fields).distinct()
+    return sorted((tenant, joined_key(tenant, *names)) for tenant, *names in keys)
 
 
 def dispatch_at(task, moments: Collection[datetime | None]) -> bool:

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from alerts import vapid
 from alerts.confirmations import Outcome, confirm_code, confirm_email
 from alerts.models import Follower
-from alerts.selectors import follower_document, follower_of_link
+from alerts.selectors import followed_trail_names, follower_document, follower_of_link
 from alerts.services import (
     change_follower,
     follow,
@@ -136,10 +136,9 @@ def _manage_page(
     confirmation gets the form for the code."""
     system = follower.trail_system
     with translation.override(system.language):
-        names = dict(system.trails.values_list("pk", "name"))
+        names = {None: gettext("All trails"), **followed_trail_names(follower)}
         rules = [
-            {**rule, "trailName": names.get(rule["trailId"], gettext("All trails"))}
-            for rule in document["rules"]
+            {**rule, "trailName": names.get(rule["trailId"], "")} for rule in document["rules"]
         ]
         context = {
             "system": system,

@@ -220,10 +220,38 @@ def ordered_activities(activities: Sequence[ActivityRow], language: str) -> list
 @dataclass(slots=True)
 class _TrailGroup:
     """Trails with the same status and the same activity states: the activity list they
-    publish, and the distance of each trail counted in the statistics, by id."""
+    publish, and the distance of each trail counted in the statistics, by id, with their
+    exact sum as partial sums (`_add_exactly`), kept as trails come and go."""
 
     published: list[dict]
     counted: dict[str, float] = field(default_factory=dict)
+    partials: list[float] = field(default_factory=list)
+
+    def count(self, trail_id: str, distance: float) -> None:
+        self.counted[trail_id] = distance
+        _add_exactly(self.partials, distance)
+
+    def uncount(self, trail_id: str) -> None:
+        distance = self.counted.pop(trail_id, None)
+        if distance is not None:
+            _add_exactly(self.partials, -distance)
+
+
+def _add_exactly(partials: list[float], value: float) -> None:
+    """Add `value` to non-overlapping partial sums whose total is exactly that of the values
+    added (Shewchuk's algorithm, which math.fsum runs): fsum of the partials is then fsum of
+    the values, bit for bit, for a fraction of the floats to add up on every compile."""
+    i = 0
+    for other in partials:
+        if abs(value) < abs(other):
+            value, other = other, value
+        high = value + other
+        low = other - (high - value)
+        if low:
+            partials[i] = low
+            i += 1
+        value = high
+    partials[i:] = [value]
 
 
 def _surface_condition(value: str, language: str) -> dict:
@@ -326,24 +354,25 @@ def _published_point(lng: float, lat: float) -> list[float]:
 
 class _Totals:
     """Counts and distances by status, for the system or one activity. Distances are summed
-    exactly (math.fsum), so that the figures do not depend on the order the trails were
-    counted in: an incremental compile counts again only the groups of the trails it plans."""
+    exactly (math.fsum of the groups' exact partial sums), so that the figures do not depend on
+    the order the trails were counted in: an incremental compile counts again only the groups
+    of the trails it plans."""
 
     __slots__ = ("counts", "distances", "total")
 
     def __init__(self) -> None:
         self.total = 0
         self.counts = dict.fromkeys(STATUSES, 0)
-        # The groups' distances, by status ("": any other status).
+        # The groups' partial sums of distances, by status ("": any other status).
         self.distances: dict[str, list[Iterable[float]]] = {s: [] for s in (*STATUSES, "")}
 
-    def add(self, status: str, distances: Iterable[float], trails: int) -> None:
+    def add(self, status: str, partials: list[float], trails: int) -> None:
         self.total += trails
         if status in self.counts:
             self.counts[status] += trails
-            self.distances[status].append(distances)
+            self.distances[status].append(partials)
         else:
-            self.distances[""].append(distances)
+            self.distances[""].append(partials)
 
     def distance(self, status: str | None = None) -> float:
         groups = self.distances.values() if status is None else [self.distances[status]]
@@ -483,13 +512,16 @@ def plan_system(
                 if old.get(t) != encoded_updates.get(t)
             )
         by_id = dict(previous.by_id)
-        groups = {k: _TrailGroup(g.published, dict(g.counted)) for k, g in previous.groups.items()}
+        groups = {
+            k: _TrailGroup(g.published, dict(g.counted), list(g.partials))
+            for k, g in previous.groups.items()
+        }
         statuses = dict(previous.statuses)
         before: dict[str, _PlannedTrail] = {}
         for trail_id in dirty:
             if (planned := by_id.pop(trail_id, None)) is not None:
                 before[trail_id] = planned
-                groups[planned.key.status, planned.key.activities].counted.pop(trail_id, None)
+                groups[planned.key.status, planned.key.activities].uncount(trail_id)
         to_plan = [t for t in rows.trails if t.id not in by_id]
     else:
         by_id, groups, statuses, before = {}, {}, {}, {}
@@ -522,11 +554,11 @@ def plan_system(
         else:
             by_id[trail.id] = _PlannedTrail(trail, FeatureKey._make(values), group, updates, None)
         if trail.type != _LIFT and not trail.hidden:  # lifts and hidden: map only
-            group.counted[trail.id] = trail.distance
+            group.count(trail.id, trail.distance)
     if len(by_id) != len(rows.trails):  # trails gone that `changed` did not name
         for trail_id in by_id.keys() - {t.id for t in rows.trails}:
             planned = by_id.pop(trail_id)
-            groups[planned.key.status, planned.key.activities].counted.pop(trail_id, None)
+            groups[planned.key.status, planned.key.activities].uncount(trail_id)
     if encoded_points is not None and encoded_points.rows != rows.points:
         encoded_points = None
     return Plan(
@@ -551,10 +583,10 @@ def _statistics(
     for (status, activities), group in groups.items():
         if not group.counted:
             continue  # lifts and hidden trails only
-        distances = group.counted.values()
-        system_totals.add(status, distances, len(distances))
+        partials, trails = group.partials, len(group.counted)
+        system_totals.add(status, partials, trails)
         for activity in activities:
-            activity_totals[activity.value].add(activity.status, distances, len(distances))
+            activity_totals[activity.value].add(activity.status, partials, trails)
     ordered_values = sorted(activity_totals, key=lambda v: (_CATALOG_ORDER.get(v, len(CATALOG)), v))
     return Statistics(
         total_trails=system_totals.total,

@@ -5,9 +5,11 @@ import pytest
 from django.test import override_settings
 
 from alerts.models import Follower, Rule
+from core.actors import Actor, Via
 from tests.alerts.push_service import Subscription
 from tests.factories import TrailActivityFactory, TrailFactory
 from tests.fake_http import FakeServer
+from trails.trash import trash_trail
 
 pytestmark = pytest.mark.django_db
 
@@ -105,6 +107,18 @@ def test_follow_and_manage(client, system, trail, push_service):
     assert client.delete(f"/{path}").status_code == 204
     assert not Follower.objects.exists()
     assert client.get(f"/{path}", HTTP_ACCEPT="application/json").status_code == 404
+
+
+def test_a_rule_on_a_trail_moved_to_the_trash_still_names_that_trail(
+    client, system, trail, push_service
+):
+    """Not "All trails": the rider would think the rule follows every trail."""
+    answer = post(client, system, push_body(push_service, [{"trailId": trail.pk, "on": ["opens"]}]))
+    trash_trail(trail=trail, actor=Actor(system.owner.uid, Via.API_KEY))
+
+    page = client.get(answer.json()["manageUrl"]).content.decode()
+
+    assert "Upper Loop" in page and "All trails" not in page
 
 
 def test_following_again_with_the_same_subscription_replaces_the_rules(

@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from django.utils import timezone
 
+from alerts import fanout
 from alerts.models import Alert, AlertCount, Follower
 from alerts.services import turn_alerts_off
 from alerts.tasks import run_all_due
@@ -44,6 +45,37 @@ def messages(server, subscription: Subscription) -> list[dict]:
 
 def counts() -> dict[str, int]:
     return dict(AlertCount.objects.filter(channel="push").values_list("outcome", "count"))
+
+
+class WorkerLost(Exception):
+    """The worker fanning out is lost (killed, its machine gone)."""
+
+
+def test_a_fan_out_lost_after_a_chunk_goes_on_from_there_telling_each_rider_once(
+    client, system, manager, push_service, settings, monkeypatch
+):
+    settings.ALERTS_SIGNUPS_PER_CLIENT_MINUTE = 50
+    monkeypatch.setattr(fanout, "CHUNK", 2)
+    trail = TrailFactory(trail_system=system, status="Open")
+    riders = [
+        follow(client, system, push_service, [{"trailId": trail.pk, "on": ["closes"]}])
+        for _ in range(5)
+    ]
+    manager.patch(f"/api/v1/trails/{trail.pk}", {"status": "Closed"}, format="json")
+
+    def lost(due) -> None:
+        raise WorkerLost
+
+    with pytest.raises(WorkerLost):  # lost once its first chunk has committed
+        fanout.fan_out(system.pk, committed=lost)
+    assert Alert.objects.filter(due_on__lte=timezone.now()).count() == 2  # sent meanwhile
+
+    run_all_due()
+
+    assert [len(messages(push_service, rider)) for rider in riders] == [1] * 5
+    assert {message["event"]["status"] for message in messages(push_service, riders[0])} == {
+        "Closed"
+    }
 
 
 def test_twelve_reopenings_make_two_messages(client, system, manager, push_service, settings):

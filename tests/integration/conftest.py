@@ -16,7 +16,7 @@ from django.db import connection
 
 from config.celery import alert_queue, copies_queue, webhook_queue
 from config.celery import app as celery_app
-from tests.integration.topology import PrivateRedis, drop_broker_connections
+from tests.integration.topology import PrivateRedis, drop_broker_connections, procfile_pool
 from tests.ports import free_port
 
 WORKER_START_TIMEOUT = 60
@@ -89,7 +89,7 @@ class Worker:
         self.log_path = log_path
         self.queue = queue
         self.environment = environment or {}
-        # Alerts' worker instead, as the Procfile's `alerts` line runs it: 8 threads.
+        # Alerts' worker instead, as the Procfile's `alerts` line runs it.
         self.alerts = alerts
         self.name = f"test-{uuid.uuid4().hex[:8]}@localhost"
         self.process: subprocess.Popen | None = None
@@ -99,7 +99,7 @@ class Worker:
         queues = f"{queue},{webhook_queue(queue)},{copies_queue(queue)}"
         pool = ("--pool=prefork", "--concurrency=2")
         if self.alerts:
-            queues, pool = alert_queue(queue), ("--pool=threads", "--concurrency=8")
+            queues, pool = alert_queue(queue), procfile_pool("alerts")
         log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
         self.process = subprocess.Popen(
             [

@@ -2,9 +2,10 @@
 the tasks queued on the test's alerts queue in Redis are read back (nobody consumes them), and
 a queued task is run here as the alerts worker would run it.
 
-A system's alerts through one push service are one key: a system with a big fan-out is
-served a share, then the freed slot goes to another system's; a push service slow even when it
-answers gets one message a share and then rests; a key is queued at most once."""
+A lane of a system's alerts through one push service is one key: a system with a big fan-out
+is served a share, then the freed slot goes to another system's; its lanes go at once, up to
+its slots, leaving another system a slot; a push service slow even when it answers gets one
+message a share and then rests; a key is queued at most once."""
 
 import time
 
@@ -75,7 +76,8 @@ def test_a_big_fan_out_is_served_a_share_then_another_systems_alert_goes(
     fan_out_alerts(system.pk)
     fan_out_alerts(other.pk)  # the one slot is taken: its alert waits in the database
     ((key, claim),) = alert_tasks()
-    assert key == share_key(system.pk, waiting.endpoint.rsplit("/push/", 1)[0])
+    origin = waiting.endpoint.rsplit("/push/", 1)[0]
+    assert key in {share_key(system.pk, origin, lane) for lane in range(settings.ALERTS_LANES)}
 
     assert send_alerts(key, claim) == 1  # slow: one message a share, then it rests
     assert AlertShare.objects.get(pk=key).rest_until is not None
@@ -94,6 +96,32 @@ def test_the_sweep_never_queues_a_key_whose_task_is_queued(client, system, alert
         for _ in range(3):
             sweep_alerts()
 
-        ((key, claim),) = alert_tasks()
-        assert send_alerts(key, claim) == 2
+        tasks = alert_tasks()  # the riders' lanes, each queued once
+        assert len({key for key, _ in tasks}) == len(tasks)
+        assert sum(send_alerts(key, claim) for key, claim in tasks) == 2
         assert len(server.requests) == 2
+
+
+def test_a_big_fan_out_goes_in_several_lanes_at_once_and_leaves_another_system_a_slot(
+    client, system, alert_tasks, settings
+):
+    settings.ALERTS_SLOTS, settings.ALERTS_SLOTS_PER_SYSTEM, settings.ALERTS_LANES = 3, 2, 4
+    settings.ALERTS_SIGNUPS_PER_CLIENT_MINUTE = 50
+    with FakeServer(lambda request: (201, b"")) as server:
+        followed_trail(client, system, server, followers=12)
+        other = TrailSystemFactory()
+        followed_trail(client, other, server, followers=1)
+        fan_out_alerts(system.pk)
+        fan_out_alerts(other.pk)
+
+        tasks = alert_tasks()
+        big = {key for key, _ in tasks if key.startswith(f"{system.pk} ")}
+        assert len(big) == 2  # two of its lanes sent at once
+        assert [key for key, _ in tasks if key.startswith(f"{other.pk} ")]
+        run = set()
+        while waiting := [task for task in alert_tasks() if task not in run]:
+            for key, claim in waiting:  # each freed slot goes to a lane with alerts due
+                run.add((key, claim))
+                send_alerts(key, claim)
+        assert len(server.requests) == 13
+        assert len({request.path for request in server.requests}) == 13

@@ -42,6 +42,14 @@ def wait_until(predicate, timeout: float, what: str):
     raise TimeoutError(f"{what} not within {timeout}s")
 
 
+def procfile_pool(process: str) -> tuple[str, ...]:
+    """The pool options (--pool, --concurrency) of the Procfile's line for `process`: the
+    suite's and the benches' workers run as production's do."""
+    lines = (Path(settings.BASE_DIR) / "Procfile").read_text().splitlines()
+    line = next(line for line in lines if line.startswith(f"{process}:"))
+    return tuple(word for word in line.split() if word.startswith(("--pool=", "--concurrency=")))
+
+
 def drop_broker_connections() -> None:
     """After CELERY_BROKER_URL changed: the next task opens a connection to the new broker."""
     celery_app._pool = None
@@ -327,7 +335,8 @@ class Topology:
             "webhooks",
             [
                 *(python, "-m", "celery", "-A", "config", "worker"),
-                *("--pool=threads", "--concurrency=8", "--loglevel=INFO"),
+                *procfile_pool("webhooks"),
+                "--loglevel=INFO",
                 *("--without-gossip", "--without-mingle", "-Q", "trails-webhooks"),
                 *("-n", "webhooks@%h"),
             ],
@@ -337,7 +346,8 @@ class Topology:
             "alerts",
             [
                 *(python, "-m", "celery", "-A", "config", "worker"),
-                *("--pool=threads", "--concurrency=8", "--loglevel=INFO"),
+                *procfile_pool("alerts"),
+                "--loglevel=INFO",
                 *("--without-gossip", "--without-mingle", "-Q", "trails-alerts"),
                 *("-n", "alerts@%h"),
             ],

@@ -16,6 +16,7 @@ from playwright.sync_api import expect
 
 from core.compiles import request_compile
 from demo.loader import load_demo
+from tests.browser import save_screenshot
 from tests.factories import (
     PointFactory,
     TrailActivityFactory,
@@ -291,3 +292,35 @@ def test_subscribing_from_the_map_completes_by_email_link_and_sms_code(
     subscriber = Subscriber.objects.get()
     assert (subscriber.email, subscriber.phone) == ("rider@example.test", "+14065550123")
     sms.outbox.clear()
+
+
+def test_a_trail_tapped_in_the_list_on_a_phone_shows_its_popup_clear_of_the_controls(live, browser):
+    """390 x 844, the list below the map: a tapped trail brings the map back into view with its
+    popup, whose name and Follow are not under the zoom buttons, "Live" or the view switch,
+    and whose close button is a thumb's size."""
+    system, _ = load_demo()
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, locale="en-US"
+    )
+    page = context.new_page()
+    page.goto(f"{live.url}/map/{system.pk}")
+    button = page.locator(".trail-button", has_text="Windy Passage")
+    button.scroll_into_view_if_needed()
+    expect(page.locator("#map")).not_to_be_in_viewport(ratio=0.9)
+    button.tap()
+
+    popup = page.locator(".leaflet-popup")
+    expect(popup.locator(".popup-title")).to_have_text("Windy Passage")
+    expect(popup.locator(".follow-button")).to_be_visible()
+    expect(page.locator("#map")).to_be_in_viewport(ratio=0.9)
+    page.wait_for_timeout(600)  # the pan that brings the grown popup clear
+    for part in (popup.locator(".popup-title"), popup.locator(".follow-button")):
+        box = part.bounding_box()
+        centre = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        on_top = page.evaluate(
+            "([x, y]) => !!document.elementFromPoint(x, y).closest('.leaflet-popup')", centre
+        )
+        assert on_top, f"{part} is covered at {centre}"
+    close = popup.locator(".leaflet-popup-close-button").bounding_box()
+    assert close["width"] >= 44 and close["height"] >= 44
+    save_screenshot(page, "map-phone-trail-popup")

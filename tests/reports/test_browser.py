@@ -166,3 +166,20 @@ def test_a_rider_reports_a_fallen_tree_and_the_crew_closes_the_trail(
     assert "Tree cut, trail open again tomorrow." in mail.outbox[0].body
     owner.close()
     rider.close()
+
+
+def test_the_report_page_without_the_map_reads_as_a_form_on_a_phone(live, browser):
+    """/report/<id>, where "Report a problem" leads without JavaScript: the categories are
+    thumb-sized chips, the robots' trap field ("Website") is not shown to a rider, and the send
+    button is a thumb's size."""
+    system, _ = load_demo()
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="en-US")
+    page = context.new_page()
+    page.goto(f"{live.url}/report/{system.pk}")
+    expect(page.get_by_text("Website")).not_to_be_in_viewport()
+    chip = page.locator(".report-categories label", has_text="Washout").bounding_box()
+    assert chip["height"] >= 40
+    send = page.get_by_role("button", name="Send the report").bounding_box()
+    assert send["height"] >= 44
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    save_screenshot(page, "report-page-phone")

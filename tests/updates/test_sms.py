@@ -3,6 +3,7 @@ import io
 
 import pytest
 
+from tests.silent_server import ends_within, silent_server
 from tests.updates.notify_support import (
     TWILIO_SID,
     TWILIO_TOKEN,
@@ -101,3 +102,19 @@ def test_twilio_unreachable_is_a_transient_error():
         connection.send_messages([sms.SmsMessage("+15145550101", "hello", "+15005550006")])
 
     assert refused.value.permanent is False
+
+
+def test_a_twilio_that_never_answers_is_given_up_on(monkeypatch):
+    """A stalled connection to Twilio (here through a proxy that never answers) must not hold
+    a worker, or the request of a rider signing up by text, for ever."""
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    connection = sms.get_connection(
+        "updates.sms.twilio.SmsBackend", account_sid=TWILIO_SID, auth_token=TWILIO_TOKEN
+    )
+    message = sms.SmsMessage("+15145550101", "hello", "+15005550006")
+    with silent_server() as port:
+        monkeypatch.setenv("HTTPS_PROXY", f"http://127.0.0.1:{port}")
+        error = ends_within(30, lambda: connection.send_messages([message]))
+
+    assert isinstance(error, SmsError) and error.permanent is False

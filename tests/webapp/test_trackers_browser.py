@@ -1,6 +1,7 @@
 """The Trackers page on a phone (Chromium at 390 x 844): the table's words never broken inside,
 "grooming now" readable at a glance, times in the system's zone and named; the new tracker's
-URL and secret each with a Copy button; Revoke asks first."""
+URL and secret each with a Copy button; Revoke asks first. Every button is a thumb's size (44 px
+high): the page is used in a cab, in gloves."""
 
 from datetime import timedelta
 
@@ -20,6 +21,8 @@ from tests.webapp.test_browser import sign_in
 from trails.timezones import zone_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+THUMB = 44
 
 # Each word of each cell of the table on one line: none is broken across two.
 BROKEN_WORDS = """() => {
@@ -70,6 +73,8 @@ def test_the_trackers_page_reads_on_a_phone_copies_and_asks_before_revoking(live
     expect(badge).to_have_css("color", "rgb(255, 255, 255)")
     expect(badge).to_have_css("background-color", "rgb(11, 110, 47)")
     assert page.evaluate(BROKEN_WORDS) == []
+    assert_thumb_sized(row.get_by_role("button"), count=2)  # End grooming, Revoke
+    assert_thumb_sized(page.locator("#add-tracker"))
     save_screenshot(page, "webapp-trackers-phone")
 
     page.get_by_label("Name").fill("Groomer's phone")
@@ -77,6 +82,7 @@ def test_the_trackers_page_reads_on_a_phone_copies_and_asks_before_revoking(live
     secret = page.locator("#tracker-secret").input_value()
     copy = page.locator("#new-tracker .copy-button")
     expect(copy).to_have_count(2)
+    assert_thumb_sized(copy, count=2)
     copy.nth(1).click()
     expect(copy.nth(1)).to_have_text("Copied")
     assert page.evaluate("navigator.clipboard.readText()") == secret
@@ -88,6 +94,7 @@ def test_the_trackers_page_reads_on_a_phone_copies_and_asks_before_revoking(live
     expect(page.locator("#revoke-tracker h2")).to_have_text("Revoke PistenBully Kässbohrer 600?")
     machine.refresh_from_db()
     assert machine.revoked_on is None
+    assert_thumb_sized(page.locator("#revoke-tracker :is(button, a)"), count=2)
     save_screenshot(page, "webapp-tracker-revoke-phone", full_page=False)
     page.click("#confirm-revoke")
     expect(page.locator(".messagelist")).to_contain_text(
@@ -95,3 +102,9 @@ def test_the_trackers_page_reads_on_a_phone_copies_and_asks_before_revoking(live
     )
     assert Tracker.objects.get(pk=machine.pk).revoked_on is not None
     context.close()
+
+
+def assert_thumb_sized(buttons, count: int = 1) -> None:
+    expect(buttons).to_have_count(count)
+    heights = [box["height"] for box in (b.bounding_box() for b in buttons.all())]
+    assert min(heights) >= THUMB, heights

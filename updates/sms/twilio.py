@@ -11,6 +11,7 @@ import requests
 from django.conf import settings
 from twilio.base.exceptions import TwilioRestException
 from twilio.http import HttpClient
+from twilio.http.http_client import TwilioHttpClient
 from twilio.rest import Client
 
 from updates.sms import SmsError, SmsMessage
@@ -19,6 +20,9 @@ from updates.sms.base import BaseSmsBackend
 # Twilio error codes that mean this number can never receive our messages: invalid number,
 # not a mobile number, unreachable, or the recipient replied STOP.
 PERMANENT_ERROR_CODES = frozenset({21211, 21214, 21610, 21612, 21614})
+# Seconds Twilio may take to answer: its client waits for ever by default, and a stalled
+# connection would hold a worker, or the request of a rider signing up by text.
+TIMEOUT_SECONDS = 10
 
 
 class SmsBackend(BaseSmsBackend):
@@ -34,7 +38,7 @@ class SmsBackend(BaseSmsBackend):
         self.client = Client(
             account_sid or settings.TWILIO_ACCOUNT_SID,
             auth_token or settings.TWILIO_AUTH_TOKEN,
-            http_client=http_client,
+            http_client=http_client or TwilioHttpClient(timeout=TIMEOUT_SECONDS),
         )
 
     def send_messages(self, messages: Sequence[SmsMessage]) -> int:

@@ -45,7 +45,23 @@
   var trailGroups = {};
   var liftTrails = {};
 
+  // A popup opens clear of the controls drawn above it: along the map's top (zoom, "Live",
+  // the view switch), which would hide its trail's name, and along its foot (the legend,
+  // "Report a problem"); the closures' popups too.
+  var POPUP_TOP = 96;
+  L.Popup.mergeOptions({ autoPanPaddingTopLeft: L.point(8, POPUP_TOP), autoPanPaddingBottomRight: L.point(8, 72) });
   var map = L.map("map", { keyboard: true, zoomSnap: 0.5, attributionControl: true });
+  // Other scripts add to a popup once it is open (alerts.js its Follow button), after Leaflet
+  // panned it: once they have, its grown top is brought clear of the controls again.
+  map.on("popupopen", function (event) {
+    window.setTimeout(function () {
+      var element = event.popup.getElement();
+      if (!element || !map.hasLayer(event.popup)) return;
+      var top = map.getContainer().getBoundingClientRect().top + POPUP_TOP;
+      var hidden = top - element.getBoundingClientRect().top;
+      if (hidden > 0) map.panBy([0, -hidden]);
+    }, 0);
+  });
   map.attributionControl.setPrefix(false);
   if (config.tileUrl) {
     L.tileLayer(config.tileUrl, { attribution: config.tileAttribution, maxZoom: 19 }).addTo(map);
@@ -561,7 +577,12 @@
   function focusTrail(trailId) {
     var lines = trailGroups[trailId] || [];
     if (!lines.length) return;
-    map.fitBounds(L.featureGroup(lines).getBounds(), { padding: [40, 40], maxZoom: 16 });
+    // On a phone the list is below the map: bring the map into view, or the tap shows nothing.
+    var box = map.getContainer().getBoundingClientRect();
+    if (box.top < 0 || box.bottom > window.innerHeight) map.getContainer().scrollIntoView({ block: "start" });
+    // Not animated: a popup opened during the zoom is placed before the view settles, under the
+    // controls; opened on the settled view, it pans clear of them.
+    map.fitBounds(L.featureGroup(lines).getBounds(), { padding: [40, 40], maxZoom: 16, animate: false });
     lines[0].openPopup();
   }
 

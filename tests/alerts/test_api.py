@@ -142,6 +142,7 @@ def test_following_again_with_the_same_subscription_replaces_the_rules(
         ({"subscription.endpoint": "https://push.example.com/x"}, 400, "subscription.endpoint"),
         ({"subscription.endpoint": "http://fcm.googleapis.com/x"}, 400, "subscription.endpoint"),
         ({"rules": [{"trailId": "nope", "on": ["closes"]}]}, 404, "rules[0].trailId"),
+        ({"rules": [{"trailId": ["nope"], "on": ["closes"]}]}, 404, "rules[0].trailId"),
         ({"rules": [{"trailId": None}]}, 400, "rules[0].on"),
         ({"rules": [{"trailId": None, "on": []}]}, 400, "rules[0].on"),
         ({"rules": [{"trailId": None, "on": ["explodes"]}]}, 400, "rules[0].on"),

@@ -283,8 +283,8 @@ def map_config(system) -> dict:
             "quiet_from": gettext("Quiet from"),
             "quiet_to": gettext("until"),
             "quiet_hint": gettext(
-                "Alerts wait until the quiet hours end, except a closure for danger. "
-                "Leave both empty for none."
+                "Alerts wait until the quiet hours end, except a closure or notice for "
+                "danger. Leave both empty for none."
             ),
             "quiet_invalid": gettext(
                 "Give both times of the quiet hours, different from each other, or neither."

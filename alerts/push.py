@@ -1,17 +1,28 @@
 """Web Push (RFC 8030/8291/8292) through pywebpush: which endpoints a subscription may name,
 and sending one encrypted (aes128gcm) message with its TTL, Urgency and Topic."""
 
+import os
+import socket
+import ssl
 import time
+import urllib.request
+from base64 import b64encode
 from email.utils import parsedate_to_datetime
-from urllib.parse import urlsplit
+from functools import cache
+from typing import BinaryIO
+from urllib.parse import quote, unquote, urlsplit
 
-import requests
+import certifi
 from cryptography.hazmat.primitives.asymmetric import ec
 from django.conf import settings
 from pywebpush import WebPusher, WebPushException
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.exceptions import HTTPError
+from urllib3.util.ssl_ import create_urllib3_context
 
 from alerts import vapid
 from alerts.outcomes import Outcome
+from core.deadlines import Watchdog
 from core.errors import Invalid
 
 # The push services of the browsers riders use: Chrome and Android (Google), Firefox
@@ -26,8 +37,16 @@ KNOWN_PUSH_HOSTS = frozenset(
 )
 KNOWN_PUSH_SUFFIXES = (".notify.windows.com",)
 LOOPBACK = "127.0.0.1"
-# No complete answer within this many seconds is a failed attempt.
+# No complete answer within this many seconds (connecting, sending and reading) is a failed
+# attempt.
 TIMEOUT_SECONDS = 5.0
+# At most this much of a refusal's body is read and kept.
+ERROR_LIMIT = 500
+# An answer's status line or header field longer than this, or more fields, is no answer.
+LINE_LIMIT = 8192
+FIELDS_LIMIT = 100
+# What an endpoint's path and query keep as they are (anything else is percent-encoded).
+TARGET_SAFE = "/?=&%:@!$'()*+,;~"
 
 
 def _known_host(host: str) -> bool:
@@ -134,44 +153,205 @@ def _retry_after(value: str | None) -> float | None:
         return None
 
 
+def _tls_context() -> ssl.SSLContext:
+    """Certificates checked as requests checks them: REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE when
+    set, else certifi's bundle; made once per process (loading a bundle takes milliseconds)."""
+    bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
+    return _context_for(bundle or certifi.where())
+
+
+@cache
+def _context_for(bundle: str) -> ssl.SSLContext:
+    context = create_urllib3_context(cert_reqs=ssl.CERT_REQUIRED)
+    context.load_verify_locations(cafile=bundle)
+    return context
+
+
+def _proxy(host: str) -> tuple[str, int, dict[str, str]] | None:
+    """The environment's proxy (HTTPS_PROXY, ALL_PROXY, NO_PROXY) for a push service's host:
+    its address and port, and its Proxy-Authorization when the URL has a user."""
+    if urllib.request.proxy_bypass(host):
+        return None
+    proxies = urllib.request.getproxies()
+    url = proxies.get("https") or proxies.get("all")
+    if not url:
+        return None
+    proxy = urlsplit(url if "://" in url else f"http://{url}")
+    headers = {}
+    if proxy.username:
+        credentials = f"{unquote(proxy.username)}:{unquote(proxy.password or '')}"
+        headers["Proxy-Authorization"] = f"Basic {b64encode(credentials.encode()).decode()}"
+    return proxy.hostname or "", proxy.port or 80, headers
+
+
+class BadAnswer(Exception):
+    """Not an HTTP/1.1 answer."""
+
+
+def _line(reader: BinaryIO) -> bytes:
+    line = reader.readline(LINE_LIMIT + 1)
+    if not line.endswith(b"\n") or len(line) > LINE_LIMIT:
+        raise BadAnswer(f"the answer ended or a line passed {LINE_LIMIT} bytes")
+    return line.rstrip(b"\r\n")
+
+
+def _head(reader: BinaryIO) -> tuple[bytes, int, dict[bytes, bytes]]:
+    """The answer's version, status and header fields (names in lower case), after any
+    interim (1xx) answer."""
+    while True:
+        version, _, rest = _line(reader).partition(b" ")
+        code = rest[:3]
+        if not version.startswith(b"HTTP/1.") or not code.isdigit():
+            raise BadAnswer(f"not an HTTP/1 status line: {version[:20]!r}")
+        fields = {}
+        for _ in range(FIELDS_LIMIT):
+            line = _line(reader)
+            if not line:
+                break
+            name, _, value = line.partition(b":")
+            fields[name.strip().lower()] = value.strip()
+        else:
+            raise BadAnswer(f"more than {FIELDS_LIMIT} header fields")
+        if not 100 <= int(code) < 200:
+            return version, int(code), fields
+
+
+def _chunks(reader: BinaryIO, limit: int) -> tuple[bytes, bool]:
+    """A chunked body's first `limit` bytes, and whether it was read to its end."""
+    body = b""
+    while True:
+        size = int(_line(reader).partition(b";")[0], 16)
+        if size == 0:
+            while _line(reader):  # trailer fields
+                pass
+            return body, True
+        if len(body) + size > limit:
+            return body + reader.read(limit - len(body)), False
+        body += reader.read(size)
+        _line(reader)
+
+
+def _answer(reader: BinaryIO, limit: int) -> tuple[int, dict[bytes, bytes], bytes, bool]:
+    """Status, header fields, at most `limit` bytes of the body, and whether the connection
+    may carry the next request (the body read to its end, and not closed by the service)."""
+    version, status, fields = _head(reader)
+    length = fields.get(b"content-length")
+    if status in (204, 304):  # never a body
+        body, whole = b"", True
+    elif b"chunked" in fields.get(b"transfer-encoding", b"").lower():
+        body, whole = _chunks(reader, limit)
+    elif length is not None:
+        size = int(length)
+        body, whole = reader.read(min(size, limit)), size <= limit
+    else:  # the body ends when the connection does
+        body, whole = reader.read(limit), False
+    closes = version == b"HTTP/1.0" or b"close" in fields.get(b"connection", b"").lower()
+    return status, fields, body[:limit], whole and not closes
+
+
 class PushSender:
-    """Sends to one push service (`origin`) over one kept-alive connection."""
+    """Sends to one push service (`origin`) over one kept-alive connection, opened again when
+    the service closed it: each message encrypted by pywebpush (aes128gcm), its request
+    written and its answer read on the connection's socket directly (an HTTP/1.1 POST and its
+    answer: a tenth of the CPU an HTTP library's request and response objects take), within a
+    hard deadline from connecting to the answer's last byte (core.deadlines). The
+    environment's proxy (for an https push service, through a CONNECT tunnel) and CA bundle
+    are read once per sender."""
 
     def __init__(self, origin: str) -> None:
-        self.session = requests.Session()
-        # The environment's proxy and CA bundle for this push service, read once: requests
-        # otherwise scans os.environ on every request (a fifth of a message's CPU).
-        found = self.session.merge_environment_settings(origin, {}, None, None, None)
-        self.session.proxies.update(found["proxies"])
-        self.session.verify = found["verify"]
-        self.session.trust_env = False
+        parts = urlsplit(origin)
+        self.origin = origin
+        self.secure = parts.scheme == "https"
+        self.host = parts.hostname or ""
+        self.port = parts.port or (443 if self.secure else 80)
+        self.host_header = parts.netloc.rpartition("@")[2]
+        self.proxy = _proxy(self.host) if self.secure else None
+        self.connection: HTTPConnection | None = None
+        self.reader: BinaryIO | None = None
+
+    def _connect(self) -> HTTPConnection:
+        """The kept-alive connection, or a new one (its socket's timeout bounds the connect;
+        the watchdog, already armed, the tunnel and TLS handshake)."""
+        if self.connection is not None and self.connection.is_connected:
+            return self.connection
+        self.close()
+        if not self.secure:
+            connection = HTTPConnection(self.host, self.port, timeout=TIMEOUT_SECONDS)
+        elif self.proxy is None:
+            connection = HTTPSConnection(
+                self.host, self.port, timeout=TIMEOUT_SECONDS, ssl_context=_tls_context()
+            )
+        else:
+            proxy_host, proxy_port, proxy_headers = self.proxy
+            connection = HTTPSConnection(
+                proxy_host, proxy_port, timeout=TIMEOUT_SECONDS, ssl_context=_tls_context()
+            )
+            connection.set_tunnel(self.host, self.port, headers=proxy_headers)
+        self.connection = connection
+        connection.connect()
+        self.reader = connection.sock.makefile("rb")
+        return connection
+
+    def _request(self, target: str, headers: dict[str, str], body: bytes) -> bytes:
+        fields = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+        return (
+            f"POST {quote(target, safe=TARGET_SAFE)} HTTP/1.1\r\nHost: {self.host_header}\r\n"
+            f"{fields}Content-Length: {len(body)}\r\n\r\n"
+        ).encode("latin-1") + body
 
     def send(
         self, *, endpoint: str, p256dh: str, auth: str, payload: bytes, ttl: int, urgency: str,
         topic: str,
     ) -> Outcome:  # fmt: skip
+        started = time.monotonic()
+        subscription = {"endpoint": endpoint, "keys": {"p256dh": p256dh, "auth": auth}}
+        try:
+            body = WebPusher(subscription).encode(payload, "aes128gcm")["body"]
+        except (ValueError, WebPushException) as error:  # keys no browser would give
+            return Outcome(error=f"not encrypted: {error}"[:500], duration_ms=_since(started))
         headers = {
-            "Authorization": vapid.authorization(origin(endpoint)),
+            "Authorization": vapid.authorization(self.origin),
+            "Content-Encoding": "aes128gcm",
+            "TTL": str(ttl),
             "Urgency": urgency,
             "Topic": topic,
         }
-        subscription = {"endpoint": endpoint, "keys": {"p256dh": p256dh, "auth": auth}}
-        started = time.monotonic()
-        try:
-            pusher = WebPusher(subscription, requests_session=self.session)
-            response = pusher.send(payload, headers, ttl=ttl, timeout=TIMEOUT_SECONDS)
-        except (requests.RequestException, WebPushException) as error:
-            return Outcome(retryable=True, error=str(error)[:500], duration_ms=_since(started))
-        error = "" if 200 <= response.status_code < 300 else response.text[:500]
-        return http_outcome(
-            response.status_code,
-            error,
-            _retry_after(response.headers.get("Retry-After")),
-            _since(started),
+        parts = urlsplit(endpoint)
+        request = self._request(
+            f"{parts.path or '/'}?{parts.query}" if parts.query else parts.path or "/",
+            headers,
+            body,
         )
+        watchdog = Watchdog(self, TIMEOUT_SECONDS - (time.monotonic() - started))
+        try:
+            with watchdog:
+                connection = self._connect()
+                connection.sock.sendall(request)
+                status, fields, answer, reusable = _answer(self.reader, ERROR_LIMIT)
+        except (HTTPError, OSError, ValueError, BadAnswer) as error:
+            self.close()
+            late = f"no answer within {TIMEOUT_SECONDS:g} s"
+            text = late if watchdog.fired else f"{type(error).__name__}: {error}"[:500]
+            return Outcome(retryable=True, error=text, duration_ms=_since(started))
+        if watchdog.fired or not reusable:
+            self.close()
+        ok = 200 <= status < 300
+        error = "" if ok else answer.decode("utf-8", errors="replace").replace("\x00", "")
+        retry_after = fields.get(b"retry-after", b"").decode("latin-1")
+        return http_outcome(status, error[:500], _retry_after(retry_after), _since(started))
 
     def close(self) -> None:
-        self.session.close()
+        if self.reader is not None:
+            self.reader.close()
+            self.reader = None
+        if self.connection is not None:
+            self.connection.close()
+            self.connection = None
+
+    @property
+    def sock(self) -> socket.socket | None:
+        """What the watchdog shuts down at the deadline."""
+        return self.connection.sock if self.connection is not None else None
 
 
 def _since(started: float) -> int:

@@ -10,6 +10,7 @@ from apikeys.identity import user_for_claims, verify_id_token
 from apikeys.models import ApiKey
 from apikeys.services import record_key_use
 from core.errors import NotAuthenticated
+from core.queries import by_key
 
 
 def read_credential(request) -> str | None:
@@ -44,7 +45,7 @@ class ApiKeyAuthentication(BaseAuthentication):
     @staticmethod
     def _verified_key(credential: str) -> ApiKey:
         computed = keys.digest(credential)
-        key = ApiKey.objects.select_related("user").filter(digest=computed).first()
+        key = by_key(ApiKey.objects.select_related("user").filter(digest=computed))
         if key is None or not hmac.compare_digest(key.digest, computed):
             raise NotAuthenticated("invalid_api_key", "API key not recognised.")
         if key.revoked:

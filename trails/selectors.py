@@ -9,10 +9,17 @@ from django.utils import timezone
 
 from core.errors import NotFound
 from core.limits import HISTORY_LIMIT
+from core.queries import by_key
 from trails.enums import Role
+from trails.fields import API, TRAIL
 from trails.models import Membership, Point, StatusChange, Trail, TrailActivity, TrailSystem
 
 ALL_SYSTEMS_LIMIT = 500
+# A trail as the management answers show it without its geoJson.
+SHOWN_TRAIL_FIELDS = (
+    "id", "trail_system", *TRAIL.names(API), "distance", "lat", "lng",
+    "created_on", "created_by", "updated_on", "updated_by",
+)  # fmt: skip
 HEAVY_TRAIL_FIELDS = ("geometry", "elevations")
 # Every trail row joins its system for the language; its large documents are not needed.
 HEAVY_SYSTEM_FIELDS = tuple(
@@ -48,12 +55,26 @@ def trail_or_404(trail_id: str, *, with_geometry: bool = False) -> Trail:
 def trail_to_change_or_404(trail_id: str) -> Trail:
     """The live trail as a change needs it before writing (services.change_trail locks and
     reads the row itself): its id and its system's id and owner, for the caller's rights;
-    a third of trail_or_404's CPU, which a status PATCH spends once more to answer."""
-    trail = (
+    a third of trail_or_404's CPU (the answer is read after the write, trail_to_show_or_404)."""
+    trail = by_key(
         Trail.objects.select_related("trail_system")
         .only("id", "trail_system", "trail_system__owner")
         .filter(pk=trail_id)
-        .first()
+    )
+    if trail is None:
+        raise NotFound("trail_not_found", f"No trail {trail_id!r}.")
+    return trail
+
+
+def trail_to_show_or_404(trail_id: str) -> Trail:
+    """The live trail as a write answers it (the API's trail without geoJson): its shown
+    columns, and of its system only the owner (the caller's rights) and the language (the
+    activities' labels), not the system's forty other columns trail_or_404 reads."""
+    trail = by_key(
+        Trail.objects.select_related("trail_system")
+        .only(*SHOWN_TRAIL_FIELDS, "trail_system__owner", "trail_system__language")
+        .prefetch_related("activities")
+        .filter(pk=trail_id)
     )
     if trail is None:
         raise NotFound("trail_not_found", f"No trail {trail_id!r}.")

@@ -20,6 +20,7 @@ from core.compiles import request_compile, request_listing_rebuild, request_unpu
 from core.errors import Invalid, NotFound
 from core.limits import TEXT_LIMIT, categories_problem, some_of
 from core.links import check_links, is_http_url
+from core.queries import by_key
 from core.text import check_single_line
 from trails import history
 from trails.countries import normalized_countries
@@ -321,11 +322,10 @@ def change_trail(
     Open or Caution also sets the trail's Closed activities to that status."""
     _check_categories(changes)
     activity_changes = changes.pop("activities", [])
-    locked = (
+    locked = by_key(
         Trail.objects.select_for_update()
         .filter(pk=trail.pk)
         .only("id", "trail_system_id", "status")  # never the heavy geometry
-        .first()
     )
     if locked is None:
         raise NotFound("trail_not_found", f"No trail {trail.pk!r}.")

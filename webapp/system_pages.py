@@ -3,6 +3,7 @@
 import segno
 from django import forms
 from django.contrib import messages
+from django.core.exceptions import PermissionDenied
 from django.core.files.storage import default_storage
 from django.db.models import Q
 from django.http import Http404, HttpResponseRedirect
@@ -26,13 +27,17 @@ OTHER_ROLE = "other"
 
 
 def system_or_404(request, system_id: str, who: str) -> TrailSystem:
-    """The system when the signed-in person holds `who` on it; 404 otherwise, as for any row."""
+    """The system when the signed-in person holds `who` on it; 404 when they have no part in it,
+    as for any row; 403 (the page that says so and where to turn) to a member without `who`,
+    such as a Trustee following an Administrator's link, who would read 404 as a broken link."""
     system = TrailSystem.objects.filter(pk=system_id).first()
     if system is None:
         raise Http404
-    if not (roles.is_super(request.user) or roles.holds(request.user, who, system)):
-        raise Http404
-    return system
+    if roles.is_super(request.user) or roles.holds(request.user, who, system):
+        return system
+    if roles.holds(request.user, roles.MEMBER, system):
+        raise PermissionDenied
+    raise Http404
 
 
 def public_map_url(system: TrailSystem) -> str:

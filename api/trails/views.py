@@ -157,7 +157,7 @@ class TrailView(ItemView):
     changed_serializer = shapes.TrailSerializer
     change_serializer = shapes.TrailChangeSerializer
     lookup = staticmethod(partial(selectors.trail_or_404, with_geometry=True))
-    find = staticmethod(selectors.trail_or_404)
+    find = staticmethod(selectors.trail_to_show_or_404)
     find_to_change = staticmethod(selectors.trail_to_change_or_404)
     change = staticmethod(services.change_trail)
     remove = staticmethod(trash_trail)

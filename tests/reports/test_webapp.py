@@ -147,7 +147,7 @@ def test_administrators_opt_in_to_an_email_per_report(
         crew_client.post(
             f"/admin/trail-systems/{system.pk}/reports/alert/", {"alert": "on"}
         ).status_code
-        == 404
+        == 403
     )
     file_report(system, description="Ice on the bridge", category="ice", email="r@example.test")
     assert [m.to for m in mail.outbox] == [["owner@example.test"]]

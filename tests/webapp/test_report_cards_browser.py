@@ -1,6 +1,7 @@
 """Rider reports on a phone (Chromium at 390 x 844): a report near one of two trails of the
 same name says which, as the board does; a grouped report lists every reporter's address, for
-an Administrator only; as drawn by the page and as its script draws it again."""
+an Administrator only; as drawn by the page and as its script draws it again; no bullet beside
+a card."""
 
 import re
 
@@ -76,6 +77,11 @@ def test_report_cards_tell_twins_apart_and_list_every_reporter(live_server, brow
     )
     check()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    # Cards without a bullet hanging at the screen's edge; the e-mail switch a thumb's size.
+    expect(page.locator(f"#report-{first.pk}")).to_have_css("list-style-type", "none")
+    if role == "Administrator":
+        switch = page.get_by_role("button", name="E-mail me each new report").bounding_box()
+        assert switch["height"] >= 44
     page.locator(f"#report-{first.pk}").scroll_into_view_if_needed()
     save_screenshot(page, f"report-cards-twins-{role.lower()}-phone", full_page=False)
     context.close()

@@ -107,8 +107,13 @@ def test_a_bad_role_name_is_refused_and_nothing_is_kept(client, mailoutbox):
 
 
 def test_only_an_administrator_may_invite(client):
+    """A Trustee is told the page is for another role; someone outside the system gets 404."""
     membership = MembershipFactory(user__uid="trustee")
     signed_in(client, membership.user)
+    response = client.get(invite_url(membership.trail_system))
+    assert response.status_code == 403
+    assert "Not open to your role" in response.content.decode()
+    signed_in(client, MembershipFactory(user__uid="outsider").user)
     assert client.get(invite_url(membership.trail_system)).status_code == 404
 
 

@@ -9,10 +9,10 @@ import urllib.request
 from base64 import b64encode
 from email.utils import parsedate_to_datetime
 from functools import cache
-from typing import BinaryIO
 from urllib.parse import quote, unquote, urlsplit
 
 import certifi
+import h11
 from cryptography.hazmat.primitives.asymmetric import ec
 from django.conf import settings
 from pywebpush import WebPusher, WebPushException
@@ -42,9 +42,9 @@ LOOPBACK = "127.0.0.1"
 TIMEOUT_SECONDS = 5.0
 # At most this much of a refusal's body is read and kept.
 ERROR_LIMIT = 500
-# An answer's status line or header field longer than this, or more fields, is no answer.
-LINE_LIMIT = 8192
-FIELDS_LIMIT = 100
+# An answer's head (status line and header fields) longer than this is no answer.
+HEAD_LIMIT = 16 * 1024
+READ_SIZE = 16 * 1024
 # What an endpoint's path and query keep as they are (anything else is percent-encoded).
 TARGET_SAFE = "/?=&%:@!$'()*+,;~"
 
@@ -184,79 +184,13 @@ def _proxy(host: str) -> tuple[str, int, dict[str, str]] | None:
     return proxy.hostname or "", proxy.port or 80, headers
 
 
-class BadAnswer(Exception):
-    """Not an HTTP/1.1 answer."""
-
-
-def _line(reader: BinaryIO) -> bytes:
-    line = reader.readline(LINE_LIMIT + 1)
-    if not line.endswith(b"\n") or len(line) > LINE_LIMIT:
-        raise BadAnswer(f"the answer ended or a line passed {LINE_LIMIT} bytes")
-    return line.rstrip(b"\r\n")
-
-
-def _head(reader: BinaryIO) -> tuple[bytes, int, dict[bytes, bytes]]:
-    """The answer's version, status and header fields (names in lower case), after any
-    interim (1xx) answer."""
-    while True:
-        version, _, rest = _line(reader).partition(b" ")
-        code = rest[:3]
-        if not version.startswith(b"HTTP/1.") or not code.isdigit():
-            raise BadAnswer(f"not an HTTP/1 status line: {version[:20]!r}")
-        fields = {}
-        for _ in range(FIELDS_LIMIT):
-            line = _line(reader)
-            if not line:
-                break
-            name, _, value = line.partition(b":")
-            fields[name.strip().lower()] = value.strip()
-        else:
-            raise BadAnswer(f"more than {FIELDS_LIMIT} header fields")
-        if not 100 <= int(code) < 200:
-            return version, int(code), fields
-
-
-def _chunks(reader: BinaryIO, limit: int) -> tuple[bytes, bool]:
-    """A chunked body's first `limit` bytes, and whether it was read to its end."""
-    body = b""
-    while True:
-        size = int(_line(reader).partition(b";")[0], 16)
-        if size == 0:
-            while _line(reader):  # trailer fields
-                pass
-            return body, True
-        if len(body) + size > limit:
-            return body + reader.read(limit - len(body)), False
-        body += reader.read(size)
-        _line(reader)
-
-
-def _answer(reader: BinaryIO, limit: int) -> tuple[int, dict[bytes, bytes], bytes, bool]:
-    """Status, header fields, at most `limit` bytes of the body, and whether the connection
-    may carry the next request (the body read to its end, and not closed by the service)."""
-    version, status, fields = _head(reader)
-    length = fields.get(b"content-length")
-    if status in (204, 304):  # never a body
-        body, whole = b"", True
-    elif b"chunked" in fields.get(b"transfer-encoding", b"").lower():
-        body, whole = _chunks(reader, limit)
-    elif length is not None:
-        size = int(length)
-        body, whole = reader.read(min(size, limit)), size <= limit
-    else:  # the body ends when the connection does
-        body, whole = reader.read(limit), False
-    closes = version == b"HTTP/1.0" or b"close" in fields.get(b"connection", b"").lower()
-    return status, fields, body[:limit], whole and not closes
-
-
 class PushSender:
     """Sends to one push service (`origin`) over one kept-alive connection, opened again when
-    the service closed it: each message encrypted by pywebpush (aes128gcm), its request
-    written and its answer read on the connection's socket directly (an HTTP/1.1 POST and its
-    answer: a tenth of the CPU an HTTP library's request and response objects take), within a
-    hard deadline from connecting to the answer's last byte (core.deadlines). The
-    environment's proxy (for an https push service, through a CONNECT tunnel) and CA bundle
-    are read once per sender."""
+    the service closed it: each message encrypted by pywebpush (aes128gcm), its request and
+    answer framed by h11 on the connection's socket (an HTTP library's request and response
+    objects took ten times its CPU per message), within a hard deadline from connecting to the
+    answer's last byte (core.deadlines). The environment's proxy (for an https push service,
+    through a CONNECT tunnel) and CA bundle are read once per sender."""
 
     def __init__(self, origin: str) -> None:
         parts = urlsplit(origin)
@@ -267,7 +201,7 @@ class PushSender:
         self.host_header = parts.netloc.rpartition("@")[2]
         self.proxy = _proxy(self.host) if self.secure else None
         self.connection: HTTPConnection | None = None
-        self.reader: BinaryIO | None = None
+        self.http = h11.Connection(h11.CLIENT, max_incomplete_event_size=HEAD_LIMIT)
 
     def _connect(self) -> HTTPConnection:
         """The kept-alive connection, or a new one (its socket's timeout bounds the connect;
@@ -289,15 +223,41 @@ class PushSender:
             connection.set_tunnel(self.host, self.port, headers=proxy_headers)
         self.connection = connection
         connection.connect()
-        self.reader = connection.sock.makefile("rb")
+        self.http = h11.Connection(h11.CLIENT, max_incomplete_event_size=HEAD_LIMIT)
         return connection
 
-    def _request(self, target: str, headers: dict[str, str], body: bytes) -> bytes:
-        fields = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
-        return (
-            f"POST {quote(target, safe=TARGET_SAFE)} HTTP/1.1\r\nHost: {self.host_header}\r\n"
-            f"{fields}Content-Length: {len(body)}\r\n\r\n"
-        ).encode("latin-1") + body
+    def _exchange(
+        self, target: str, headers: list[tuple[str, str]], body: bytes
+    ) -> tuple[h11.Response, bytes, bool]:
+        """The answer to one POST, at most ERROR_LIMIT bytes of its body, and whether the
+        connection may carry the next request (the answer read whole, not closed by the
+        service)."""
+        sock = self._connect().sock
+        http = self.http
+        fields = [("Host", self.host_header), *headers, ("Content-Length", str(len(body)))]
+        request = h11.Request(method="POST", target=target, headers=fields)
+        sock.sendall(
+            http.send(request) + http.send(h11.Data(data=body)) + http.send(h11.EndOfMessage())
+        )
+        response, answer = None, b""
+        while True:
+            event = http.next_event()
+            if event is h11.NEED_DATA:
+                http.receive_data(sock.recv(READ_SIZE))
+            elif isinstance(event, h11.Response):
+                response = event
+            elif isinstance(event, h11.Data):
+                answer += event.data
+                if len(answer) > ERROR_LIMIT:
+                    return response, answer[:ERROR_LIMIT], False
+            elif isinstance(event, h11.EndOfMessage):
+                break
+            elif isinstance(event, h11.ConnectionClosed):
+                raise h11.RemoteProtocolError("the push service closed the connection")
+        if http.our_state is h11.DONE and http.their_state is h11.DONE:
+            http.start_next_cycle()
+            return response, answer, True
+        return response, answer, False
 
     def send(
         self, *, endpoint: str, p256dh: str, auth: str, payload: bytes, ttl: int, urgency: str,
@@ -309,41 +269,35 @@ class PushSender:
             body = WebPusher(subscription).encode(payload, "aes128gcm")["body"]
         except (ValueError, WebPushException) as error:  # keys no browser would give
             return Outcome(error=f"not encrypted: {error}"[:500], duration_ms=_since(started))
-        headers = {
-            "Authorization": vapid.authorization(self.origin),
-            "Content-Encoding": "aes128gcm",
-            "TTL": str(ttl),
-            "Urgency": urgency,
-            "Topic": topic,
-        }
+        headers = [
+            ("Authorization", vapid.authorization(self.origin)),
+            ("Content-Encoding", "aes128gcm"),
+            ("TTL", str(ttl)),
+            ("Urgency", urgency),
+            ("Topic", topic),
+        ]
         parts = urlsplit(endpoint)
-        request = self._request(
-            f"{parts.path or '/'}?{parts.query}" if parts.query else parts.path or "/",
-            headers,
-            body,
-        )
+        path = f"{parts.path or '/'}?{parts.query}" if parts.query else parts.path or "/"
+        target = quote(path, safe=TARGET_SAFE)
         watchdog = Watchdog(self, TIMEOUT_SECONDS - (time.monotonic() - started))
         try:
             with watchdog:
-                connection = self._connect()
-                connection.sock.sendall(request)
-                status, fields, answer, reusable = _answer(self.reader, ERROR_LIMIT)
-        except (HTTPError, OSError, ValueError, BadAnswer) as error:
+                response, answer, reusable = self._exchange(target, headers, body)
+        except (HTTPError, OSError, ValueError, h11.ProtocolError) as error:
             self.close()
             late = f"no answer within {TIMEOUT_SECONDS:g} s"
             text = late if watchdog.fired else f"{type(error).__name__}: {error}"[:500]
             return Outcome(retryable=True, error=text, duration_ms=_since(started))
         if watchdog.fired or not reusable:
             self.close()
+        status = response.status_code
         ok = 200 <= status < 300
         error = "" if ok else answer.decode("utf-8", errors="replace").replace("\x00", "")
+        fields = dict(response.headers)
         retry_after = fields.get(b"retry-after", b"").decode("latin-1")
         return http_outcome(status, error[:500], _retry_after(retry_after), _since(started))
 
     def close(self) -> None:
-        if self.reader is not None:
-            self.reader.close()
-            self.reader = None
         if self.connection is not None:
             self.connection.close()
             self.connection = None

@@ -34,11 +34,11 @@ def clean_rules(system: TrailSystem, raw) -> list[RuleSpec]:
         raise Invalid("missing_field", "at least one rule is required.", field="rules")
     if len(raw) > RULES_MAX:
         raise Invalid("invalid_field", f"at most {RULES_MAX} rules.", field="rules")
-    trail_ids = {rule.get("trailId") for rule in raw if isinstance(rule, dict)}
+    named = [rule.get("trailId") for rule in raw if isinstance(rule, dict)]
     trails = {
         trail.pk: trail
         for trail in Trail.objects.filter(
-            trail_system=system, pk__in=[i for i in trail_ids if isinstance(i, str)]
+            trail_system=system, pk__in={i for i in named if isinstance(i, str)}
         ).prefetch_related("activities")
     }
     return [_clean_rule(index, rule, trails) for index, rule in enumerate(raw)]

@@ -22,23 +22,43 @@ from updates import sms
 from updates.notifications import sms_text
 
 logger = logging.getLogger(__name__)
+# The distinct messages a push sender keeps made (a batch holds a few changes' alerts).
+MESSAGES_KEPT = 64
 
 
 class WebPushSender:
+    """The push messages of one compartment's batch. One change's followers are told the same
+    (the payload differs only by each rider's alerts page): its message, title, topic and
+    translation are made once and reused for each follower, while this sender lives."""
+
     def __init__(self, origin: str) -> None:
         self.pusher = PushSender(origin)
+        self.messages: dict[tuple, tuple[dict, str]] = {}
+
+    def _message(self, alert: Alert) -> tuple[dict, str]:
+        """The payload without its manageUrl, and the Topic."""
+        system = alert.follower.trail_system
+        key = (system.pk, system.name, system.language, alert.follows, json.dumps(alert.items))
+        message = self.messages.get(key)
+        if message is None:
+            with translation.override(system.language):
+                document = payload(
+                    system_id=system.pk,
+                    system_name=system.name,
+                    items=alert.items,
+                    follows=alert.follows,
+                    manage_url="",
+                )
+            message = document, topic(tag(system.pk, alert.items))
+            if len(self.messages) >= MESSAGES_KEPT:
+                self.messages.clear()
+            self.messages[key] = message
+        return message
 
     def send(self, alert: Alert) -> Outcome:
         follower = alert.follower
-        system = follower.trail_system
-        with translation.override(system.language):
-            document = payload(
-                system_id=system.pk,
-                system_name=system.name,
-                items=alert.items,
-                follows=alert.follows,
-                manage_url=manage_url(follower.pk),
-            )
+        document, message_topic = self._message(alert)
+        document = {**document, "manageUrl": manage_url(follower.pk)}
         return self.pusher.send(
             endpoint=follower.endpoint,
             p256dh=follower.p256dh,
@@ -46,7 +66,7 @@ class WebPushSender:
             payload=json.dumps(document).encode(),
             ttl=settings.ALERTS_PUSH_TTL_SECONDS,
             urgency="high" if alert.urgent else "normal",
-            topic=topic(tag(system.pk, alert.items)),
+            topic=message_topic,
         )
 
     def close(self) -> None:

@@ -1,7 +1,9 @@
 """Riders' alerts on the production topology's workers: a Celery worker (2 processes) for the
 default queue and the alerts worker (its pool as the Procfile runs it), pushing to a push
-service stand-in of the bench's own on 127.0.0.1 (it answers 201 at once), VAPID-signed and
-encrypted (aes128gcm) by pywebpush as for a real push service.
+service stand-in of the bench's own on 127.0.0.1 (bench.push_service: an asyncio server in a
+process of its own, answering 201 at once), VAPID-signed and encrypted (aes128gcm) by
+pywebpush as for a real push service: the first requests' JWT is verified and their payload
+decrypted, as a push service and a browser would.
 
 Latency: from the commit of a trail's status change to its push request arriving (100
 changes at 5 per second, each trail followed by a rider of its own, so none is coalesced).
@@ -13,7 +15,9 @@ import os
 import statistics
 import tempfile
 import time
+from functools import cache
 from pathlib import Path
+from types import SimpleNamespace
 
 from bench.common import cpu_seconds, percentile, real_broker
 
@@ -24,20 +28,25 @@ TIMEOUT_SECONDS = 900
 CHUNK = 5000
 
 
-def _subscription_keys() -> tuple[str, str]:
-    """One browser's keys (p256dh, auth), shared by every bench subscription: each message
-    is still encrypted for it with a key pair of its own, as for distinct browsers."""
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
+@cache
+def _browser():
+    """One browser's subscription keys, shared by every bench subscription: each message is
+    still encrypted for it with a key pair of its own, as for distinct browsers."""
+    from tests.alerts.push_service import Subscription
 
-    from alerts.vapid import b64url
+    return Subscription.to(SimpleNamespace(url=""))
 
-    point = (
-        ec.generate_private_key(ec.SECP256R1())
-        .public_key()
-        .public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
-    )
-    return b64url(point), b64url(os.urandom(16))
+
+def verified(push_service, public_key: str) -> str:
+    """The stand-in's first requests checked as a push service and a browser would: the
+    VAPID JWT against the service's public key, the payload decrypted with the browser's."""
+    from tests.alerts.push_service import verified_claims
+
+    samples = push_service.samples()
+    for request in samples:
+        verified_claims(request, public_key)
+        _browser().decrypt(request)
+    return f"{len(samples)} of {len(samples)}"
 
 
 def _followers(system, endpoints: list[tuple[str, str | None]]) -> None:
@@ -48,7 +57,7 @@ def _followers(system, endpoints: list[tuple[str, str | None]]) -> None:
     from alerts.models import Channel, Follower, Rule
     from core.ids import new_id
 
-    p256dh, auth = _subscription_keys()
+    keys = _browser().json()["keys"]
     now = timezone.now()
     for start in range(0, len(endpoints), CHUNK):
         followers = [
@@ -57,8 +66,8 @@ def _followers(system, endpoints: list[tuple[str, str | None]]) -> None:
                 trail_system=system,
                 channel=Channel.PUSH,
                 endpoint=endpoint,
-                p256dh=p256dh,
-                auth=auth,
+                p256dh=keys["p256dh"],
+                auth=keys["auth"],
                 confirmed_on=now,
             )
             for endpoint, _ in endpoints[start : start + CHUNK]
@@ -84,13 +93,12 @@ def _close(trail) -> float:
     return time.monotonic()
 
 
-def _wait(receiver, count: int, log_path: Path) -> None:
+def _wait(push_service, count: int, log_path: Path) -> None:
     deadline = time.monotonic() + TIMEOUT_SECONDS
-    while len(receiver.received) < count:
+    while (arrived := push_service.count()) < count:
         if time.monotonic() > deadline:
             raise RuntimeError(
-                f"{len(receiver.received)} of {count} pushes after {TIMEOUT_SECONDS}s; "
-                f"see {log_path}"
+                f"{arrived} of {count} pushes after {TIMEOUT_SECONDS}s; see {log_path}"
             )
         time.sleep(0.1)
 
@@ -98,10 +106,10 @@ def _wait(receiver, count: int, log_path: Path) -> None:
 def measure() -> dict[str, dict]:
     from django.conf import settings
 
+    from bench.push_service import PushService
     from tests.factories import TrailFactory, TrailSystemFactory
     from tests.integration.conftest import Worker
     from tests.integration.topology import procfile_pool
-    from tests.webhooks.receiver import Receiver
 
     log_path = Path(tempfile.gettempdir()) / "bench-alerts.log"
     from alerts.vapid import generate_keys
@@ -114,8 +122,8 @@ def measure() -> dict[str, dict]:
     }
     worker = Worker(settings.MEDIA_ROOT, log_path, environment=environment)
     alerts_worker = Worker(settings.MEDIA_ROOT, log_path, environment=environment, alerts=True)
-    push_service = Receiver()
-    origin = f"http://127.0.0.1:{push_service.server.server_port}"
+    push_service = PushService()
+    origin = push_service.origin
     worker.start()
     alerts_worker.start()
     try:
@@ -128,18 +136,19 @@ def measure() -> dict[str, dict]:
             committed[trail.pk] = _close(trail)
             time.sleep(max(0.0, started + (n + 1) / LATENCY_RATE - time.monotonic()))
         _wait(push_service, LATENCY_CHANGES, log_path)
-        arrived = {request.path.rsplit("/", 1)[1]: request.at for request in push_service.received}
+        arrived = {path.rsplit("/", 1)[1]: at for at, path in push_service.received()}
         latencies = [arrived[trail_id] - at for trail_id, at in committed.items()]
 
         crowded = TrailSystemFactory(name="Bench Alerts, one trail, many riders")
         trail = TrailFactory(trail_system=crowded, status="Open")
         _followers(crowded, [(f"{origin}/many/{n}", trail.pk) for n in range(FOLLOWERS)])
-        before = len(push_service.received)
+        before = push_service.count()
         cpu_before = cpu_seconds([alerts_worker.process.pid])
         closed = _close(trail)
         _wait(push_service, before + FOLLOWERS, log_path)
-        last = max(request.at for request in push_service.received[before:])
         cpu = cpu_seconds([alerts_worker.process.pid]) - cpu_before
+        last = max(at for at, _ in push_service.received(before))
+        checked = verified(push_service, public_key)
     finally:
         alerts_worker.stop()
         worker.stop()
@@ -162,6 +171,7 @@ def measure() -> dict[str, dict]:
             "pushes per second": round(FOLLOWERS / (last - closed)),
             "alerts worker CPU per message (ms)": round(1000 * cpu / FOLLOWERS, 2),
             "load average at the end": round(os.getloadavg()[0], 1),
+            "first requests' JWT verified and payload decrypted": checked,
         },
     }
 

@@ -1,25 +1,17 @@
 """The alerts worker's CPU per push message, in-process: MESSAGES alerts of one trail's
 followers on one push service, fanned out and then sent by this process as the alerts worker
 sends a key's share (alerts.delivery), to a push service stand-in in a process of its own
-(the webhook tests' receiver, answering at once on a kept-alive connection). The sending
-thread's CPU time alone: a figure the machine's other load barely moves, quick to repeat
-after a change (`bench/run.py bench_alerts_cpu`)."""
+(bench.push_service, answering at once on a kept-alive connection; the first requests' JWT
+verified and payload decrypted). The sending thread's CPU time alone: a figure the machine's
+other load barely moves, quick to repeat after a change (`bench/run.py bench_alerts_cpu`)."""
 
 import os
-import subprocess
-import sys
 import time
-from pathlib import Path
 
-from bench.bench_alerts import _close, _followers
+from bench.bench_alerts import _close, _followers, verified
+from bench.push_service import PushService
 
 MESSAGES = int(os.environ.get("BENCH_ALERTS_CPU_MESSAGES", "2000"))
-STAND_IN = (
-    "import time\n"
-    "from tests.webhooks.receiver import Receiver\n"
-    "print(Receiver().server.server_port, flush=True)\n"
-    "time.sleep(3600)\n"
-)
 
 
 def measure() -> dict[str, dict]:
@@ -33,11 +25,8 @@ def measure() -> dict[str, dict]:
     from core.fairqueue import Share
     from tests.factories import TrailFactory, TrailSystemFactory
 
-    root = Path(__file__).resolve().parent.parent
-    push_service = subprocess.Popen(
-        [sys.executable, "-c", STAND_IN], cwd=root, stdout=subprocess.PIPE, text=True
-    )
-    origin = f"http://127.0.0.1:{push_service.stdout.readline().strip()}"
+    push_service = PushService()
+    origin = push_service.origin
     private_key, public_key = generate_keys()
     keys = {"VAPID_PRIVATE_KEY": private_key, "VAPID_PUBLIC_KEY": public_key}
     try:
@@ -56,9 +45,9 @@ def measure() -> dict[str, dict]:
                 while delivery.send_share(key, Share(quantum=3600.0)).attempts:
                     pass
             send_cpu, wall = time.thread_time() - cpu, time.monotonic() - started
+        checked = verified(push_service, public_key)
     finally:
-        push_service.terminate()
-        push_service.wait()
+        push_service.close()
     sent = Alert.objects.filter(follower__trail_system=system, state=Alert.State.SENT).count()
     return {
         "alerts worker CPU per push message (in-process)": {
@@ -66,6 +55,7 @@ def measure() -> dict[str, dict]:
             "fan-out CPU per message (ms)": round(1000 * fan_out_cpu / MESSAGES, 3),
             "sending CPU per message (ms)": round(1000 * send_cpu / MESSAGES, 3),
             "messages per second, one sending thread": round(sent / wall),
+            "first requests' JWT verified and payload decrypted": checked,
         }
     }
 

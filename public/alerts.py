@@ -137,8 +137,14 @@ def _manage_page(
     system = follower.trail_system
     with translation.override(system.language):
         names = {None: gettext("All trails"), **followed_trail_names(follower)}
+        words = kind_words()
         rules = [
-            {**rule, "trailName": names.get(rule["trailId"], "")} for rule in document["rules"]
+            {
+                **rule,
+                "trailName": names.get(rule["trailId"], ""),
+                "kinds": [words.get(kind, kind) for kind in rule["on"]],
+            }
+            for rule in document["rules"]
         ]
         context = {
             "system": system,
@@ -223,6 +229,19 @@ def confirm_email_view(request: HttpRequest, key: str) -> HttpResponse:
         return render(request, "public/message.html", context)
 
 
+def kind_words() -> dict[str, str]:
+    """A rule's kinds of change in the active language, as the map's panel and the rider's
+    alerts page name them."""
+    return {
+        "opens": gettext("opens"),
+        "closes": gettext("closes"),
+        "caution": gettext("caution"),
+        "groomed": gettext("groomed"),
+        "notices": gettext("notices"),
+        "snow": gettext("snow"),
+    }
+
+
 def map_config(system) -> dict:
     """What alerts.js needs on the map: the addresses, whether text messages are offered
     today (`sms`: open, paused or off), and its words in the system's language."""
@@ -254,12 +273,7 @@ def map_config(system) -> dict:
             "failed": gettext("That did not work; please try again."),
             "asking": gettext("Setting up alerts…"),
             "following": gettext("You will be told when this changes."),
-            "opens": gettext("opens"),
-            "closes": gettext("closes"),
-            "caution": gettext("caution"),
-            "groomed": gettext("groomed"),
-            "notices": gettext("notices"),
-            "snow": gettext("snow"),
+            **kind_words(),
             "snow_at_least": gettext("new snow in 24 h, at least"),
             "snow_any": gettext("any"),
             "snow_invalid": gettext(
@@ -269,8 +283,8 @@ def map_config(system) -> dict:
             "quiet_from": gettext("Quiet from"),
             "quiet_to": gettext("until"),
             "quiet_hint": gettext(
-                "Alerts wait until the quiet hours end, except a closure for danger. "
-                "Leave both empty for none."
+                "Alerts wait until the quiet hours end, except a closure or notice for "
+                "danger. Leave both empty for none."
             ),
             "quiet_invalid": gettext(
                 "Give both times of the quiet hours, different from each other, or neither."

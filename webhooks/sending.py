@@ -9,16 +9,11 @@ it elsewhere. Redirects are not followed (a 3xx is a failure like any non-2xx an
 most 1 KB of the answer's body is read and kept.
 
 Each attempt has a hard deadline: 5 seconds from the connection's start to the last byte read,
-however the receiver trickles. The connect is bounded by the socket timeout; from then on a
-watchdog shuts the socket down when the time is up, which ends any read in progress (a
-per-read timeout would let one byte every 2 s hold a worker for minutes).
+however the receiver trickles (core.deadlines' watchdog).
 """
 
-import contextlib
 import http.client
-import os
 import socket
-import threading
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -27,6 +22,7 @@ from standardwebhooks import Webhook
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.exceptions import HTTPError, NewConnectionError, SSLError, TimeoutError
 
+from core.deadlines import Watchdog
 from webhooks.targets import RefusedTarget, checked_address, parse
 
 TIMEOUT_SECONDS = 5.0
@@ -81,62 +77,6 @@ def _describe(error: Exception) -> str:
 
 def _late() -> str:
     return f"no answer within {TIMEOUT_SECONDS:g} s"
-
-
-class Watchdog:
-    """One attempt's deadline: at it, the connection's socket is shut down, ending whatever
-    read or write is in progress; `fired` says whether that happened. One watcher thread per
-    process keeps every deadline (a thread per attempt would cost more than a quick answer)."""
-
-    lock = threading.Condition()
-    armed: dict["Watchdog", float] = {}
-    watcher: threading.Thread | None = None
-
-    def __init__(self, connection: HTTPConnection, seconds: float):
-        self.connection = connection
-        self.deadline = time.monotonic() + max(seconds, 0.0)
-        self.fired = False
-
-    def _cut(self) -> None:
-        self.fired = True
-        sock = self.connection.sock
-        if sock is not None:
-            with contextlib.suppress(OSError):  # already closed
-                sock.shutdown(socket.SHUT_RDWR)
-
-    @classmethod
-    def _watch(cls) -> None:
-        with cls.lock:
-            while True:
-                now = time.monotonic()
-                for watchdog in [w for w, deadline in cls.armed.items() if deadline <= now]:
-                    del cls.armed[watchdog]
-                    watchdog._cut()
-                soonest = min(cls.armed.values(), default=None)
-                cls.lock.wait(None if soonest is None else soonest - now)
-
-    def __enter__(self):
-        cls = type(self)
-        with cls.lock:
-            if cls.watcher is None:
-                cls.watcher = threading.Thread(target=cls._watch, name="webhook-deadlines")
-                cls.watcher.daemon = True
-                cls.watcher.start()
-            cls.armed[self] = self.deadline
-            cls.lock.notify()
-        return self
-
-    def __exit__(self, *exc_info) -> None:
-        with self.lock:
-            self.armed.pop(self, None)
-
-    @classmethod
-    def forget_the_parents(cls) -> None:
-        """In a forked child: no watcher thread came along, and the lock may be held."""
-        cls.lock, cls.armed, cls.watcher = threading.Condition(), {}, None
-
-
-os.register_at_fork(after_in_child=Watchdog.forget_the_parents)
 
 
 def _text(body: bytes) -> str:

@@ -121,6 +121,20 @@ def test_a_rule_on_a_trail_moved_to_the_trash_still_names_that_trail(
     assert "Upper Loop" in page and "All trails" not in page
 
 
+def test_the_alerts_page_of_a_french_system_names_the_kinds_in_french(
+    client, system, trail, push_service
+):
+    """Not the rule's keys ("opens, closes, snow"), which read as English on a French page."""
+    system.language = "fr"
+    system.save(update_fields=["language"])
+    rules = [{"trailId": trail.pk, "on": ["opens", "closes", "snow"]}]
+    answer = post(client, system, push_body(push_service, rules))
+
+    page = client.get(answer.json()["manageUrl"]).content.decode()
+
+    assert "Upper Loop: ouvre, ferme, neige" in page
+
+
 def test_following_again_with_the_same_subscription_replaces_the_rules(
     client, system, trail, push_service
 ):
@@ -142,6 +156,7 @@ def test_following_again_with_the_same_subscription_replaces_the_rules(
         ({"subscription.endpoint": "https://push.example.com/x"}, 400, "subscription.endpoint"),
         ({"subscription.endpoint": "http://fcm.googleapis.com/x"}, 400, "subscription.endpoint"),
         ({"rules": [{"trailId": "nope", "on": ["closes"]}]}, 404, "rules[0].trailId"),
+        ({"rules": [{"trailId": ["nope"], "on": ["closes"]}]}, 404, "rules[0].trailId"),
         ({"rules": [{"trailId": None}]}, 400, "rules[0].on"),
         ({"rules": [{"trailId": None, "on": []}]}, 400, "rules[0].on"),
         ({"rules": [{"trailId": None, "on": ["explodes"]}]}, 400, "rules[0].on"),

@@ -152,8 +152,12 @@ def test_a_rider_follows_by_text_message_and_types_the_code_on_the_map(
     assert [rule.trail_id for rule in follower.rules.all()] == [None]
 
 
-def test_text_messages_are_not_offered_where_the_system_takes_no_numbers(browser, live_server):
-    """Nor in English where the system speaks French."""
+def test_text_messages_are_not_offered_where_the_system_takes_no_numbers(
+    browser, live_server, settings
+):
+    """Nor in English where the system speaks French; past the bounds of sign-ups, the rider
+    is told when to try again."""
+    settings.ALERTS_SIGNUPS_PER_CLIENT_MINUTE = 0
     system = TrailSystemFactory(name="Mont Sainte-Anne", language="fr", sms_confirmations_per_day=0)
     page = phone_page(browser, live_server)
     page.goto(f"{live_server.url}/map/{system.pk}")
@@ -163,4 +167,11 @@ def test_text_messages_are_not_offered_where_the_system_takes_no_numbers(browser
     expect(choices).to_have_count(2)
     assert choices.evaluate_all("radios => radios.map(r => r.value)") == ["push", "email"]
     panel.get_by_role("radio", name="Courriel").check()
-    expect(panel.get_by_label("Votre adresse courriel")).to_be_visible()
+    panel.get_by_role("button", name="Suivre tout le réseau").click()
+    panel.get_by_label("Votre adresse courriel").fill("rider@example.com")
+    panel.get_by_role("button", name="M'envoyer un lien de confirmation par courriel").click()
+    expect(panel.locator("#alerts-address-error")).to_contain_text(
+        re.compile(r"^Non envoyé : trop d'inscriptions en ce moment\. .* réessayez après \d")
+    )
+    expect(panel.get_by_label("Votre adresse courriel")).to_have_value("rider@example.com")
+    assert not Follower.objects.exists()

@@ -1,6 +1,6 @@
 """The update form in a real browser, at a phone's width and a desk's: one section per type,
-the API's default expiry already there, and trails picked by searching, same-named trails
-told apart."""
+the API's default expiry already there, its zone named and no note about a server's time, and
+trails picked by searching, one line each, same-named trails told apart."""
 
 from datetime import timedelta
 
@@ -70,6 +70,8 @@ def test_each_type_is_added_in_one_save_with_its_own_fields_and_the_default_expi
     expect(page.locator(SNOW_FIELD)).to_be_hidden()
     expect(page.locator("#id_conditions")).to_be_hidden()
     assert timedelta(hours=23, minutes=58) < expiry_shown(page, system) <= timedelta(hours=24)
+    # The expiry's zone is named with the time there; no "N hours ahead of server time".
+    expect(page.locator("text=server time >> visible=true")).to_have_count(0)
     page.fill("#id_description", "Beaver Run closed for logging until Friday.")
     screenshot(f"webapp-update-notice-{width}", docs=True)
     notice = saved(page)
@@ -89,6 +91,9 @@ def test_each_type_is_added_in_one_save_with_its_own_fields_and_the_default_expi
     picker.locator(".trail-picker-search").fill("aspen")
     options = picker.locator(".trail-picker-option:visible")
     expect(options).to_have_count(2)  # this system's two, not Elsewhere's
+    if width == "desk":  # each trail on one line, not wrapped in a narrow column
+        heights = [option.bounding_box()["height"] for option in options.all()]
+        assert max(heights) < 2 * min(heights) and max(heights) < 40, heights
     assert sorted(text.strip() for text in options.all_inner_texts()) == [
         "Aspen Loop (Nordic · Circle · 2.2 km)",
         "Aspen Loop (Snowshoe · Diamond · 0.6 km)",

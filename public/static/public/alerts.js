@@ -31,7 +31,10 @@
   // A snow rule's depth is kept in cm; a system that reports in inches shows inches.
   var CM_PER_UNIT = config.snowUnit === "in" ? 2.54 : 1;
   var pushable = "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
-  var channels = (pushable ? ["push"] : []).concat(["email"], config.sms === "open" ? ["sms"] : []);
+  // The full map's panel offers every channel; the embed, which has none, offers push alone.
+  var aside = document.getElementById("panel");
+  var channels = !aside ? [] : ["email"].concat(config.sms === "open" ? ["sms"] : []);
+  if (pushable) channels.unshift("push");
   // What is being typed, kept across the panel's redrawing and any refusal: the addresses by
   // channel, the code, quiet hours not taken yet, and the words of each field's refusal.
   var draft = { email: "", sms: "", code: "", quiet: null, errors: {} };
@@ -179,7 +182,6 @@
   }
 
   // The Alerts section of the side panel (the full map; the embed has Follow only).
-  var aside = document.getElementById("panel");
   var panel = el("section", "panel-section alerts-panel");
   panel.id = "alerts-panel";
   if (aside) aside.insertBefore(panel, aside.firstChild);
@@ -488,6 +490,10 @@
 
   function follow(trailId) {
     var state = saved();
+    if (!state.channel) {
+      say(t.no_push);
+      return Promise.resolve();
+    }
     if (!ruleOf(state, trailId)) state.rules.push({ trailId: trailId, on: DEFAULT_KINDS.slice() });
     if (state.channel !== "push") {
       keep(state);

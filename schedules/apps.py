@@ -4,4 +4,5 @@ from django.utils.translation import gettext_lazy as _
 
 class SchedulesConfig(AppConfig):
     name = "schedules"
-    verbose_name = _("Scheduled changes")
+    # Not the model's plural: the breadcrumbs name the app, then the model.
+    verbose_name = _("Schedules")

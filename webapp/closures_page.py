@@ -33,17 +33,17 @@ class ClosureForm(forms.Form):
     to_lat = forms.FloatField(required=False, widget=forms.HiddenInput)
     to_lng = forms.FloatField(required=False, widget=forms.HiddenInput)
     reason = forms.ChoiceField(label=_("Reason"), choices=Reason.choices)
-    ends_at = forms.DateTimeField(
-        label=_("Until"),
-        required=False,
-        widget=LOCAL_INPUT,
-        help_text=_("Empty: until you reopen it."),
-    )
     starts_at = forms.DateTimeField(
         label=_("From"),
         required=False,
         widget=LOCAL_INPUT,
         help_text=_("Empty: now. A later time plans the closure ahead."),
+    )
+    ends_at = forms.DateTimeField(
+        label=_("Until"),
+        required=False,
+        widget=LOCAL_INPUT,
+        help_text=_("Empty: until you reopen it."),
     )
     note = forms.CharField(label=_("Note"), required=False, max_length=NOTE_MAX)
     detour = forms.CharField(label=_("Detour"), required=False, max_length=NOTE_MAX)

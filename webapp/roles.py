@@ -13,8 +13,9 @@ management API's own role function (`role_for`), so the web app and the API neve
 """
 
 from django.db.models import Model, Q, QuerySet
+from django.utils.translation import gettext as _
 
-from trails.enums import Role
+from trails.enums import Role, role_label
 from trails.models import TrailSystem
 from trails.selectors import managed_systems, role_for
 
@@ -57,6 +58,14 @@ SYSTEM_PATHS = {
     "webhooks.webhookdelivery": "endpoint__trail_system",
 }
 DEFAULT_SYSTEM_PATH = "trail_system"
+
+
+def shown_role(user, system: TrailSystem, role: str | None) -> str:
+    """The person's role on `system` as pages name it: its owner reads "Owner", not the
+    Administrator role the owner acts with, so people tell the owner from invited members."""
+    if system.owner_id == user.pk:
+        return _("Owner")
+    return role_label(role) if role else ""
 
 
 def label_of(model: type[Model] | Model) -> str:

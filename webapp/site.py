@@ -7,7 +7,6 @@ from django.template.loader import render_to_string
 from django.urls import path
 from django.utils.translation import gettext_lazy as _
 
-from trails.enums import role_label
 from trails.selectors import systems_with_roles
 from webapp import roles, signin
 
@@ -44,7 +43,7 @@ class TrailsAdminSite(admin.AdminSite):
     def index(self, request, extra_context=None):
         systems = systems_with_roles(request.user, everything=True)
         for system in systems:
-            system.role_label = role_label(system.role)
+            system.role_label = roles.shown_role(request.user, system, system.role)
         return super().index(request, {"managed_systems": systems, **(extra_context or {})})
 
     def login(self, request, extra_context=None):

@@ -62,10 +62,12 @@ def overview(model_admin, request, system_id: str):
         "title": system.name,
         "opts": model_admin.opts,
         "system": system,
-        "role": role_label(
+        "role": roles.shown_role(
+            request.user,
+            system,
             Role.ADMINISTRATOR
             if roles.is_super(request.user)
-            else roles.role_for(request.user, system)
+            else roles.role_for(request.user, system),
         ),
         "counts": {
             _("Trails"): system.trails.count(),

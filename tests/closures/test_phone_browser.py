@@ -60,6 +60,10 @@ def test_a_trustee_closes_the_middle_kilometre_by_tapping_two_points(
     hint = page.locator("#closure-hint")
     expect(hint).to_contain_text("Closed stretch: 1.0 km")
     page.select_option("#id_reason", "avalancheControl")
+    starts, ends = (
+        page.locator(f"label[for=id_{name}]").bounding_box() for name in ("starts_at", "ends_at")
+    )
+    assert starts["y"] < ends["y"]  # From, then Until, as a period reads
     until = next_two_pm()
     page.fill("#id_ends_at", until.strftime("%Y-%m-%dT%H:%M"))
     screenshot("webapp-close-part-of-a-trail", docs=True)

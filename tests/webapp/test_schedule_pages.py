@@ -176,6 +176,13 @@ def test_the_page_in_french(client, trustee):
     assert "Chaque jour" in page
 
 
+def test_the_breadcrumbs_name_each_step_once(client, trustee):
+    response = client.get(f"{SCHEDULES}add/")
+    crumbs = response.content.decode().split('<div class="breadcrumbs">')[1].split("</div>")[0]
+    assert "Schedules" in crumbs
+    assert crumbs.count("Scheduled changes") == 1
+
+
 def test_an_administrator_sets_the_time_zone_or_leaves_it_to_the_location(client):
     system = TrailSystemFactory(lat=46.0, lng=-72.0)
     signed_in(client, system.owner)

@@ -49,6 +49,19 @@ def test_a_trustee_sees_the_overview_of_their_system_only(
     assert client.get(overview_url(TrailSystemFactory())).status_code == 404
 
 
+def test_the_owner_reads_owner_and_an_administrator_member_administrator(client):
+    system = TrailSystemFactory(owner=UserFactory(uid="owner"))
+    member = MembershipFactory(trail_system=system, role="Administrator").user
+    signed_in(client, system.owner)
+    assert "Your role: Owner" in client.get(overview_url(system)).content.decode()
+    assert "<td>Owner</td>" in client.get("/admin/").content.decode()
+    french = client.get(overview_url(system), HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    assert "Votre rôle : Propriétaire" in french
+    signed_in(client, member)
+    assert "Your role: Administrator" in client.get(overview_url(system)).content.decode()
+    assert "<td>Administrator</td>" in client.get("/admin/").content.decode()
+
+
 def test_the_overview_and_the_system_page_speak_french(client):
     system = TrailSystemFactory(owner=UserFactory(uid="owner-fr"))
     signed_in(client, system.owner)

@@ -122,7 +122,7 @@ class ItemView(APIView):
     change_serializer: type[serializers.Serializer]
     lookup: Callable[[str], Model]
     row_name: str  # the keyword the services name the row by: trail, point, update
-    change: Callable[..., None]  # a service: change(<row_name>=, actor=, **changes)
+    change: Callable[..., Model | None]  # a service: change(<row_name>=, actor=, **changes)
     remove: Callable[..., None]  # a service: remove(<row_name>=, actor=)
     removed: dict  # what DELETE adds to {ok, id}
 
@@ -150,6 +150,11 @@ class ItemView(APIView):
         and what the service reads of it (lighter than `find` where that differs)."""
         return self.find(pk)
 
+    def answered(self, pk: str, changed: Model | None) -> Model:
+        """The row as the PATCH answers it (`changed` is what the service returned): read
+        again by default; a view whose service returns the written row builds it from that."""
+        return self.find(pk)
+
     @property
     def changed_serializer(self) -> type[serializers.Serializer]:
         return self.item_serializer
@@ -163,12 +168,12 @@ class ItemView(APIView):
 
     def patch(self, request: Request, pk: str) -> Response:
         row = self.authorized(request, self.find_to_change(pk))
-        self.change(
+        changed = self.change(
             **{self.row_name: row},
             **changes(self.change_serializer, request),
             actor=request_actor(request),
         )
-        return Response(self.changed_serializer(self.find(pk)).data)
+        return Response(self.changed_serializer(self.answered(pk, changed)).data)
 
     def delete(self, request: Request, pk: str) -> Response:
         row = self.authorized(request, self.find(pk))

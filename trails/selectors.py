@@ -4,7 +4,7 @@ geometry (and its elevations) is loaded only when the response shows it."""
 from collections.abc import Iterable
 from datetime import date, datetime, time, timedelta
 
-from django.db.models import Max, Min, Prefetch, Q, QuerySet
+from django.db.models import Max, Min, Prefetch, Q, QuerySet, prefetch_related_objects
 from django.utils import timezone
 
 from core.errors import NotFound
@@ -54,11 +54,12 @@ def trail_or_404(trail_id: str, *, with_geometry: bool = False) -> Trail:
 
 def trail_to_change_or_404(trail_id: str) -> Trail:
     """The live trail as a change needs it before writing (services.change_trail locks and
-    reads the row itself): its id and its system's id and owner, for the caller's rights;
-    a third of trail_or_404's CPU (the answer is read after the write, trail_to_show_or_404)."""
+    reads the row itself): its id and its system's id and owner, for the caller's rights,
+    and language, for the answer's activities (built from the service's row, with_activities);
+    a third of trail_or_404's CPU."""
     trail = by_key(
         Trail.objects.select_related("trail_system")
-        .only("id", "trail_system", "trail_system__owner")
+        .only("id", "trail_system", "trail_system__owner", "trail_system__language")
         .filter(pk=trail_id)
     )
     if trail is None:
@@ -78,6 +79,13 @@ def trail_to_show_or_404(trail_id: str) -> Trail:
     )
     if trail is None:
         raise NotFound("trail_not_found", f"No trail {trail_id!r}.")
+    return trail
+
+
+def with_activities(trail: Trail) -> Trail:
+    """The trail with its activities read (one statement): a write's answer built from the
+    row its service returned."""
+    prefetch_related_objects([trail], "activities")
     return trail
 
 

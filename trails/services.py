@@ -27,15 +27,18 @@ from trails.countries import normalized_countries
 from trails.enums import ActivityStatus, TrailStatus
 from trails.geometry import GeometryError
 from trails.models import Membership, Point, Trail, TrailActivity, TrailSystem
+from trails.selectors import SHOWN_TRAIL_FIELDS
 from trails.tasks import request_elevations_on_commit
 from trails.timezones import check_zone
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
-def write_fields(model: type[models.Model], pk: str, changes: Mapping, by: str) -> None:
-    """One UPDATE of only the given columns, stamped with who and when."""
-    model._default_manager.filter(pk=pk).update(**changes, updated_on=timezone.now(), updated_by=by)
+def write_fields(model: type[models.Model], pk: str, changes: Mapping, by: str) -> dict:
+    """One UPDATE of only the given columns, stamped with who and when; returns the stamp."""
+    stamp = {"updated_on": timezone.now(), "updated_by": by}
+    model._default_manager.filter(pk=pk).update(**changes, **stamp)
+    return stamp
 
 
 # Trail systems
@@ -314,18 +317,20 @@ def change_trail(
     activity_list: Sequence[Mapping] | None = None,
     reopen_activities: bool = False,
     **changes: Unpack[TrailChanges],
-) -> None:
+) -> Trail:
     """Change the trail's fields given. `activities` changes activities already on the trail
     (the API's rule: they are added in the web app); `activity_list` replaces the whole list
     (the web app's). A new geometry recomputes what derives from it and the elevations;
     Closed closes every activity. With `reopen_activities` (the web app's rule, issue 33)
-    Open or Caution also sets the trail's Closed activities to that status."""
+    Open or Caution also sets the trail's Closed activities to that status. Returns the
+    changed trail with its shown columns as written and `trail`'s system (or the new one),
+    activities not read: the API answers from it without reading the row again."""
     _check_categories(changes)
     activity_changes = changes.pop("activities", [])
     locked = by_key(
         Trail.objects.select_for_update()
         .filter(pk=trail.pk)
-        .only("id", "trail_system_id", "status")  # never the heavy geometry
+        .only(*SHOWN_TRAIL_FIELDS)  # never the heavy geometry
     )
     if locked is None:
         raise NotFound("trail_not_found", f"No trail {trail.pk!r}.")
@@ -351,10 +356,15 @@ def change_trail(
         _cascade_status([locked], changes["status"], actor, reopen=reopen_activities)
     if "trail_system" in changes and changes["trail_system"].pk != locked.trail_system_id:
         request_compile(locked.trail_system_id, "trail moved to another system")
-    write_fields(Trail, trail.pk, changes, actor.uid)
+    stamp = write_fields(Trail, trail.pk, changes, actor.uid)
     request_compile(changes.get("trail_system", locked.trail_system_id), "trail changed")
     if "geometry" in changes:
         request_elevations_on_commit(trail.pk)
+    for name, value in (changes | stamp).items():
+        setattr(locked, name, value)
+    if "trail_system" not in changes:
+        locked.trail_system = trail.trail_system
+    return locked
 
 
 def confirmation_stamp(actor: Actor) -> dict:

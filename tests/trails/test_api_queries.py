@@ -4,6 +4,7 @@ response that leaves out geometry reads the geometry column."""
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from tests.factories import UserFactory
@@ -105,3 +106,33 @@ def test_every_system_for_a_super_admin_costs_the_same_queries_and_stops_at_500(
     with django_assert_max_num_queries(MAX_QUERIES["/api/v1/trail-systems"]):
         response = client.get("/api/v1/trail-systems?all=true")
     assert len(response.json()["trailSystems"]) == min(count, 500)
+
+
+STATUS_PATCH_STATEMENTS = {"Caution": 11, "Closed": 16}
+
+
+@pytest.mark.parametrize("status", list(STATUS_PATCH_STATEMENTS))
+def test_a_status_patch_answers_what_a_get_then_shows_in_few_statements(
+    system, key_client_for, status
+):
+    """The answer is built from the row the service wrote (not read again), and a closing
+    PATCH checks for webhook endpoints and followers once (issue 41 point 3)."""
+    fill(system, 3)
+    trail = Trail.objects.filter(trail_system=system).first()
+    client = key_client_for(system.owner)
+    client.get(f"/api/v1/trails/{trail.pk}")  # the key's first use is stamped once
+    statements = []
+
+    def log(execute, sql, params, many, context):
+        statements.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(log):
+        patched = client.patch(f"/api/v1/trails/{trail.pk}", {"status": status}, format="json")
+    assert patched.status_code == 200
+    shown = client.get(f"/api/v1/trails/{trail.pk}").json()
+    shown.pop("geoJson")
+    assert patched.json() == shown
+    assert shown["status"] == status
+    # In a test's transaction: a savepoint and its release instead of BEGIN and COMMIT.
+    assert len(statements) <= STATUS_PATCH_STATEMENTS[status]

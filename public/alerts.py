@@ -14,6 +14,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from alerts import vapid
+from alerts.changes import CM_PER_INCH
 from alerts.confirmations import Outcome, confirm_code, confirm_email
 from alerts.models import Follower
 from alerts.selectors import followed_trail_names, follower_document, follower_of_link
@@ -142,7 +143,12 @@ def _manage_page(
             {
                 **rule,
                 "trailName": names.get(rule["trailId"], ""),
-                "kinds": [words.get(kind, kind) for kind in rule["on"]],
+                "kinds": [
+                    _snow_words(words[kind], rule["snowCm"], system)
+                    if kind == "snow"
+                    else words.get(kind, kind)
+                    for kind in rule["on"]
+                ],
             }
             for rule in document["rules"]
         ]
@@ -229,6 +235,21 @@ def confirm_email_view(request: HttpRequest, key: str) -> HttpResponse:
         return render(request, "public/message.html", context)
 
 
+def snow_unit(system: TrailSystem) -> str:
+    """The unit riders read and type snow depths in: the system's."""
+    return "in" if system.depth_measurement == "inches" else "cm"
+
+
+def _snow_words(snow: str, snow_cm: float | None, system: TrailSystem) -> str:
+    """A snow rule with its depth in the system's unit, as the map's panel sets it (whole
+    units): 'snow (new snow in 24 h, at least 4 in)'."""
+    if snow_cm is None:
+        return snow
+    unit = snow_unit(system)
+    depth = round(snow_cm / (CM_PER_INCH if unit == "in" else 1))
+    return f"{snow} ({gettext('new snow in 24 h, at least')} {depth} {unit})"
+
+
 def kind_words() -> dict[str, str]:
     """A rule's kinds of change in the active language, as the map's panel and the rider's
     alerts page name them."""
@@ -251,7 +272,7 @@ def map_config(system) -> dict:
         "followUrl": reverse("alerts-follow", args=[system.pk]),
         "keyUrl": reverse("alerts-vapid-key"),
         "serviceWorkerUrl": reverse("service-worker"),
-        "snowUnit": "in" if system.depth_measurement == "inches" else "cm",
+        "snowUnit": snow_unit(system),
         "texts": {
             "alerts": gettext("Alerts"),
             "follow": gettext("Follow"),

@@ -5,6 +5,7 @@ import secrets
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.translation import gettext_lazy as _
 
 from core.models import Audited, ChannelKey, IdField
@@ -93,11 +94,13 @@ class Update(Audited):
 
     def __str__(self) -> str:
         """Lists that show updates read their systems with them (list_select_related); the
-        expiry is in the zone the page shows its times in (webapp.zones)."""
+        expiry is in the zone the page shows its times in (webapp.zones), written as the
+        web app writes times, and that zone is named: a manager reads it as the system's time."""
+        expiry = date_format(timezone.localtime(self.expiration_date), "DATETIME_FORMAT")
         return _("%(type)s on %(system)s until %(date)s") % {
             "type": self.get_type_display(),
             "system": self.trail_system.name,
-            "date": f"{timezone.localtime(self.expiration_date):%Y-%m-%d %H:%M}",
+            "date": f"{expiry} {timezone.get_current_timezone_name()}",
         }
 
     @property

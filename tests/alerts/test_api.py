@@ -135,6 +135,19 @@ def test_the_alerts_page_of_a_french_system_names_the_kinds_in_french(
     assert "Upper Loop: ouvre, ferme, neige" in page
 
 
+def test_the_alerts_page_gives_a_snow_rule_s_depth_in_the_system_s_unit(
+    client, system, trail, push_service
+):
+    system.depth_measurement = "inches"
+    system.save(update_fields=["depth_measurement"])
+    rules = [{"trailId": trail.pk, "on": ["opens", "snow"], "snowCm": 10.16}]
+    answer = post(client, system, push_body(push_service, rules))
+
+    page = client.get(answer.json()["manageUrl"]).content.decode()
+
+    assert "Upper Loop: opens, snow (new snow in 24 h, at least 4 in)" in page
+
+
 def test_following_again_with_the_same_subscription_replaces_the_rules(
     client, system, trail, push_service
 ):

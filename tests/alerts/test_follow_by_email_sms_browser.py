@@ -175,3 +175,40 @@ def test_text_messages_are_not_offered_where_the_system_takes_no_numbers(
     )
     expect(panel.get_by_label("Votre adresse courriel")).to_have_value("rider@example.com")
     assert not Follower.objects.exists()
+
+
+def test_the_panel_s_choices_take_a_thumb_and_the_grown_popup_stays_whole(
+    browser, live_server, pine_hill
+):
+    system, trail = pine_hill
+    page = phone_page(browser, live_server)
+    page.goto(f"{live_server.url}/map/{system.pk}?trail={trail.pk}")
+    panel = page.locator("#alerts-panel")
+    panel.get_by_role("radio", name="E-mail").check()
+    popup = page.locator(".leaflet-popup")
+    expect(popup).to_be_visible()
+    page.locator("#map").scroll_into_view_if_needed()
+    page.wait_for_timeout(800)  # the opening's fit and pan are over
+    # The popup's top just inside the map, as after a rider's pan: the message grows it upwards.
+    page.evaluate(
+        """() => {
+          const top = document.querySelector('.leaflet-popup').getBoundingClientRect().top;
+          const frame = trailMap.map.getContainer().getBoundingClientRect().top;
+          trailMap.map.panBy([0, top - frame - 2], { animate: false });
+        }"""
+    )
+    page.locator(f'.follow-button[data-trail-id="{trail.pk}"]').click()
+    expect(page.locator(".follow-message")).to_contain_text("send them from the Alerts panel")
+    frame = page.locator("#map").bounding_box()
+    box = popup.bounding_box()
+    assert box["y"] >= frame["y"], (box, frame)
+    save_screenshot(page, "alerts-follow-popup-grown", full_page=False)
+
+    panel.scroll_into_view_if_needed()
+    choices = panel.locator(".alerts-kinds label, .alerts-once, .alerts-channel label")
+    assert choices.count() >= 6
+    for choice in choices.all():
+        assert choice.bounding_box()["height"] >= 44, choice.inner_text()
+    assert panel.locator(".alerts-kinds input").first.bounding_box()["width"] >= 22
+    panel.locator(".alerts-kinds").first.scroll_into_view_if_needed()
+    save_screenshot(page, "alerts-panel-choices", full_page=False)

@@ -2,6 +2,7 @@
 and CSV export by role."""
 
 import re
+from datetime import UTC, datetime
 
 import pytest
 
@@ -157,13 +158,18 @@ def test_an_administrator_exports_and_unsubscribes_only_their_systems_subscriber
 
 
 def test_an_update_page_is_titled_with_its_system_name(client):
-    system = TrailSystemFactory(name="Lost Trail Powder Mountain")
-    update = UpdateFactory(trail_system=system, type="notice")
+    """Its expiry in the system's time, as the web app writes times, the zone named."""
+    system = TrailSystemFactory(name="Lost Trail Powder Mountain", time_zone="America/Denver")
+    expiry = datetime(2027, 11, 29, 7, 27, tzinfo=UTC)
+    update = UpdateFactory(trail_system=system, type="notice", expiration_date=expiry)
     signed_in(client, system.owner)
 
     page = client.get(f"{UPDATES}{update.pk}/change/").content.decode()
 
-    assert "Notice on Lost Trail Powder Mountain until" in page
+    assert (
+        "Notice on Lost Trail Powder Mountain until Nov. 29, 2027, 12:27 a.m. America/Denver"
+        in page
+    )
     assert f"Notice on {system.pk}" not in page
 
 

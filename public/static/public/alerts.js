@@ -191,7 +191,24 @@
 
   function say(text) {
     message.textContent = text || "";
-    if (popupMessage) popupMessage.textContent = text || "";
+    if (popupMessage) {
+      popupMessage.textContent = text || "";
+      keepInView(popupMessage);
+    }
+  }
+
+  // A popup grows upwards from its trail when its message or button changes, after Leaflet
+  // placed it; pan the map so it stays whole on a phone. popup.update() would rebuild the
+  // content from map.js's function and lose the Follow button.
+  function keepInView(node) {
+    var popup = node.closest(".leaflet-popup");
+    if (!popup || !document.body.contains(popup)) return;
+    var margin = 10;
+    var box = popup.getBoundingClientRect();
+    var frame = map.getContainer().getBoundingClientRect();
+    var dx = Math.min(0, box.left - frame.left - margin) || Math.max(0, box.right - frame.right + margin);
+    var dy = Math.min(0, box.top - frame.top - margin) || Math.max(0, box.bottom - frame.bottom + margin);
+    if (dx || dy) map.panBy([dx, dy], { animate: false });
   }
 
   function renderPanel() {
@@ -512,6 +529,7 @@
       var followed = Boolean(ruleOf(state, button.getAttribute("data-trail-id")));
       button.textContent = followed ? t.following_button : t.follow;
       button.setAttribute("aria-pressed", followed ? "true" : "false");
+      keepInView(button);
     });
   }
 

@@ -233,6 +233,7 @@ def embed_list_view(request: HttpRequest, system: TrailSystem) -> HttpResponse:
         "version": live.Publication.of(system).version,
         "compiledOn": iso_ms(system.compiled_on),
         "closuresVersion": closures_version(published_closures([system.pk])[system.pk]),
+        "timeZone": zone_name(system),
         "language": system.language,
         "texts": list_texts(),
     }

@@ -29,6 +29,7 @@
     weekday: "short",
     hour: "2-digit",
     minute: "2-digit",
+    timeZoneName: "short", // the system's zone, named: a rider elsewhere reads it right
   });
 
   function lengthText(metres) {

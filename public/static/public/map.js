@@ -732,7 +732,9 @@
   // and whether the page is live: the phone's answer to "is this current?".
   function showStatus() {
     if (statusLine.classList.contains("failed") || !state.updatedAt) return;
-    statusLine.textContent = window.trailLive.statusText(t, config.language, state.updatedAt, state.connection);
+    statusLine.textContent = window.trailLive.statusText(
+      t, config.language, state.updatedAt, state.connection, config.timeZone
+    );
     statusLine.setAttribute("data-connection", state.connection);
   }
 

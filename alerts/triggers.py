@@ -28,7 +28,7 @@ def has_followers(system_id: str) -> bool:
 
 
 def on_events_announced(
-    sender, *, system_id: str, types: frozenset[str], build: Callable, **kwargs
+    sender, *, system_id: str, types: frozenset[str], builds: tuple[Callable, ...], **kwargs
 ) -> None:
     """Receiver of core.events.events_announced, inside the writing transaction."""
     if not types & FOLLOWED_EVENTS or not has_followers(system_id):
@@ -38,6 +38,7 @@ def on_events_announced(
         AlertEvent(
             trail_system_id=system_id, type=event.type, data=dict(event.data), created_on=now
         )
+        for build in builds
         for event in build()
         if event.type in FOLLOWED_EVENTS
     )

@@ -11,7 +11,7 @@ An announcement names the event types it may hold and builds its events only whe
 of the system subscribes to one of them: a write on a system without webhooks costs one small
 query, and names are read only for events that will be sent."""
 
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from django.core.exceptions import ImproperlyConfigured
@@ -56,8 +56,8 @@ class Event:
     data: Mapping
 
 
-# Sent with system_id, types (a frozenset) and build (a callable returning the events),
-# inside the writing transaction.
+# Sent with system_id, types (a frozenset) and builds (callables returning the events, one per
+# batch), inside the writing transaction.
 events_announced = Signal()
 
 
@@ -66,9 +66,23 @@ def announce(
 ) -> None:
     """Announce the events `build` returns, of some of `types`, for the system's endpoints
     once this transaction commits; `build` is called only if an endpoint wants one of them."""
+    announce_batches(system_id=system_id, types=types, builds=[build])
+
+
+def announce_batches(
+    *,
+    system_id: str,
+    types: Collection[str],
+    builds: Sequence[Callable[[], Iterable[Event]]],
+) -> None:
+    """Announce batches of events in order (a trail's change, then its activities'): each
+    batch keeps its own time, as separate announcements do, but the system's endpoints and
+    followers are looked up once for all of them."""
     if not events_announced.has_listeners():
         raise ImproperlyConfigured("No receiver of events; is the webhooks app installed?")
-    events_announced.send(sender=None, system_id=system_id, types=frozenset(types), build=build)
+    events_announced.send(
+        sender=None, system_id=system_id, types=frozenset(types), builds=tuple(builds)
+    )
 
 
 def announce_one(*, system_id: str, type: str, data: Callable[[], Mapping]) -> None:

@@ -55,30 +55,42 @@ def point_change(point: Point, actor: Actor, field: str, old, new) -> StatusChan
     return _change(actor, field, old, new, point_id=point.pk, trail_system_id=point.trail_system_id)
 
 
-def save_changes(changes: Iterable[StatusChange]) -> list[StatusChange]:
-    """Store the records whose value really changed, in the caller's transaction."""
+def save_changes(*groups: Iterable[StatusChange]) -> list[StatusChange]:
+    """Store the records whose value really changed, in the caller's transaction, in one
+    INSERT; each group is announced as its own batch, in order (a trail's change, then its
+    activities'), with one look-up of the system's endpoints and followers for them all."""
     if not transaction.get_connection().in_atomic_block:
         raise HistoryOutsideTransaction("Record the history inside the change's transaction.")
-    real = [change for change in changes if change.old_value != change.new_value]
-    saved = StatusChange.objects.bulk_create(real)
-    _announce_status_changes(saved)
+    batches = [
+        [change for change in group if change.old_value != change.new_value] for group in groups
+    ]
+    saved = StatusChange.objects.bulk_create([change for batch in batches for change in batch])
+    _announce_status_changes(batches)
     return saved
 
 
-def _announce_status_changes(changes: list[StatusChange]) -> None:
-    by_system: dict[str, list[StatusChange]] = defaultdict(list)
-    for change in changes:
-        if change.field == STATUS:
-            by_system[change.trail_system_id].append(change)
-    for system_id, status_changes in by_system.items():
+def _announce_status_changes(batches: list[list[StatusChange]]) -> None:
+    by_system: dict[str, list[list[StatusChange]]] = defaultdict(list)
+    for batch in batches:
+        of_system: dict[str, list[StatusChange]] = defaultdict(list)
+        for change in batch:
+            if change.field == STATUS:
+                of_system[change.trail_system_id].append(change)
+        for system_id, status_changes in of_system.items():
+            by_system[system_id].append(status_changes)
+    for system_id, status_batches in by_system.items():
         types = {
             events.POINT_STATUS_CHANGED if change.point_id else events.TRAIL_STATUS_CHANGED
+            for status_changes in status_batches
             for change in status_changes
         }
-        events.announce(
+        events.announce_batches(
             system_id=system_id,
             types=types,
-            build=lambda changes=status_changes: _status_events(changes),
+            builds=[
+                lambda changes=status_changes: _status_events(changes)
+                for status_changes in status_batches
+            ],
         )
 
 

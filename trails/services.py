@@ -26,7 +26,7 @@ from trails import history
 from trails.countries import normalized_countries
 from trails.enums import ActivityStatus, TrailStatus
 from trails.geometry import GeometryError
-from trails.models import Membership, Point, Trail, TrailActivity, TrailSystem
+from trails.models import Membership, Point, StatusChange, Trail, TrailActivity, TrailSystem
 from trails.selectors import SHOWN_TRAIL_FIELDS
 from trails.tasks import request_elevations_on_commit
 from trails.timezones import check_zone
@@ -346,14 +346,10 @@ def change_trail(
     if "status" in changes or any("status" in change for change in activity_changes):
         changes |= confirmation_stamp(actor)
     if "status" in changes:
-        history.record_trail_change(
-            trail=locked,
-            actor=actor,
-            field=history.STATUS,
-            old=locked.status,
-            new=changes["status"],
+        history.save_changes(
+            [history.trail_change(locked, actor, history.STATUS, locked.status, changes["status"])],
+            _cascade_status([locked], changes["status"], actor, reopen=reopen_activities),
         )
-        _cascade_status([locked], changes["status"], actor, reopen=reopen_activities)
     if "trail_system" in changes and changes["trail_system"].pk != locked.trail_system_id:
         request_compile(locked.trail_system_id, "trail moved to another system")
     stamp = write_fields(Trail, trail.pk, changes, actor.uid)
@@ -447,19 +443,22 @@ def _replace_activities(trail: Trail, activities: Sequence[Mapping], actor: Acto
     history.save_changes(records)
 
 
-def _cascade_status(trails: Sequence[Trail], status: str, actor: Actor, *, reopen: bool) -> None:
+def _cascade_status(
+    trails: Sequence[Trail], status: str, actor: Actor, *, reopen: bool
+) -> list[StatusChange]:
     """Closed closes every activity of the trails (spec section 3); with `reopen`, Open or
-    Caution sets their Closed activities to it (the web app's "open means open"). Each change
-    is recorded."""
+    Caution sets their Closed activities to it (the web app's "open means open"). Returns the
+    changes' records, for the caller to save after its trails' own (one announcement)."""
     if status == TrailStatus.CLOSED:
         to_change = TrailActivity.objects.filter(trail__in=trails).exclude(status=status)
     elif reopen and status in (TrailStatus.OPEN, TrailStatus.CAUTION):
         to_change = TrailActivity.objects.filter(trail__in=trails, status=ActivityStatus.CLOSED)
     else:
-        return
+        return []
     to_change = list(to_change)
     by_id = {trail.pk: trail for trail in trails}
-    history.save_changes(
+    TrailActivity.objects.filter(pk__in=[a.pk for a in to_change]).update(status=status)
+    return [
         history.trail_change(
             by_id[activity.trail_id],
             actor,
@@ -469,8 +468,7 @@ def _cascade_status(trails: Sequence[Trail], status: str, actor: Actor, *, reope
             activity=activity.value,
         )
         for activity in to_change
-    )
-    TrailActivity.objects.filter(pk__in=[a.pk for a in to_change]).update(status=status)
+    ]
 
 
 @transaction.atomic
@@ -494,12 +492,15 @@ def set_trails_status(
         raise NotFound("trail_not_found", f"Not trails of this system: {some_of(missing)}.")
     bulk = actor.by_path(Via.BULK)
     history.save_changes(
-        history.trail_change(trail, bulk, history.STATUS, trail.status, status) for trail in found
+        [
+            history.trail_change(trail, bulk, history.STATUS, trail.status, status)
+            for trail in found
+        ],
+        _cascade_status(found, status, bulk, reopen=reopen_activities),
     )
     Trail.objects.filter(pk__in=[trail.pk for trail in found]).update(
         status=status, updated_on=timezone.now(), updated_by=actor.uid, **confirmation_stamp(actor)
     )
-    _cascade_status(found, status, bulk, reopen=reopen_activities)
     request_compile(system, "trail statuses changed")
     return [{"id": trail.pk, "name": trail.name} for trail in found]
 

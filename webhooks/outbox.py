@@ -82,9 +82,10 @@ def record(
 
 
 def on_events_announced(
-    sender, *, system_id: str, types: frozenset[str], build: Callable, **kwargs
+    sender, *, system_id: str, types: frozenset[str], builds: tuple[Callable, ...], **kwargs
 ) -> None:
-    """Receiver of core.events.events_announced, inside the writing transaction."""
+    """Receiver of core.events.events_announced, inside the writing transaction: each batch's
+    messages have their own time, in order."""
     endpoints = [
         endpoint
         for endpoint in WebhookEndpoint.objects.filter(trail_system_id=system_id, active=True).only(
@@ -92,5 +93,5 @@ def on_events_announced(
         )
         if types.intersection(endpoint.events)
     ]
-    if endpoints:
+    for build in builds if endpoints else ():
         record(endpoints, build(), timezone.now())

@@ -108,7 +108,7 @@ def test_every_system_for_a_super_admin_costs_the_same_queries_and_stops_at_500(
     assert len(response.json()["trailSystems"]) == min(count, 500)
 
 
-STATUS_PATCH_STATEMENTS = {"Caution": 11, "Closed": 16}
+STATUS_PATCH_STATEMENTS = {"Caution": 11, "Closed": 13}
 
 
 @pytest.mark.parametrize("status", list(STATUS_PATCH_STATEMENTS))

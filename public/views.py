@@ -130,6 +130,7 @@ def _map_config(system: TrailSystem) -> dict:
         "confirmationsUrl": reverse("feed-confirmations", args=[system.pk]),
         "closuresUrl": reverse("feed-closures", args=[system.pk]),
         "timeZone": zone_name(system),
+        "lengthMeasurement": system.length_measurement,
         "mapUrl": reverse("public-map", args=[system.pk]),
         "pollSeconds": settings.MAP_POLL_SECONDS,
         "tileUrl": settings.MAP_TILE_URL,
@@ -233,6 +234,7 @@ def embed_list_view(request: HttpRequest, system: TrailSystem) -> HttpResponse:
         "version": live.Publication.of(system).version,
         "compiledOn": iso_ms(system.compiled_on),
         "closuresVersion": closures_version(published_closures([system.pk])[system.pk]),
+        "timeZone": zone_name(system),
         "language": system.language,
         "texts": list_texts(),
     }

@@ -73,7 +73,7 @@ def test_a_closed_stretch_on_the_public_map_and_in_the_lists(
     expect(item.locator(".partly-closed")).to_contain_text("until")
     stretch.click()
     popup = page.locator(".closure-popup")
-    expect(popup).to_contain_text("Closed stretch: 1.0 km")
+    expect(popup).to_contain_text("Closed stretch: 0.6 mi")  # the system counts in miles
     expect(popup).to_contain_text("Avalanche control")
     expect(popup.locator(".closure-note")).to_have_text("Control work <b>above</b> the hut")
     expect(popup).to_contain_text("Detour: Valley road")

@@ -3,6 +3,7 @@ stream, fall back to polling without it, and the map is made for a phone."""
 
 import re
 import time
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.db import transaction
@@ -125,6 +126,26 @@ def test_a_lost_stream_says_reconnecting_and_the_page_is_live_again_when_it_is_b
     # The stream's first event names the file compiled meanwhile: the page catches up.
     line = page.locator(f'path.trail-line[data-trail-id="{trail.pk}"]')
     expect(line).to_have_attribute("data-status", "Closed")
+
+
+def test_the_map_and_the_list_say_when_in_the_system_s_zone_named(live, browser):
+    """Not in the rider's phone's zone: the closures and schedules beside it are the system's."""
+    system = small_system()
+    system.time_zone = "America/Denver"
+    system.save(update_fields=["time_zone"])
+    system.refresh_from_db()
+    local = system.compiled_on.astimezone(ZoneInfo("America/Denver"))
+    zone = "MST" if not local.dst() else "MDT"
+    said = f"Live · updated {local:%I:%M %p} {zone}"
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, locale="en-US", timezone_id="Asia/Tokyo"
+    )
+    page = context.new_page()
+    page.goto(f"{live.url}/map/{system.pk}")
+    expect(page.locator("#map-status")).to_have_text(said)
+    page.goto(f"{live.url}/embed/{system.pk}/list")
+    expect(page.locator("#list-status")).to_have_text(said)
+    context.close()
 
 
 def test_the_map_on_a_phone(live, browser):

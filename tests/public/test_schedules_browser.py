@@ -68,7 +68,9 @@ def test_the_map_lists_scheduled_changes_with_their_reasons(
     expect(items).to_have_count(2)
     ends = (start + timedelta(hours=16)).strftime("%-I:%M %p")  # the language's (en) clock
     expect(items.first).to_contain_text("Race Course: Closed until")
-    expect(items.first).to_contain_text(ends)  # in Denver's time, whatever the browser's zone
+    # In Denver's time, whatever the browser's zone, and named.
+    zone = (start + timedelta(hours=16)).replace(tzinfo=DENVER).tzname()  # MST or MDT
+    expect(items.first).to_contain_text(f"{ends} {zone}")
     expect(items.first.locator(".reason")).to_have_text("Giant slalom race <b>U16</b>")
     expect(items.nth(1)).to_contain_text("Lit Loop: Closed")
     expect(items.nth(1)).to_contain_text("(every day)")

@@ -29,10 +29,13 @@
     weekday: "short",
     hour: "2-digit",
     minute: "2-digit",
+    timeZoneName: "short", // the system's zone, named: a rider elsewhere reads it right
   });
 
+  // In the system's unit and the page's decimals, as the map's trail lengths.
   function lengthText(metres) {
-    return metres < 1000 ? Math.round(metres) + " m" : (metres / 1000).toFixed(1) + " km";
+    if (config.lengthMeasurement !== "miles" && metres < 1000) return Math.round(metres) + " m";
+    return trailMap.distanceText(metres / 1000, 1);
   }
 
   function lines(geometry) {

@@ -20,7 +20,7 @@
 
   function showStatus() {
     statusLine.textContent = window.trailLive.statusText(
-      config.texts, config.language, state.updatedAt, state.connection
+      config.texts, config.language, state.updatedAt, state.connection, config.timeZone
     );
     statusLine.setAttribute("data-connection", state.connection);
   }

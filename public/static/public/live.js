@@ -120,12 +120,17 @@
     };
   };
 
-  // "Live · updated 10:42" (or reconnecting, or plain "Updated"): when the data shown was
-  // published, with the date when it is not today's, in the page's language.
-  window.trailLive.statusText = function (texts, language, date, state) {
-    var time = date.toLocaleTimeString(language, { hour: "2-digit", minute: "2-digit" });
-    if (date.toDateString() !== new Date().toDateString()) {
-      time = date.toLocaleDateString(language, { month: "short", day: "numeric" }) + " " + time;
+  // "Live · updated 10:42 MST" (or reconnecting, or plain "Updated"): when the data shown was
+  // published, in the system's zone (the one its closures and schedules are in), named, with
+  // the date when it is not today's there, in the page's language.
+  window.trailLive.statusText = function (texts, language, date, state, zone) {
+    var timeZone = zone || undefined;
+    var time = date.toLocaleTimeString(language, {
+      hour: "2-digit", minute: "2-digit", timeZoneName: "short", timeZone: timeZone,
+    });
+    var day = function (moment) { return moment.toLocaleDateString("en-CA", { timeZone: timeZone }); };
+    if (day(date) !== day(new Date())) {
+      time = date.toLocaleDateString(language, { month: "short", day: "numeric", timeZone: timeZone }) + " " + time;
     }
     return (texts[STATUS_WORDS[state]] || texts.updated).replace("{time}", time);
   };

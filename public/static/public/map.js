@@ -127,6 +127,7 @@
   var streamEvents = {};
   window.trailMap = {
     map: map, texts: t, ago: ago, el: el, format: format, pollSeconds: config.pollSeconds,
+    distanceText: distanceText,
     features: function () { return state.collection ? state.collection.features : []; },
     lines: function () { return trailGroups; },
     addDetails: function (hook) { detailHooks.push(hook); },
@@ -157,11 +158,18 @@
     return symbol;
   }
 
+  // In the system's unit, from the page's config: the system document may come after the
+  // file is drawn, and lengths read from it were in km on one load and in miles on another.
+  // The decimal separator is the page's language's ("0,4 km").
+  var MILES = config.lengthMeasurement === "miles";
   function distanceText(km, decimals) {
     if (typeof km !== "number") return "";
-    var miles = state.system && state.system.lengthMeasurement === "miles";
-    var value = miles ? km / KM_PER_MILE : km;
-    return value.toFixed(decimals !== undefined ? decimals : value < 10 ? 1 : 0) + (miles ? " mi" : " km");
+    var value = MILES ? km / KM_PER_MILE : km;
+    var places = decimals !== undefined ? decimals : value < 10 ? 1 : 0;
+    var number = new Intl.NumberFormat(config.language, {
+      minimumFractionDigits: places, maximumFractionDigits: places,
+    });
+    return number.format(value) + (MILES ? " mi" : " km");
   }
 
   function activityFor(properties) {
@@ -732,7 +740,9 @@
   // and whether the page is live: the phone's answer to "is this current?".
   function showStatus() {
     if (statusLine.classList.contains("failed") || !state.updatedAt) return;
-    statusLine.textContent = window.trailLive.statusText(t, config.language, state.updatedAt, state.connection);
+    statusLine.textContent = window.trailLive.statusText(
+      t, config.language, state.updatedAt, state.connection, config.timeZone
+    );
     statusLine.setAttribute("data-connection", state.connection);
   }
 

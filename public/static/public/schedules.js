@@ -25,6 +25,7 @@
       month: "short",
       hour: "2-digit",
       minute: "2-digit",
+      timeZoneName: "short", // named, as the map's other times: a rider elsewhere reads it right
     });
   }
 

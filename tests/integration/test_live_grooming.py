@@ -8,14 +8,13 @@ import time
 
 import pytest
 from django.core.cache import cache
-from django.utils import timezone
 
 from core.actors import Actor, Via
 from grooming.models import GroomingSession
 from grooming.services import record_grooming_track
 from grooming.tracks import parse_gpx
 from tests.conftest import token_for
-from tests.factories import UserFactory
+from tests.factories import UserFactory, zone_at_midday
 from tests.grooming.replay import (
     as_gpx,
     big_loop,
@@ -31,14 +30,6 @@ pytestmark = pytest.mark.integration
 
 WITHIN_SECONDS = 60
 SWEEP_SECONDS = 15  # as beat's default GROOMING_SWEEP_SECONDS
-
-
-def zone_at_midday() -> str:
-    """A fixed-offset zone where it is about noon now: the replayed track (up to an hour
-    before now) falls on today's date there whatever hour the suite runs (in Boston's zone,
-    a run just after midnight found every trail groomed yesterday)."""
-    offset = 12 - timezone.now().hour
-    return "Etc/GMT" if offset == 0 else f"Etc/GMT{-offset:+d}"
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from grooming.sessions import Position, end_running_session, receive_positions
 from grooming.trackers import create_tracker
 from grooming.tracks import Track
 from tests.browser import save_screenshot
-from tests.factories import TrailFactory, TrailSystemFactory
+from tests.factories import TrailFactory, TrailSystemFactory, zone_at_midday
 from tests.grooming.geo import path
 from updates.models import Update
 from updates.services import create_update
@@ -35,7 +35,7 @@ def live(live_server, settings):
 
 def nordic_system(**fields):
     """Three trails: groomed 2 h ago for classic, groomed 5 days ago, never groomed."""
-    system = TrailSystemFactory(name="Pine Hill Nordic", time_zone="America/Denver", **fields)
+    system = TrailSystemFactory(name="Pine Hill Nordic", time_zone=zone_at_midday(), **fields)
     lines = {
         "Meadow Loop": [(0, 0), (1500, 0)],
         "Ridge Run": [(0, 400), (1500, 400)],
